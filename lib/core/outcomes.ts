@@ -1,0 +1,57 @@
+/**
+ * The vocabulary of run records (DESIGN.md "Data model"): triggers, outcomes and skip/failure
+ * reasons. `as const` objects with derived unions (STYLE.md convention 6).
+ */
+
+/** What caused an invocation. `retry` is a Scheduler re-delivery (attempt number > 1). */
+export const Trigger = {
+  Schedule: 'schedule',
+  Retry: 'retry',
+  Manual: 'manual',
+  CatchUp: 'catch-up',
+} as const;
+/** Union of {@link Trigger} values. */
+export type Trigger = (typeof Trigger)[keyof typeof Trigger];
+
+/** The outcome of one invocation attempt, as stored on its run record. */
+export const Outcome = {
+  Running: 'running',
+  Succeeded: 'succeeded',
+  Failed: 'failed',
+  Skipped: 'skipped',
+  Stale: 'stale',
+  Abandoned: 'abandoned',
+} as const;
+/** Union of {@link Outcome} values. */
+export type Outcome = (typeof Outcome)[keyof typeof Outcome];
+
+/** Outcomes that land in the sparse `problems` index (the console's "what went wrong today"). */
+export const PROBLEM_OUTCOMES: readonly Outcome[] = [Outcome.Failed, Outcome.Stale, Outcome.Abandoned];
+
+/** Why a run was skipped, failed, went stale or was abandoned. */
+export const Reason = {
+  /** Another attempt of the same slot holds the lease. */
+  LeaseHeld: 'lease-held',
+  /** Another slot's run holds the lease; catch-up picks this slot up later. */
+  Overlap: 'overlap',
+  /** The slot is in the lease item's set of recently succeeded slots. */
+  AlreadySucceeded: 'already-succeeded',
+  /** The slot's local time does not exist in the job's zone and the job uses `dstGap: skip`. */
+  NonexistentLocalTime: 'nonexistent-local-time',
+  /** More missed slots than the catch-up cap allows in one sweep. */
+  CatchUpLimit: 'catch-up-limit',
+  /** The Lambda had too little time left to claim, or reached its deadline mid-run. */
+  Deadline: 'deadline',
+  /** The job body threw. */
+  Error: 'error',
+  /** A renewal found another owner or fence: the lease was lost. */
+  LeaseLost: 'lease-lost',
+  /** A fenced write found a higher stored fence. */
+  StaleFence: 'stale-fence',
+  /** The holder never released; a later claimer took the lease over. */
+  NotReleased: 'not-released',
+  /** DynamoDB failed (throttled, unreachable) during the protocol. */
+  StoreError: 'store-error',
+} as const;
+/** Union of {@link Reason} values. */
+export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -1,0 +1,109 @@
+/**
+ * Table schemas shared by the runtime, DynamoDB Local setup (`npm start`, tests) and the CDK app,
+ * so a key name is written once. DESIGN.md "Data model".
+ */
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/** A key attribute: name and DynamoDB scalar type. */
+export interface KeyAttribute {
+  readonly name: string;
+  readonly type: 'S' | 'N';
+}
+
+/** A global secondary index (projection ALL). */
+export interface IndexSchema {
+  readonly indexName: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+}
+
+/** The shape of a table, independent of CloudFormation or the SDK. */
+export interface TableSchema {
+  /** Default physical name (local runs); CDK lets CloudFormation name it. */
+  readonly defaultName: string;
+  /** Environment variable a Lambda reads the physical table name from. */
+  readonly envVar: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+  readonly globalSecondaryIndexes?: readonly IndexSchema[];
+  /** TTL attribute (epoch seconds), if the table expires items. */
+  readonly timeToLiveAttribute?: string;
+}
+
+/** Attribute names of the library table. */
+export const Attr = {
+  pk: 'pk',
+  sk: 'sk',
+  expiresAt: 'expiresAt',
+  /** Sparse index partition key: the problem outcome (`failed`, `stale`, `abandoned`) or effect status `needs-review`. */
+  problem: 'problem',
+  /** Sparse index sort key: when the problem was recorded, epoch ms. */
+  problemAtMs: 'problemAtMs',
+} as const;
+
+/** Name of the sparse GSI over failed, stale and abandoned runs (and effects needing review). */
+export const PROBLEMS_INDEX = 'problems';
+
+/**
+ * The library table: leases, run records and effect records in one table (`pk`/`sk`).
+ * TTL on `expiresAt` applies only to run and effect records; lease items never get it.
+ */
+export const libraryTable: TableSchema = {
+  defaultName: 'cronfence',
+  envVar: 'CRONFENCE_TABLE',
+  partitionKey: { name: Attr.pk, type: 'S' },
+  sortKey: { name: Attr.sk, type: 'S' },
+  globalSecondaryIndexes: [
+    {
+      indexName: PROBLEMS_INDEX,
+      partitionKey: { name: Attr.problem, type: 'S' },
+      sortKey: { name: Attr.problemAtMs, type: 'N' },
+    },
+  ],
+  timeToLiveAttribute: Attr.expiresAt,
+};
+
+/** Key builders for the library table (DESIGN.md "Data model"). */
+export const Keys = {
+  /** Lease item of a job (and shard): `JOB#<job>[#<shard>]` / `LEASE`. Never deleted, never TTL'd. */
+  lease(job: string, shard?: number): { pk: string; sk: string } {
+    return { pk: shard === undefined ? `JOB#${job}` : `JOB#${job}#${shard}`, sk: 'LEASE' };
+  },
+  /** Run record: `JOB#<job>` / `RUN#<slot>#<runId>`; all attempts of a slot share the prefix. */
+  run(job: string, slotId: string, runId: string): { pk: string; sk: string } {
+    return { pk: `JOB#${job}`, sk: `RUN#${slotId}#${runId}` };
+  },
+  /** Effect record: `EFFECT#<idempotencyKey>` / `EFFECT`. */
+  effect(idempotencyKey: string): { pk: string; sk: string } {
+    return { pk: `EFFECT#${idempotencyKey}`, sk: 'EFFECT' };
+  },
+} as const;
+
+/**
+ * Build the `CreateTable` input for a schema (on-demand billing), used by DynamoDB Local setup.
+ * TTL is set separately (`UpdateTimeToLive`); DynamoDB Local accepts but does not reap.
+ */
+export function createTableInput(schema: TableSchema, tableName: string): CreateTableCommandInput {
+  const attrs = new Map<string, 'S' | 'N'>();
+  const keyOf = (pk: KeyAttribute, sk?: KeyAttribute) => {
+    attrs.set(pk.name, pk.type);
+    if (sk) attrs.set(sk.name, sk.type);
+    return [
+      { AttributeName: pk.name, KeyType: 'HASH' as const },
+      ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' as const }] : []),
+    ];
+  };
+  const KeySchema = keyOf(schema.partitionKey, schema.sortKey);
+  const GlobalSecondaryIndexes = schema.globalSecondaryIndexes?.map((gsi) => ({
+    IndexName: gsi.indexName,
+    KeySchema: keyOf(gsi.partitionKey, gsi.sortKey),
+    Projection: { ProjectionType: 'ALL' as const },
+  }));
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    KeySchema,
+    AttributeDefinitions: [...attrs].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType })),
+    ...(GlobalSecondaryIndexes?.length ? { GlobalSecondaryIndexes } : {}),
+  };
+}
