@@ -64,11 +64,11 @@ export function decideClaimSucceeded(old: LeaseItem | undefined): ClaimDecision 
  * If the item names us as owner, our earlier try was applied and only its response was lost
  * (protocol step 0): we hold the lease with the stored fence.
  */
-export function decideClaimFailed(current: LeaseItem | undefined, me: { runId: string; slotId: string }): ClaimDecision {
+export function decideClaimFailed(current: LeaseItem | undefined, me: { runId: string; slotId: string; force?: boolean }): ClaimDecision {
   if (current?.owner === me.runId && current.fence !== undefined) {
     return { kind: 'acquired', fence: current.fence, doneSlots: current.doneSlots ?? new Set(), ownWrite: true };
   }
-  if (current?.doneSlots?.has(me.slotId)) {
+  if (!me.force && current?.doneSlots?.has(me.slotId)) {
     return { kind: 'already-succeeded', fence: current.fence ?? 0 };
   }
   return {

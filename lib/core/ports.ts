@@ -26,6 +26,8 @@ export interface ClaimRequest extends LeaseRef {
   readonly nowMs: number;
   readonly leaseUntilMs: number;
   readonly lambdaRequestId?: string;
+  /** Claim even if the slot is in the done set (manual re-runs). @default false */
+  readonly force?: boolean;
 }
 
 /** Lease operations, each one conditional write (DESIGN.md protocol 1, 2, 6). */

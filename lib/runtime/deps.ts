@@ -19,13 +19,24 @@ export interface RuntimeDeps {
   readonly runs: RunStore;
   readonly results: DynamoResultStore;
   readonly clock: Clock;
+  /**
+   * Pause points for drills and tests (see lib/faults): awaited at `after-claim`, `before-write`
+   * (each fenced / insert-once write) and `before-finish`. @default none
+   */
+  readonly pausePoint?: PausePoint;
 }
+
+/** Where a run can be paused (or killed) by fault injection. */
+export type PausePointName = 'after-claim' | 'before-write' | 'before-finish';
+
+/** A pause hook: resolves when the run may go on; never resolving models a killed process. */
+export type PausePoint = (name: PausePointName, info: { job: string; runId: string; fence: number; key?: Record<string, unknown> }) => Promise<void>;
 
 /**
  * Build deps on one Document client. @param tableName library table; @default `process.env.CRONFENCE_TABLE`
  * @throws InvalidJobDefinitionError when no table name is configured.
  */
-export function createDeps(options: { doc?: DynamoDBDocumentClient; tableName?: string; clock?: Clock } = {}): RuntimeDeps {
+export function createDeps(options: { doc?: DynamoDBDocumentClient; tableName?: string; clock?: Clock; pausePoint?: PausePoint } = {}): RuntimeDeps {
   const tableName = options.tableName ?? process.env[libraryTable.envVar];
   if (!tableName) {
     throw new InvalidJobDefinitionError(libraryTable.envVar, tableName, 'environment variable naming the library table is not set');
@@ -38,5 +49,6 @@ export function createDeps(options: { doc?: DynamoDBDocumentClient; tableName?: 
     runs: new DynamoRunStore(doc, tableName),
     results: new DynamoResultStore(doc),
     clock: options.clock ?? systemClock,
+    ...(options.pausePoint && { pausePoint: options.pausePoint }),
   };
 }

@@ -25,6 +25,14 @@ export interface CronfenceMiddlewareOptions {
 /** The Lambda context as the job handler sees it after `before`: the JobContext under `cronfence`. */
 export type CronfenceLambdaContext = Context & { cronfence?: JobContext };
 
+/** Property under which a rethrown error carries the failed run's summary. */
+export const RUN_SUMMARY = 'cronfenceRunSummary';
+
+/** The run summary a failed invocation's rethrown error carries, if any. */
+export function summaryOfError(err: unknown): RunSummary | undefined {
+  return (err as Record<string, RunSummary> | undefined)?.[RUN_SUMMARY];
+}
+
 interface Internal {
   session?: RunSession;
 }
@@ -65,6 +73,9 @@ export function cronfenceMiddleware(options: CronfenceMiddlewareOptions): Middle
       const { summary, rethrow } = await session.fail(request.error);
       options.onSummary?.(summary);
       if (!rethrow) request.response = summary;
+      else if (request.error && typeof request.error === 'object') {
+        Object.defineProperty(request.error, RUN_SUMMARY, { value: summary, enumerable: false, configurable: true });
+      }
     },
   };
 }

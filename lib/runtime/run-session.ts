@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
 import { leaseUntil, nextDoneSlots } from '../core/lease.js';
-import { Outcome, Reason, type Trigger } from '../core/outcomes.js';
+import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import type { InvocationEvent } from '../core/event.js';
 import { slotFromLocalTime, slotFromScheduledTime, type Slot } from '../core/schedule/slot.js';
@@ -98,6 +98,9 @@ export class RunSession {
       nowMs,
       leaseUntilMs: untilMs,
       lambdaRequestId: this.lambda.awsRequestId,
+      // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
+      // keys make it produce no second result); every other trigger honours the done set.
+      force: this.event.trigger === Trigger.Manual,
     });
     if (decision.kind === 'already-succeeded') {
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.AlreadySucceeded) };
@@ -123,11 +126,13 @@ export class RunSession {
       remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
     });
     this.keeper.start();
+    await this.pause('after-claim');
     return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
   }
 
   /** Record `succeeded` and release, remembering the slot as done. @throws StoreError */
   async succeed(): Promise<RunSummary> {
+    await this.pause('before-finish');
     this.keeper?.stop();
     const summary = await this.record(Outcome.Succeeded);
     await this.release(true);
@@ -151,6 +156,12 @@ export class RunSession {
     const summary = await this.record(Outcome.Failed, reason, { error: err });
     await this.release(false).catch(() => undefined); // lease expires anyway; a retry claims after it
     return { summary, rethrow: true };
+  }
+
+  private async pause(name: 'after-claim' | 'before-write' | 'before-finish', key?: Record<string, unknown>): Promise<void> {
+    if (this.deps.pausePoint && this.fence !== undefined) {
+      await this.deps.pausePoint(name, { job: this.def.name, runId: this.runId, fence: this.fence, ...(key && { key }) });
+    }
   }
 
   private async release(done: boolean): Promise<void> {
@@ -231,8 +242,14 @@ export class RunSession {
       remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
       nowMs: () => clock.now(),
       throwIfAborted: guard,
-      fencedPut: (tableName, key, attributes) => results.fencedPut({ tableName, key }, attributes, fc()),
-      insertOnce: (tableName, key, attributes) => results.insertOnce({ tableName, key }, attributes, fc()),
+      fencedPut: async (tableName, key, attributes) => {
+        await this.pause('before-write', key);
+        return results.fencedPut({ tableName, key }, attributes, fc());
+      },
+      insertOnce: async (tableName, key, attributes) => {
+        await this.pause('before-write', key);
+        return results.insertOnce({ tableName, key }, attributes, fc());
+      },
       setDetail: (name, value) => {
         this.details[name] = value;
       },

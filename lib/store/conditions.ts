@@ -7,6 +7,9 @@
 export const CLAIM =
   '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :now) AND NOT contains(#doneSlots, :slot)';
 
+/** Claim for a manual re-run: lease free or expired; the done set is not consulted. */
+export const CLAIM_FORCE = '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :now)';
+
 /** Renew / release (protocol 2, 6): still ours — same owner token and same fence. */
 export const OWNED = '#owner = :me AND #fence = :fence';
 

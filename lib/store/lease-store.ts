@@ -6,7 +6,7 @@ import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { LeaseLostError } from '../errors.js';
 import { decideClaimFailed, decideClaimSucceeded, type ClaimDecision, type LeaseItem } from '../core/lease.js';
 import type { ClaimRequest, LeaseRef, LeaseStore } from '../core/ports.js';
-import { CLAIM, OWNED } from './conditions.js';
+import { CLAIM, CLAIM_FORCE, OWNED } from './conditions.js';
 import { isConditionFailure, itemOfConditionFailure, storeError } from './client.js';
 import { Keys } from './schema.js';
 
@@ -29,7 +29,7 @@ export class DynamoLeaseStore implements LeaseStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: Keys.lease(req.job, req.shard),
-          ConditionExpression: CLAIM,
+          ConditionExpression: req.force ? CLAIM_FORCE : CLAIM,
           UpdateExpression:
             'SET #owner = :me, #leaseUntilMs = :until, #slot = :slot, #holderState = :running, #acquiredAtMs = :now, #renewedAtMs = :now, #job = :job, #lambdaRequestId = :rid ADD #fence :one',
           ExpressionAttributeNames: {
@@ -38,7 +38,7 @@ export class DynamoLeaseStore implements LeaseStore {
             '#holderState': 'holderState',
             '#acquiredAtMs': 'acquiredAtMs',
             '#renewedAtMs': 'renewedAtMs',
-            '#doneSlots': 'doneSlots',
+            ...(!req.force && { '#doneSlots': 'doneSlots' }),
             '#job': 'job',
             '#lambdaRequestId': 'lambdaRequestId',
           },
