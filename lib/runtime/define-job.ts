@@ -118,7 +118,7 @@ export function defineJob(options: JobOptions): JobHandler {
       return undefined as unknown as RunSummary; // `after` replaces it with the run summary
     };
     const handler = middy(base).use(
-      cronfenceMiddleware({ definition, expressionKind: expression.kind, deps, ...(onSummary && { onSummary }) }),
+      cronfenceMiddleware({ definition, expression, deps, ...(onSummary && { onSummary }) }),
     );
     return Object.assign(handler as unknown as JobHandler, {
       job: definition,

@@ -8,6 +8,7 @@ import type { Context } from 'aws-lambda';
 import { UnknownJobError } from '../errors.js';
 import { parseInvocationEvent } from '../core/event.js';
 import type { JobDefinition } from '../core/job-definition.js';
+import type { ScheduleExpression } from '../core/schedule/expression.js';
 import type { RuntimeDeps } from './deps.js';
 import type { JobContext } from './job-context.js';
 import { RunSession, type RunSummary } from './run-session.js';
@@ -15,7 +16,7 @@ import { RunSession, type RunSummary } from './run-session.js';
 /** Options of {@link cronfenceMiddleware}. */
 export interface CronfenceMiddlewareOptions {
   readonly definition: JobDefinition;
-  readonly expressionKind: 'cron' | 'rate' | 'at';
+  readonly expression: ScheduleExpression;
   /** Dependencies, resolved at the first invocation. */
   readonly deps: () => RuntimeDeps;
   /** Called with every finished invocation's summary (logs, metrics, the emulator's printout). */
@@ -50,7 +51,7 @@ export function cronfenceMiddleware(options: CronfenceMiddlewareOptions): Middle
     before: async (request) => {
       const event = parseInvocationEvent(request.event);
       if (event.job !== definition.name) throw new UnknownJobError(event.job, [definition.name]);
-      const session = new RunSession(definition, options.expressionKind, options.deps(), event, request.context);
+      const session = new RunSession(definition, options.expression, options.deps(), event, request.context);
       state(request).session = session;
       const begun = await session.begin();
       if (begun.kind === 'skipped') {

@@ -10,6 +10,7 @@ import type { HolderSeen, RunRecord } from '../core/ports.js';
 import type { InvocationEvent } from '../core/event.js';
 import { slotFromLocalTime, slotFromScheduledTime, type Slot } from '../core/schedule/slot.js';
 import type { JobDefinition } from '../core/job-definition.js';
+import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { Keys } from '../store/schema.js';
 import type { RuntimeDeps } from './deps.js';
 import type { JobContext } from './job-context.js';
@@ -62,7 +63,7 @@ export class RunSession {
 
   constructor(
     private readonly def: JobDefinition,
-    private readonly expressionKind: 'cron' | 'rate' | 'at',
+    private readonly expression: ScheduleExpression,
     private readonly deps: RuntimeDeps,
     private readonly event: InvocationEvent,
     private readonly lambda: LambdaLikeContext,
@@ -70,9 +71,9 @@ export class RunSession {
     this.startedAtMs = deps.clock.now();
     this.runId = newRunId(this.startedAtMs);
     this.slot =
-      event.slotLocalTime !== undefined && expressionKind === 'cron'
-        ? slotFromLocalTime(event.slotLocalTime, event.scheduledTimeMs, def.timeZone, def.businessDate)
-        : slotFromScheduledTime(event.scheduledTimeMs, { kind: expressionKind }, def.timeZone, def.businessDate);
+      event.slotLocalTime !== undefined && expression.kind === 'cron'
+        ? slotFromLocalTime(event.slotLocalTime, expression, def.timeZone, def.businessDate)
+        : slotFromScheduledTime(event.scheduledTimeMs, expression, def.timeZone, def.businessDate);
   }
 
   /** True once the lease is ours (the finish must record and release). */
