@@ -14,7 +14,9 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
-      { test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 } },
+      {
+        test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 },
+      },
     ],
   },
 });

@@ -13,14 +13,20 @@ export const handler = defineJob({
   lease: { durationSeconds: 60 },
   timeoutSeconds: 120,
   run: async (ctx) => {
-    const lines = MERCHANTS.map((m) => `${m.merchantId} ${m.name}: ${m.currency} ${(m.dailyVolumeCents / 100).toFixed(2)}`);
+    const lines = MERCHANTS.map(
+      (m) => `${m.merchantId} ${m.name}: ${m.currency} ${(m.dailyVolumeCents / 100).toFixed(2)}`,
+    );
     ctx.throwIfAborted();
-    await ctx.fencedPut(tableName(reportsTable), { reportDate: ctx.businessDate }, {
-      title: `Daily report ${ctx.businessDate}`,
-      slot: ctx.slot.id,
-      merchantCount: MERCHANTS.length,
-      lines,
-    });
+    await ctx.fencedPut(
+      tableName(reportsTable),
+      { reportDate: ctx.businessDate },
+      {
+        title: `Daily report ${ctx.businessDate}`,
+        slot: ctx.slot.id,
+        merchantCount: MERCHANTS.length,
+        lines,
+      },
+    );
     ctx.setDetail('reportDate', ctx.businessDate);
   },
 });

@@ -2,7 +2,7 @@
  * The example app as `npm start` runs it: both jobs, their tables, and the business invariants
  * (one settlement row per merchant and date, one report per date), read back from DynamoDB.
  */
-import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalApp } from '../lib/local/run-local.js';
 import type { Check } from '../lib/local/verify.js';
 import { handler as dailyReport } from './daily-report.js';
@@ -14,7 +14,9 @@ async function scanAll(doc: DynamoDBDocumentClient, table: string): Promise<Reco
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await doc.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }));
+    const out = await doc.send(
+      new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
@@ -43,11 +45,15 @@ export const exampleApp: LocalApp = {
       {
         name: 'merchant-settlement: every row written by a succeeded run',
         ok: orphan.length === 0,
-        detail: orphan.length ? `${orphan.length} rows from runs that did not succeed` : 'all rows traced to succeeded run records',
+        detail: orphan.length
+          ? `${orphan.length} rows from runs that did not succeed`
+          : 'all rows traced to succeeded run records',
       },
       {
         name: 'daily-report: one report per local date',
-        ok: reports.length === reportDates.length && reports.every((r) => reportDates.includes(String(r.reportDate))),
+        ok:
+          reports.length === reportDates.length &&
+          reports.every((r) => reportDates.includes(String(r.reportDate))),
         detail: `${reports.length} reports for ${reportDates.length} dates (${reportDates.join(', ')})`,
       },
     ];

@@ -20,11 +20,15 @@ export const handler = defineJob({
     let existing = 0;
     for (const m of MERCHANTS) {
       ctx.throwIfAborted();
-      const r = await ctx.insertOnce(table, { merchantId: m.merchantId, settlementDate: ctx.businessDate }, {
-        merchantName: m.name,
-        currency: m.currency,
-        amountCents: settlementAmountCents(m, ctx.businessDate),
-      });
+      const r = await ctx.insertOnce(
+        table,
+        { merchantId: m.merchantId, settlementDate: ctx.businessDate },
+        {
+          merchantName: m.name,
+          currency: m.currency,
+          amountCents: settlementAmountCents(m, ctx.businessDate),
+        },
+      );
       if (r.status === 'inserted') inserted++;
       else existing++;
     }

@@ -48,7 +48,12 @@ export interface InvocationEvent {
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 const LOCAL_MINUTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
 
-const Text = (max: number) => v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
+const Text = (max: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(max, `must be at most ${max} characters`),
+  );
 
 const EventSchema = v.object({
   job: Text(64),
@@ -57,9 +62,15 @@ const EventSchema = v.object({
     v.regex(ISO_INSTANT, 'must be an ISO-8601 instant with a zone, e.g. 2026-03-28T01:30:00Z'),
     v.check((s) => !Number.isNaN(Date.parse(s)), 'is not a real date'),
   ),
-  trigger: v.optional(v.picklist(['schedule', 'manual', 'catch-up'], 'must be "schedule", "manual" or "catch-up"')),
-  slot: v.optional(v.pipe(v.string('must be a string'), v.regex(LOCAL_MINUTE, 'must be a local time yyyy-MM-ddTHH:mm'))),
-  shard: v.optional(v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(0, 'must be >= 0'))),
+  trigger: v.optional(
+    v.picklist(['schedule', 'manual', 'catch-up'], 'must be "schedule", "manual" or "catch-up"'),
+  ),
+  slot: v.optional(
+    v.pipe(v.string('must be a string'), v.regex(LOCAL_MINUTE, 'must be a local time yyyy-MM-ddTHH:mm')),
+  ),
+  shard: v.optional(
+    v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(0, 'must be >= 0')),
+  ),
   scheduleArn: v.optional(Text(2048)),
   executionId: v.optional(Text(256)),
   attemptNumber: v.optional(

@@ -36,8 +36,21 @@ export interface PreviousHolder {
 
 /** Outcome of a claim, decided from the item DynamoDB returned. */
 export type ClaimDecision =
-  | { readonly kind: 'acquired'; readonly fence: number; readonly doneSlots: ReadonlySet<string>; readonly previous?: PreviousHolder; readonly ownWrite: boolean }
-  | { readonly kind: 'held'; readonly holderRunId: string; readonly holderSlot: string; readonly leaseUntilMs: number; readonly fence: number; readonly sameSlot: boolean }
+  | {
+      readonly kind: 'acquired';
+      readonly fence: number;
+      readonly doneSlots: ReadonlySet<string>;
+      readonly previous?: PreviousHolder;
+      readonly ownWrite: boolean;
+    }
+  | {
+      readonly kind: 'held';
+      readonly holderRunId: string;
+      readonly holderSlot: string;
+      readonly leaseUntilMs: number;
+      readonly fence: number;
+      readonly sameSlot: boolean;
+    }
   | { readonly kind: 'already-succeeded'; readonly fence: number };
 
 /**
@@ -56,7 +69,13 @@ export function decideClaimSucceeded(old: LeaseItem | undefined): ClaimDecision 
           abandoned: old.holderState === 'running',
         }
       : undefined;
-  return { kind: 'acquired', fence: oldFence + 1, doneSlots: old?.doneSlots ?? new Set(), ownWrite: false, ...(previous && { previous }) };
+  return {
+    kind: 'acquired',
+    fence: oldFence + 1,
+    doneSlots: old?.doneSlots ?? new Set(),
+    ownWrite: false,
+    ...(previous && { previous }),
+  };
 }
 
 /**
@@ -64,9 +83,17 @@ export function decideClaimSucceeded(old: LeaseItem | undefined): ClaimDecision 
  * If the item names us as owner, our earlier try was applied and only its response was lost
  * (protocol step 0): we hold the lease with the stored fence.
  */
-export function decideClaimFailed(current: LeaseItem | undefined, me: { runId: string; slotId: string; force?: boolean }): ClaimDecision {
+export function decideClaimFailed(
+  current: LeaseItem | undefined,
+  me: { runId: string; slotId: string; force?: boolean },
+): ClaimDecision {
   if (current?.owner === me.runId && current.fence !== undefined) {
-    return { kind: 'acquired', fence: current.fence, doneSlots: current.doneSlots ?? new Set(), ownWrite: true };
+    return {
+      kind: 'acquired',
+      fence: current.fence,
+      doneSlots: current.doneSlots ?? new Set(),
+      ownWrite: true,
+    };
   }
   if (!me.force && current?.doneSlots?.has(me.slotId)) {
     return { kind: 'already-succeeded', fence: current.fence ?? 0 };

@@ -40,7 +40,9 @@ export interface LeaseStore {
    * Release: leaseUntilMs = 0, holderState released; with `doneSlots`, record the slot as succeeded.
    * @throws LeaseLostError when owner or fence changed; StoreError
    */
-  release(ref: LeaseRef & { runId: string; fence: number; nowMs: number; doneSlots?: ReadonlySet<string> }): Promise<void>;
+  release(
+    ref: LeaseRef & { runId: string; fence: number; nowMs: number; doneSlots?: ReadonlySet<string> },
+  ): Promise<void>;
   /** Read the lease item (CLI and tests only; never on the run's path). */
   get(ref: LeaseRef): Promise<LeaseItem | undefined>;
 }
@@ -88,5 +90,11 @@ export interface RunStore {
    */
   put(record: RunRecord, retentionDays: number): Promise<void>;
   /** Record a displaced holder's run as `abandoned`, unless it already wrote its record. @throws StoreError */
-  markAbandoned(job: string, holder: HolderSeen, byRunId: string, nowMs: number, retentionDays: number): Promise<void>;
+  markAbandoned(
+    job: string,
+    holder: HolderSeen,
+    byRunId: string,
+    nowMs: number,
+    retentionDays: number,
+  ): Promise<void>;
 }

@@ -41,27 +41,40 @@ export function timeoutError(message = 'injected: socket timed out'): Error {
 
 /** DynamoDB throttling, retryable by the SDK. */
 export function throttlingError(): Error {
-  return Object.assign(new Error('injected: The level of configured provisioned throughput for the table was exceeded'), {
-    name: 'ProvisionedThroughputExceededException',
-    $fault: 'client',
-    $metadata: { httpStatusCode: 400 },
-  });
+  return Object.assign(
+    new Error('injected: The level of configured provisioned throughput for the table was exceeded'),
+    {
+      name: 'ProvisionedThroughputExceededException',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400 },
+    },
+  );
 }
 
 /** A connection refused (DynamoDB unreachable). */
 export function unreachableError(): Error {
-  return Object.assign(new Error('injected: connect ECONNREFUSED'), { name: 'Error', code: 'ECONNREFUSED', $metadata: {} });
+  return Object.assign(new Error('injected: connect ECONNREFUSED'), {
+    name: 'Error',
+    code: 'ECONNREFUSED',
+    $metadata: {},
+  });
 }
 
 /** Matchers for the protocol's requests. */
 export const on = {
   command: (command: string) => (r: FaultRequest) => r.command === command,
-  claim: (r: FaultRequest) => r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).includes('ADD #fence'),
-  renew: (r: FaultRequest) => r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).startsWith('SET #leaseUntilMs = :until'),
-  release: (r: FaultRequest) => r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).includes(':released'),
-  runRecord: (r: FaultRequest) => r.command === 'PutItemCommand' && String(JSON.stringify(r.input.Item ?? {})).includes('"RUN#'),
+  claim: (r: FaultRequest) =>
+    r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).includes('ADD #fence'),
+  renew: (r: FaultRequest) =>
+    r.command === 'UpdateItemCommand' &&
+    String(r.input.UpdateExpression).startsWith('SET #leaseUntilMs = :until'),
+  release: (r: FaultRequest) =>
+    r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).includes(':released'),
+  runRecord: (r: FaultRequest) =>
+    r.command === 'PutItemCommand' && String(JSON.stringify(r.input.Item ?? {})).includes('"RUN#'),
   table: (tableName: string) => (r: FaultRequest) => r.input.TableName === tableName,
-  keyContains: (text: string) => (r: FaultRequest) => JSON.stringify(r.input.Key ?? r.input.Item ?? {}).includes(text),
+  keyContains: (text: string) => (r: FaultRequest) =>
+    JSON.stringify(r.input.Key ?? r.input.Item ?? {}).includes(text),
   all:
     (...ms: ((r: FaultRequest) => boolean)[]) =>
     (r: FaultRequest) =>

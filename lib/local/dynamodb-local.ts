@@ -49,21 +49,27 @@ export async function waitUntilReady(endpoint: string, timeoutMs = 30_000): Prom
   } finally {
     doc.destroy();
   }
-  throw new Error(`DynamoDB Local at ${endpoint} did not answer within ${timeoutMs} ms: ${(last as Error)?.message}`);
+  throw new Error(
+    `DynamoDB Local at ${endpoint} did not answer within ${timeoutMs} ms: ${(last as Error)?.message}`,
+  );
 }
 
 /**
  * Start DynamoDB Local. Requires `java` (17+) on PATH.
  * @throws Error when java is missing or the process exits before answering.
  */
-export async function startDynamoDbLocal(options: { port?: number; timeoutMs?: number } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(
+  options: { port?: number; timeoutMs?: number } = {},
+): Promise<DynamoDbLocal> {
   const port = options.port ?? (await freePort());
   process.env.DDB_LOCAL_TELEMETRY = '0';
   const child: ChildProcess = spawn({ port, sharedDb: true, stdio: 'pipe' });
   child.stdout?.resume();
   child.stderr?.resume();
   const exited = new Promise<never>((_, reject) => {
-    child.once('error', (err) => reject(new Error(`could not start DynamoDB Local (is Java 17 installed?): ${err.message}`)));
+    child.once('error', (err) =>
+      reject(new Error(`could not start DynamoDB Local (is Java 17 installed?): ${err.message}`)),
+    );
     child.once('exit', (code) => reject(new Error(`DynamoDB Local exited early with code ${code}`)));
   });
   exited.catch(() => undefined);

@@ -3,9 +3,9 @@
  * emulator firing the app's jobs with duplicate deliveries, then invariants read back from DynamoDB.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { InvalidArgumentError } from '../errors.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { Slot } from '../core/schedule/slot.js';
+import { InvalidArgumentError } from '../errors.js';
 import type { JobHandler } from '../runtime/define-job.js';
 import { createDeps } from '../runtime/deps.js';
 import type { RunSummary } from '../runtime/run-session.js';
@@ -21,7 +21,11 @@ export interface LocalApp {
   readonly handlers: readonly JobHandler[];
   readonly tables: readonly TableSchema[];
   /** Business checks (one result per key), given the slots that ran per job. */
-  verify(doc: DynamoDBDocumentClient, slotsByJob: ReadonlyMap<string, readonly Slot[]>, summaries: readonly RunSummary[]): Promise<Check[]>;
+  verify(
+    doc: DynamoDBDocumentClient,
+    slotsByJob: ReadonlyMap<string, readonly Slot[]>,
+    summaries: readonly RunSummary[],
+  ): Promise<Check[]>;
 }
 
 /** Options of {@link runLocal}. */
@@ -65,7 +69,8 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
   const fromMs = options.fromMs ?? Date.now();
   const explicitRange = options.toMs !== undefined;
   const toMs = options.toMs ?? fromMs + 3 * 86_400_000;
-  if (!(toMs > fromMs)) throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
+  if (!(toMs > fromMs))
+    throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
   let local: DynamoDbLocal | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     print(`\n${sig}: stopping DynamoDB Local`);
@@ -85,7 +90,10 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     process.env.DYNAMODB_ENDPOINT = endpoint;
     process.env[libraryTable.envVar] ??= libraryTable.defaultName;
     const doc = createDocumentClient({ endpoint });
-    const tables = [libraryTable, ...app.tables].map((schema) => ({ schema, tableName: process.env[schema.envVar] ?? schema.defaultName }));
+    const tables = [libraryTable, ...app.tables].map((schema) => ({
+      schema,
+      tableName: process.env[schema.envVar] ?? schema.defaultName,
+    }));
     for (const t of tables) process.env[t.schema.envVar] = t.tableName;
     await ensureTables(doc, tables);
     print(`Tables: ${tables.map((t) => t.tableName).join(', ')}`);
@@ -100,12 +108,23 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
       for (const slot of slots) plan.push({ handler: h.withDeps(() => deps), slot });
     }
     plan.sort((a, b) => a.slot.scheduledTimeMs - b.slot.scheduledTimeMs);
-    print(`Emulating EventBridge Scheduler: ${plan.length} occurrences from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}`);
-    print(`${'job'.padEnd(20)} ${'slot'.padEnd(17)} ${'trigger'.padEnd(9)} ${'outcome'.padEnd(10)} ${'reason'.padEnd(18)} ${'fence'.padEnd(9)} ${'took'.padStart(6)}`);
+    print(
+      `Emulating EventBridge Scheduler: ${plan.length} occurrences from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}`,
+    );
+    print(
+      `${'job'.padEnd(20)} ${'slot'.padEnd(17)} ${'trigger'.padEnd(9)} ${'outcome'.padEnd(10)} ${'reason'.padEnd(18)} ${'fence'.padEnd(9)} ${'took'.padStart(6)}`,
+    );
     const summaries: RunSummary[] = [];
     for (const { handler, slot } of plan) {
-      const extra = slot.shifted ? { trigger: 'catch-up', slot: slot.localTime, requestedBy: 'sweeper', reason: 'dst-gap shift' } : undefined;
-      const d = deliveriesFor(handler.job.name, slot.scheduledTimeMs, options.concurrentCopies ?? 2, options.lateCopies ?? 1);
+      const extra = slot.shifted
+        ? { trigger: 'catch-up', slot: slot.localTime, requestedBy: 'sweeper', reason: 'dst-gap shift' }
+        : undefined;
+      const d = deliveriesFor(
+        handler.job.name,
+        slot.scheduledTimeMs,
+        options.concurrentCopies ?? 2,
+        options.lateCopies ?? 1,
+      );
       const withExtra = (x: (typeof d.concurrent)[number]) => (extra ? { ...x, extra } : x);
       const round1 = await Promise.all(d.concurrent.map((x) => deliver(handler, withExtra(x))));
       const round2 = [];
@@ -116,7 +135,12 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
       }
     }
     const checks = [
-      ...(await verifyRunRecordsAndLeases(doc, deps.tableName, app.handlers.map((h) => h.job.name), summaries)),
+      ...(await verifyRunRecordsAndLeases(
+        doc,
+        deps.tableName,
+        app.handlers.map((h) => h.job.name),
+        summaries,
+      )),
       ...(await app.verify(doc, slotsByJob, summaries)),
     ];
     print('\nVerification (read back from DynamoDB):');

@@ -35,7 +35,12 @@ export interface DeliveryResult {
 }
 
 /** The payload EventBridge Scheduler sends through a cronfence schedule's Input template. */
-export function schedulerPayload(job: string, scheduledTimeMs: number, attemptNumber = 1, region = 'us-east-1'): Record<string, unknown> {
+export function schedulerPayload(
+  job: string,
+  scheduledTimeMs: number,
+  attemptNumber = 1,
+  region = 'us-east-1',
+): Record<string, unknown> {
   return {
     job,
     scheduledTime: `${new Date(scheduledTimeMs).toISOString().slice(0, 19)}Z`,
@@ -46,7 +51,11 @@ export function schedulerPayload(job: string, scheduledTimeMs: number, attemptNu
 }
 
 /** A Lambda-like context whose deadline is `timeoutSeconds` from now. */
-export function lambdaContext(functionName: string, timeoutSeconds: number, awsRequestId: string = randomUUID()): Context {
+export function lambdaContext(
+  functionName: string,
+  timeoutSeconds: number,
+  awsRequestId: string = randomUUID(),
+): Context {
   const deadlineMs = Date.now() + timeoutSeconds * 1000;
   return {
     awsRequestId,
@@ -81,11 +90,18 @@ export async function deliver(handler: JobHandler, d: Delivery): Promise<Deliver
  * `concurrentCopies` copies at the same moment (same request id: Lambda's duplicate async delivery),
  * then `lateCopies` Scheduler retries (attempt 2, 3, ...) after the first round.
  */
-export function deliveriesFor(job: string, scheduledTimeMs: number, concurrentCopies: number, lateCopies: number): { concurrent: Delivery[]; late: Delivery[] } {
+export function deliveriesFor(
+  job: string,
+  scheduledTimeMs: number,
+  concurrentCopies: number,
+  lateCopies: number,
+): { concurrent: Delivery[]; late: Delivery[] } {
   const requestId = randomUUID();
   const concurrent: Delivery[] = [{ job, scheduledTimeMs, awsRequestId: requestId, label: 'on-time' }];
-  for (let i = 0; i < concurrentCopies; i++) concurrent.push({ job, scheduledTimeMs, awsRequestId: requestId, label: 'duplicate' });
+  for (let i = 0; i < concurrentCopies; i++)
+    concurrent.push({ job, scheduledTimeMs, awsRequestId: requestId, label: 'duplicate' });
   const late: Delivery[] = [];
-  for (let i = 0; i < lateCopies; i++) late.push({ job, scheduledTimeMs, attemptNumber: i + 2, label: 'late' });
+  for (let i = 0; i < lateCopies; i++)
+    late.push({ job, scheduledTimeMs, attemptNumber: i + 2, label: 'late' });
   return { concurrent, late };
 }

@@ -2,7 +2,7 @@
  * Invariant checks read from DynamoDB's own state after an emulated run: one run record per
  * invocation, no lease left held. Business checks (one result per key) come from the app.
  */
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { RunSummary } from '../runtime/run-session.js';
 import { Keys } from '../store/schema.js';
 
@@ -14,7 +14,10 @@ export interface Check {
 }
 
 /** Every item of a Query, following pagination. */
-export async function queryAll(doc: DynamoDBDocumentClient, input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Record<string, unknown>[]> {
+export async function queryAll(
+  doc: DynamoDBDocumentClient,
+  input: ConstructorParameters<typeof QueryCommand>[0],
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -26,7 +29,11 @@ export async function queryAll(doc: DynamoDBDocumentClient, input: ConstructorPa
 }
 
 /** Run records of a job (all slots), consistent read. */
-export function runRecordsOf(doc: DynamoDBDocumentClient, tableName: string, job: string): Promise<Record<string, unknown>[]> {
+export function runRecordsOf(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  job: string,
+): Promise<Record<string, unknown>[]> {
   return queryAll(doc, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :run)',

@@ -4,12 +4,17 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { InvalidJobDefinitionError } from '../errors.js';
-import { MAX_LAMBDA_TIMEOUT_SECONDS, type JobDefinition, validateJobName, validateTimeZone } from '../core/job-definition.js';
+import {
+  type JobDefinition,
+  MAX_LAMBDA_TIMEOUT_SECONDS,
+  validateJobName,
+  validateTimeZone,
+} from '../core/job-definition.js';
 import { parseScheduleExpression, type ScheduleExpression } from '../core/schedule/expression.js';
+import { InvalidJobDefinitionError } from '../errors.js';
 import { createDeps, type RuntimeDeps } from './deps.js';
 import type { JobContext } from './job-context.js';
-import { cronfenceMiddleware, type CronfenceLambdaContext } from './middleware.js';
+import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
 import type { RunSummary } from './run-session.js';
 
 /** What a job author writes. Optional fields take the documented defaults of {@link JobDefinition}. */
@@ -36,7 +41,10 @@ export interface JobOptions {
 }
 
 /** A Lambda handler made by {@link defineJob}. */
-export type JobHandler = ((event: unknown, context: Context | CronfenceLambdaContext) => Promise<RunSummary>) & {
+export type JobHandler = ((
+  event: unknown,
+  context: Context | CronfenceLambdaContext,
+) => Promise<RunSummary>) & {
   /** The validated definition (read by the CDK app, the emulator and the sweeper). */
   readonly job: JobDefinition;
   /** The parsed schedule expression. */
@@ -47,7 +55,11 @@ export type JobHandler = ((event: unknown, context: Context | CronfenceLambdaCon
 
 function positive(field: string, value: unknown, max = Number.POSITIVE_INFINITY): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) {
-    throw new InvalidJobDefinitionError(field, value, `must be a number > 0${max < Number.POSITIVE_INFINITY ? ` and <= ${max}` : ''}`);
+    throw new InvalidJobDefinitionError(
+      field,
+      value,
+      `must be a number > 0${max < Number.POSITIVE_INFINITY ? ` and <= ${max}` : ''}`,
+    );
   }
   return value;
 }
@@ -57,21 +69,33 @@ function positive(field: string, value: unknown, max = Number.POSITIVE_INFINITY)
  * @throws InvalidJobDefinitionError (name, timeZone, lease.durationSeconds > timeoutSeconds, ...),
  *   InvalidScheduleError (the expression, naming the bad part).
  */
-export function validateJob(options: Omit<JobOptions, 'run'>): { definition: JobDefinition; expression: ScheduleExpression } {
+export function validateJob(options: Omit<JobOptions, 'run'>): {
+  definition: JobDefinition;
+  expression: ScheduleExpression;
+} {
   const name = validateJobName(options.name);
   const expression = parseScheduleExpression(options.schedule);
   const timeZone = validateTimeZone(options.timeZone ?? 'UTC');
   const timeoutSeconds = positive('timeoutSeconds', options.timeoutSeconds ?? 60, MAX_LAMBDA_TIMEOUT_SECONDS);
   const durationSeconds = positive('lease.durationSeconds', options.lease?.durationSeconds);
   if (durationSeconds > timeoutSeconds) {
-    throw new InvalidJobDefinitionError('lease.durationSeconds', durationSeconds, `must be <= the function timeout (timeoutSeconds = ${timeoutSeconds})`);
+    throw new InvalidJobDefinitionError(
+      'lease.durationSeconds',
+      durationSeconds,
+      `must be <= the function timeout (timeoutSeconds = ${timeoutSeconds})`,
+    );
   }
   const renewFraction = positive('lease.renewFraction', options.lease.renewFraction ?? 1 / 3, 0.9);
   const shards = options.shards ?? 1;
-  if (!Number.isInteger(shards) || shards < 1 || shards > 1000) throw new InvalidJobDefinitionError('shards', shards, 'must be an integer from 1 to 1000');
+  if (!Number.isInteger(shards) || shards < 1 || shards > 1000)
+    throw new InvalidJobDefinitionError('shards', shards, 'must be an integer from 1 to 1000');
   const businessDate = options.businessDate ?? 'slot-date';
   if (businessDate !== 'slot-date' && businessDate !== 'previous-day') {
-    throw new InvalidJobDefinitionError('businessDate', businessDate, 'must be "slot-date" or "previous-day"');
+    throw new InvalidJobDefinitionError(
+      'businessDate',
+      businessDate,
+      'must be "slot-date" or "previous-day"',
+    );
   }
   const definition: JobDefinition = {
     name,

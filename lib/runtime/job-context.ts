@@ -32,12 +32,20 @@ export interface JobContext {
    * Create or overwrite a protected item under this run's fence (DESIGN.md protocol 3).
    * @throws StaleFenceError when a newer holder wrote it (the stored fence is on the error).
    */
-  fencedPut(tableName: string, key: Record<string, string | number>, attributes: Record<string, unknown>): Promise<void>;
+  fencedPut(
+    tableName: string,
+    key: Record<string, string | number>,
+    attributes: Record<string, unknown>,
+  ): Promise<void>;
   /**
    * Insert a business result once (DESIGN.md protocol 4). Returns `existing` with the stored row when
    * an earlier run already wrote it. @throws StaleFenceError when a newer holder owns the row.
    */
-  insertOnce(tableName: string, key: Record<string, string | number>, attributes: Record<string, unknown>): Promise<InsertOnceResult>;
+  insertOnce(
+    tableName: string,
+    key: Record<string, string | number>,
+    attributes: Record<string, unknown>,
+  ): Promise<InsertOnceResult>;
   /** Attach a detail to this run's record (e.g. counts). Values must be DynamoDB-serialisable. */
   setDetail(name: string, value: unknown): void;
 }

@@ -4,9 +4,10 @@
  * refused (lease lost), when the lease would lapse without a successful renewal, or when the
  * Lambda deadline is near.
  */
-import { DeadlineError, LeaseLostError } from '../errors.js';
+
 import { leaseUntil } from '../core/lease.js';
 import type { Clock, LeaseRef, LeaseStore } from '../core/ports.js';
+import { DeadlineError, LeaseLostError } from '../errors.js';
 
 /** Options of a {@link LeaseKeeper}. */
 export interface LeaseKeeperOptions {
@@ -85,7 +86,11 @@ export class LeaseKeeper {
     }
     const now = this.o.clock.now();
     if (now >= this.untilMs) {
-      this.abort(new LeaseLostError(`lease of ${this.o.ref.job} lapsed at ${this.untilMs} without a successful renewal`));
+      this.abort(
+        new LeaseLostError(
+          `lease of ${this.o.ref.job} lapsed at ${this.untilMs} without a successful renewal`,
+        ),
+      );
       return;
     }
     const until = leaseUntil(now, this.o.leaseMs, remaining);

@@ -5,10 +5,10 @@
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { UnknownJobError } from '../errors.js';
 import { parseInvocationEvent } from '../core/event.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
+import { UnknownJobError } from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
 import type { JobContext } from './job-context.js';
 import { RunSession, type RunSummary } from './run-session.js';
@@ -42,7 +42,9 @@ interface Internal {
  * Build the middleware. The base handler receives the {@link JobContext} as `context.cronfence`
  * and races it against the lease's AbortSignal.
  */
-export function cronfenceMiddleware(options: CronfenceMiddlewareOptions): MiddlewareObj<unknown, RunSummary, Error, CronfenceLambdaContext> {
+export function cronfenceMiddleware(
+  options: CronfenceMiddlewareOptions,
+): MiddlewareObj<unknown, RunSummary, Error, CronfenceLambdaContext> {
   const { definition } = options;
   const state = (request: Request<unknown, RunSummary, Error, CronfenceLambdaContext>) =>
     request.internal as unknown as Internal;
@@ -75,7 +77,11 @@ export function cronfenceMiddleware(options: CronfenceMiddlewareOptions): Middle
       options.onSummary?.(summary);
       if (!rethrow) request.response = summary;
       else if (request.error && typeof request.error === 'object') {
-        Object.defineProperty(request.error, RUN_SUMMARY, { value: summary, enumerable: false, configurable: true });
+        Object.defineProperty(request.error, RUN_SUMMARY, {
+          value: summary,
+          enumerable: false,
+          configurable: true,
+        });
       }
     },
   };

@@ -3,18 +3,22 @@
  * a kept lease, then write exactly one run record and release. The middy middleware calls it.
  */
 import { randomBytes } from 'node:crypto';
-import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
+import type { InvocationEvent } from '../core/event.js';
+import type { JobDefinition } from '../core/job-definition.js';
 import { leaseUntil, nextDoneSlots } from '../core/lease.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
-import type { InvocationEvent } from '../core/event.js';
-import { slotFromLocalTime, slotFromScheduledTime, type Slot } from '../core/schedule/slot.js';
-import type { JobDefinition } from '../core/job-definition.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
+import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
+import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
 import { Keys } from '../store/schema.js';
 import type { RuntimeDeps } from './deps.js';
+import type { EventBase, RuntimeEvent } from './events.js';
 import type { JobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
+
+/** Omit over each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** The Lambda context fields the runtime uses. */
 export interface LambdaLikeContext {
@@ -63,7 +67,7 @@ export class RunSession {
 
   constructor(
     private readonly def: JobDefinition,
-    private readonly expression: ScheduleExpression,
+    expression: ScheduleExpression,
     private readonly deps: RuntimeDeps,
     private readonly event: InvocationEvent,
     private readonly lambda: LambdaLikeContext,
@@ -104,27 +108,64 @@ export class RunSession {
       force: this.event.trigger === Trigger.Manual,
     });
     if (decision.kind === 'already-succeeded') {
+      this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.AlreadySucceeded) };
     }
     if (decision.kind === 'held') {
-      const holderSeen = { runId: decision.holderRunId, slot: decision.holderSlot, leaseUntilMs: decision.leaseUntilMs, fence: decision.fence };
+      const holderSeen = {
+        runId: decision.holderRunId,
+        slot: decision.holderSlot,
+        leaseUntilMs: decision.leaseUntilMs,
+        fence: decision.fence,
+      };
       const reason = decision.sameSlot ? Reason.LeaseHeld : Reason.Overlap;
+      this.emit({
+        type: 'claim-lost',
+        reason,
+        holderRunId: decision.holderRunId,
+        leaseUntilMs: decision.leaseUntilMs,
+      });
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, reason, { holderSeen }) };
     }
     this.fence = decision.fence;
     this.doneSlots = decision.doneSlots;
+    this.emit({
+      type: 'claim-won',
+      leaseUntilMs: untilMs,
+      ownWrite: decision.ownWrite,
+      ...(decision.previous && { previousRunId: decision.previous.runId }),
+    });
     if (decision.previous?.abandoned) {
       const p = decision.previous;
-      await runs.markAbandoned(this.def.name, { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence }, this.runId, nowMs, this.def.runRetentionDays);
+      await runs.markAbandoned(
+        this.def.name,
+        { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },
+        this.runId,
+        nowMs,
+        this.def.runRetentionDays,
+      );
+      this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
     }
     this.keeper = new LeaseKeeper({
       leases,
       clock,
-      ref: { job: this.def.name, ...(this.event.shard !== undefined && { shard: this.event.shard }), runId: this.runId, fence: decision.fence },
+      ref: {
+        job: this.def.name,
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        runId: this.runId,
+        fence: decision.fence,
+      },
       leaseMs,
       renewFraction: this.def.lease.renewFraction,
       leaseUntilMs: untilMs,
       remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
+      onRenew: (r) =>
+        this.emit({
+          type: 'renew',
+          ok: r.ok,
+          leaseUntilMs: r.leaseUntilMs,
+          ...(r.error !== undefined && { error: String((r.error as Error)?.message ?? r.error) }),
+        }),
     });
     this.keeper.start();
     await this.pause('after-claim');
@@ -147,21 +188,62 @@ export class RunSession {
    */
   async fail(err: unknown): Promise<{ summary: RunSummary; rethrow: boolean }> {
     this.keeper?.stop();
-    if (!this.claimed || this.finished) return { summary: this.summary(Outcome.Failed, Reason.Error, err), rethrow: true };
+    if (!this.claimed || this.finished)
+      return { summary: this.summary(Outcome.Failed, Reason.Error, err), rethrow: true };
     if (err instanceof StaleFenceError || err instanceof LeaseLostError) {
+      if (err instanceof StaleFenceError) {
+        this.emit({
+          type: 'stale-write-rejected',
+          target: err.message,
+          ...(err.storedFence !== undefined && { storedFence: err.storedFence }),
+        });
+      }
       const reason = err instanceof StaleFenceError ? Reason.StaleFence : Reason.LeaseLost;
       const summary = await this.record(Outcome.Stale, reason, { error: err });
       return { summary, rethrow: false };
     }
-    const reason = err instanceof DeadlineError ? Reason.Deadline : err instanceof StoreError ? Reason.StoreError : Reason.Error;
+    const reason =
+      err instanceof DeadlineError
+        ? Reason.Deadline
+        : err instanceof StoreError
+          ? Reason.StoreError
+          : Reason.Error;
     const summary = await this.record(Outcome.Failed, reason, { error: err });
     await this.release(false).catch(() => undefined); // lease expires anyway; a retry claims after it
     return { summary, rethrow: true };
   }
 
-  private async pause(name: 'after-claim' | 'before-write' | 'before-finish', key?: Record<string, unknown>): Promise<void> {
+  /** Report a decision to the observer (never throws). */
+  emit(event: DistributiveOmit<RuntimeEvent, keyof EventBase>): void {
+    const observe = this.deps.observe;
+    if (!observe) return;
+    try {
+      observe({
+        job: this.def.name,
+        slot: this.slot.id,
+        runId: this.runId,
+        trigger: this.event.trigger,
+        ...(this.fence !== undefined && { fence: this.fence }),
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        atMs: this.deps.clock.now(),
+        ...event,
+      } as RuntimeEvent);
+    } catch {
+      // observers must not break runs
+    }
+  }
+
+  private async pause(
+    name: 'after-claim' | 'before-write' | 'before-finish',
+    key?: Record<string, unknown>,
+  ): Promise<void> {
     if (this.deps.pausePoint && this.fence !== undefined) {
-      await this.deps.pausePoint(name, { job: this.def.name, runId: this.runId, fence: this.fence, ...(key && { key }) });
+      await this.deps.pausePoint(name, {
+        job: this.def.name,
+        runId: this.runId,
+        fence: this.fence,
+        ...(key && { key }),
+      });
     }
   }
 
@@ -193,7 +275,11 @@ export class RunSession {
     };
   }
 
-  private async record(outcome: Outcome, reason?: Reason, extra: { holderSeen?: HolderSeen; error?: unknown } = {}): Promise<RunSummary> {
+  private async record(
+    outcome: Outcome,
+    reason?: Reason,
+    extra: { holderSeen?: HolderSeen; error?: unknown } = {},
+  ): Promise<RunSummary> {
     const finishedAtMs = this.deps.clock.now();
     const e = this.event;
     const rec: RunRecord = {
@@ -221,7 +307,9 @@ export class RunSession {
     };
     await this.deps.runs.put(rec, this.def.runRetentionDays);
     this.finished = true;
-    return this.summary(outcome, reason, extra.error, extra.holderSeen);
+    const summary = this.summary(outcome, reason, extra.error, extra.holderSeen);
+    this.emit({ type: 'finish', summary });
+    return summary;
   }
 
   private context(fence: number, keeper: LeaseKeeper): JobContext {
@@ -257,4 +345,3 @@ export class RunSession {
     };
   }
 }
-

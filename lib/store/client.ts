@@ -16,7 +16,8 @@ export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoD
   const client = new DynamoDBClient({
     region: process.env.AWS_REGION ?? 'us-east-1',
     ...(endpoint !== undefined && { endpoint }),
-    ...(local && !process.env.AWS_ACCESS_KEY_ID && { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    ...(local &&
+      !process.env.AWS_ACCESS_KEY_ID && { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
     ...config,
   });
   return DynamoDBDocumentClient.from(client, {
@@ -33,7 +34,9 @@ export function isConditionFailure(err: unknown): err is Error & { Item?: Record
  * The item a failed condition returned (`ReturnValuesOnConditionCheckFailure: ALL_OLD`). The
  * Document client leaves it marshalled (STYLE.md convention 5), so unmarshall here.
  */
-export function itemOfConditionFailure(err: { Item?: Record<string, unknown> }): Record<string, unknown> | undefined {
+export function itemOfConditionFailure(err: {
+  Item?: Record<string, unknown>;
+}): Record<string, unknown> | undefined {
   if (!err.Item) return undefined;
   // biome-ignore lint/suspicious/noExplicitAny: the SDK types Item as AttributeValue records
   return unmarshall(err.Item as any);

@@ -2,12 +2,17 @@
  * DynamoDB lease store: claim, renew and release, each ONE conditional UpdateItem on the lease item
  * (DESIGN.md protocol 1, 2, 6). Returned items (ALL_OLD) replace reads.
  */
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LeaseLostError } from '../errors.js';
-import { decideClaimFailed, decideClaimSucceeded, type ClaimDecision, type LeaseItem } from '../core/lease.js';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type ClaimDecision,
+  decideClaimFailed,
+  decideClaimSucceeded,
+  type LeaseItem,
+} from '../core/lease.js';
 import type { ClaimRequest, LeaseRef, LeaseStore } from '../core/ports.js';
-import { CLAIM, CLAIM_FORCE, OWNED } from './conditions.js';
+import { LeaseLostError } from '../errors.js';
 import { isConditionFailure, itemOfConditionFailure, storeError } from './client.js';
+import { CLAIM, CLAIM_FORCE, OWNED } from './conditions.js';
 import { Keys } from './schema.js';
 
 const names = {
@@ -65,27 +70,52 @@ export class DynamoLeaseStore implements LeaseStore {
     }
   }
 
-  async renew(ref: LeaseRef & { runId: string; fence: number; nowMs: number; leaseUntilMs: number }): Promise<void> {
-    await this.ownedUpdate(ref, 'renew lease', 'SET #leaseUntilMs = :until, #renewedAtMs = :now', {
-      ':until': ref.leaseUntilMs,
-      ':now': ref.nowMs,
-    }, { '#renewedAtMs': 'renewedAtMs' });
+  async renew(
+    ref: LeaseRef & { runId: string; fence: number; nowMs: number; leaseUntilMs: number },
+  ): Promise<void> {
+    await this.ownedUpdate(
+      ref,
+      'renew lease',
+      'SET #leaseUntilMs = :until, #renewedAtMs = :now',
+      {
+        ':until': ref.leaseUntilMs,
+        ':now': ref.nowMs,
+      },
+      { '#renewedAtMs': 'renewedAtMs' },
+    );
   }
 
-  async release(ref: LeaseRef & { runId: string; fence: number; nowMs: number; doneSlots?: ReadonlySet<string> }): Promise<void> {
+  async release(
+    ref: LeaseRef & { runId: string; fence: number; nowMs: number; doneSlots?: ReadonlySet<string> },
+  ): Promise<void> {
     const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
     await this.ownedUpdate(
       ref,
       'release lease',
       `SET #leaseUntilMs = :zero, #holderState = :released, #releasedAtMs = :now${done ? ', #doneSlots = :done' : ''}`,
-      { ':zero': 0, ':released': 'released', ':now': ref.nowMs, ...(done && { ':done': new Set(ref.doneSlots) }) },
-      { '#holderState': 'holderState', '#releasedAtMs': 'releasedAtMs', ...(done && { '#doneSlots': 'doneSlots' }) },
+      {
+        ':zero': 0,
+        ':released': 'released',
+        ':now': ref.nowMs,
+        ...(done && { ':done': new Set(ref.doneSlots) }),
+      },
+      {
+        '#holderState': 'holderState',
+        '#releasedAtMs': 'releasedAtMs',
+        ...(done && { '#doneSlots': 'doneSlots' }),
+      },
     );
   }
 
   async get(ref: LeaseRef): Promise<LeaseItem | undefined> {
     try {
-      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: Keys.lease(ref.job, ref.shard), ConsistentRead: true }));
+      const out = await this.doc.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: Keys.lease(ref.job, ref.shard),
+          ConsistentRead: true,
+        }),
+      );
       return out.Item as LeaseItem | undefined;
     } catch (err) {
       throw storeError('GetItem (lease)', err);

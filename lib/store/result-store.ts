@@ -2,7 +2,7 @@
  * Writes to the application's business tables under a lease's fence (DESIGN.md protocol 3, 4):
  * fenced writes on protected items, and insert-once results with takeover and own-write rules.
  */
-import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ResultConflictError, StaleFenceError, showValue } from '../errors.js';
 import { isConditionFailure, itemOfConditionFailure, storeError } from './client.js';
 import { FENCED, INSERT_ONCE, TAKEOVER } from './conditions.js';
@@ -41,7 +41,8 @@ function assignments(attributes: Record<string, unknown>, skip: Record<string, u
   let i = 0;
   for (const [k, val] of Object.entries(attributes)) {
     if (k in skip || val === undefined) continue;
-    if (RESERVED.includes(k)) throw new ResultConflictError(`attribute "${k}" is reserved by cronfence on ${k}`);
+    if (RESERVED.includes(k))
+      throw new ResultConflictError(`attribute "${k}" is reserved by cronfence on ${k}`);
     names[`#a${i}`] = k;
     values[`:a${i}`] = val;
     sets.push(`#a${i} = :a${i}`);
@@ -68,8 +69,20 @@ export class DynamoResultStore {
           Key: ref.key,
           ConditionExpression: FENCED,
           UpdateExpression: `SET ${[...a.sets, '#lastFence = :fence', '#fencedBy = :lease', '#runId = :me', '#writtenAtMs = :now'].join(', ')}`,
-          ExpressionAttributeNames: { ...a.names, '#lastFence': 'lastFence', '#fencedBy': 'fencedBy', '#runId': 'runId', '#writtenAtMs': 'writtenAtMs' },
-          ExpressionAttributeValues: { ...a.values, ':fence': fc.fence, ':lease': fc.leaseKey, ':me': fc.runId, ':now': fc.nowMs },
+          ExpressionAttributeNames: {
+            ...a.names,
+            '#lastFence': 'lastFence',
+            '#fencedBy': 'fencedBy',
+            '#runId': 'runId',
+            '#writtenAtMs': 'writtenAtMs',
+          },
+          ExpressionAttributeValues: {
+            ...a.values,
+            ':fence': fc.fence,
+            ':lease': fc.leaseKey,
+            ':me': fc.runId,
+            ':now': fc.nowMs,
+          },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
@@ -77,7 +90,10 @@ export class DynamoResultStore {
       if (!isConditionFailure(err)) throw storeError(`UpdateItem (fenced write ${describe(ref)})`, err);
       const item = itemOfConditionFailure(err);
       if (item?.fencedBy !== fc.leaseKey) {
-        throw new ResultConflictError(`${describe(ref)} is fenced by another lease (${String(item?.fencedBy)})`, item);
+        throw new ResultConflictError(
+          `${describe(ref)} is fenced by another lease (${String(item?.fencedBy)})`,
+          item,
+        );
       }
       throw new StaleFenceError(describe(ref), fc.fence, item?.lastFence as number | undefined, item);
     }
@@ -91,10 +107,24 @@ export class DynamoResultStore {
    * conditional update on the old fence; a higher fence → we are stale.
    * @throws StaleFenceError when a newer holder owns the row; StoreError (naming the key) on DynamoDB failure.
    */
-  async insertOnce(ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext, status = 'succeeded'): Promise<InsertOnceResult> {
+  async insertOnce(
+    ref: ItemRef,
+    attributes: Record<string, unknown>,
+    fc: FenceContext,
+    status = 'succeeded',
+  ): Promise<InsertOnceResult> {
     const [partitionKey] = Object.keys(ref.key);
-    if (partitionKey === undefined) throw new ResultConflictError(`insert-once on ${ref.tableName} needs a key`);
-    const item = { ...attributes, ...ref.key, status, fence: fc.fence, runId: fc.runId, fencedBy: fc.leaseKey, writtenAtMs: fc.nowMs };
+    if (partitionKey === undefined)
+      throw new ResultConflictError(`insert-once on ${ref.tableName} needs a key`);
+    const item = {
+      ...attributes,
+      ...ref.key,
+      status,
+      fence: fc.fence,
+      runId: fc.runId,
+      fencedBy: fc.leaseKey,
+      writtenAtMs: fc.nowMs,
+    };
     try {
       await this.doc.send(
         new PutCommand({
@@ -109,7 +139,8 @@ export class DynamoResultStore {
     } catch (err) {
       if (!isConditionFailure(err)) throw storeError(`PutItem (insert-once ${describe(ref)})`, err);
       const existing = itemOfConditionFailure(err) ?? {};
-      if (existing.runId === fc.runId && existing.fence === fc.fence) return { status: 'inserted', item: existing };
+      if (existing.runId === fc.runId && existing.fence === fc.fence)
+        return { status: 'inserted', item: existing };
       if (existing.status === 'succeeded') return { status: 'existing', item: existing };
       const storedFence = Number(existing.fence);
       if (existing.fencedBy === fc.leaseKey && storedFence < fc.fence) {
@@ -134,7 +165,13 @@ export class DynamoResultStore {
           Key: ref.key,
           ConditionExpression: TAKEOVER,
           UpdateExpression: `SET ${[...a.sets, '#status = :status', '#fence = :fence', '#runId = :me', '#writtenAtMs = :now'].join(', ')}`,
-          ExpressionAttributeNames: { ...a.names, '#status': 'status', '#fence': 'fence', '#runId': 'runId', '#writtenAtMs': 'writtenAtMs' },
+          ExpressionAttributeNames: {
+            ...a.names,
+            '#status': 'status',
+            '#fence': 'fence',
+            '#runId': 'runId',
+            '#writtenAtMs': 'writtenAtMs',
+          },
           ExpressionAttributeValues: {
             ...a.values,
             ':status': status,
@@ -151,10 +188,12 @@ export class DynamoResultStore {
       );
       return { status: 'inserted', item: out.Attributes ?? {} };
     } catch (err) {
-      if (!isConditionFailure(err)) throw storeError(`UpdateItem (insert-once takeover ${describe(ref)})`, err);
+      if (!isConditionFailure(err))
+        throw storeError(`UpdateItem (insert-once takeover ${describe(ref)})`, err);
       const now = itemOfConditionFailure(err) ?? {};
       if (now.runId === fc.runId && now.fence === fc.fence) return { status: 'inserted', item: now };
-      if (now.status === 'succeeded' && Number(now.fence) <= fc.fence) return { status: 'existing', item: now };
+      if (now.status === 'succeeded' && Number(now.fence) <= fc.fence)
+        return { status: 'existing', item: now };
       throw new StaleFenceError(describe(ref), fc.fence, Number(now.fence), now);
     }
   }

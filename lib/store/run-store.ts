@@ -2,7 +2,7 @@
  * DynamoDB run-record store: one record per invocation attempt at `JOB#<job>` / `RUN#<slot>#<runId>`,
  * TTL'd through `expiresAt`; failed, stale and abandoned records carry the sparse `problems` index keys.
  */
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Outcome, PROBLEM_OUTCOMES, Reason } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord, RunStore } from '../core/ports.js';
 import { isConditionFailure, itemOfConditionFailure, storeError } from './client.js';
@@ -48,13 +48,22 @@ export class DynamoRunStore implements RunStore {
         const existing = itemOfConditionFailure(err);
         // Our own earlier put, whose response was lost and which the SDK retried: already recorded.
         if (existing?.runId === record.runId && existing?.outcome === record.outcome) return;
-        throw storeError('PutItem (run record)', new Error(`run record ${record.runId} already written as ${String(existing?.outcome)}`));
+        throw storeError(
+          'PutItem (run record)',
+          new Error(`run record ${record.runId} already written as ${String(existing?.outcome)}`),
+        );
       }
       throw storeError('PutItem (run record)', err);
     }
   }
 
-  async markAbandoned(job: string, holder: HolderSeen, byRunId: string, nowMs: number, retentionDays: number): Promise<void> {
+  async markAbandoned(
+    job: string,
+    holder: HolderSeen,
+    byRunId: string,
+    nowMs: number,
+    retentionDays: number,
+  ): Promise<void> {
     const record: RunRecord = {
       job,
       slot: holder.slot,
@@ -69,7 +78,12 @@ export class DynamoRunStore implements RunStore {
       finishedAtMs: nowMs,
       details: { detectedBy: byRunId, leaseUntilMs: holder.leaseUntilMs },
     };
-    const { scheduledTime: _s, businessDate: _b, trigger: _t, ...item } = runRecordItem(record, retentionDays);
+    const {
+      scheduledTime: _s,
+      businessDate: _b,
+      trigger: _t,
+      ...item
+    } = runRecordItem(record, retentionDays);
     try {
       await this.doc.send(
         new PutCommand({

@@ -3,15 +3,15 @@
  * Local (from the globalSetup), Document clients with fault injection, and handler builders.
  */
 import { randomBytes } from 'node:crypto';
-import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import { reportsTable, settlementsTable } from '../../functions/tables.js';
 import { ControlledClock } from '../../lib/faults/clock.js';
 import { FaultInjector } from '../../lib/faults/sdk-faults.js';
 import { ensureTables } from '../../lib/local/tables.js';
+import { createDeps, type PausePoint, type RuntimeDeps } from '../../lib/runtime/deps.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../../lib/store/schema.js';
-import { createDeps, type PausePoint, type RuntimeDeps } from '../../lib/runtime/deps.js';
-import { reportsTable, settlementsTable } from '../../functions/tables.js';
 
 /** A fresh set of tables and a way to make deps for a "worker" (its own client, clock and faults). */
 export interface LocalStack {
@@ -22,7 +22,11 @@ export interface LocalStack {
   /** A plain client for assertions. */
   readonly doc: DynamoDBDocumentClient;
   /** A worker: its own Document client (with a fault injector), clock and pause hook. */
-  worker(options?: { clock?: ControlledClock; pausePoint?: PausePoint }): { deps: RuntimeDeps; faults: FaultInjector; clock: ControlledClock };
+  worker(options?: { clock?: ControlledClock; pausePoint?: PausePoint }): {
+    deps: RuntimeDeps;
+    faults: FaultInjector;
+    clock: ControlledClock;
+  };
   /** All run records of a job. */
   runRecords(job: string): Promise<Record<string, unknown>[]>;
   /** All items of a table. */
@@ -50,7 +54,9 @@ export async function localStack(): Promise<LocalStack> {
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const out = await doc.send(new ScanCommand({ TableName: t, ConsistentRead: true, ExclusiveStartKey: start }));
+      const out = await doc.send(
+        new ScanCommand({ TableName: t, ConsistentRead: true, ExclusiveStartKey: start }),
+      );
       items.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;
     } while (start);
@@ -66,7 +72,12 @@ export async function localStack(): Promise<LocalStack> {
       const clock = options.clock ?? new ControlledClock();
       const workerDoc = createDocumentClient({ endpoint });
       const faults = new FaultInjector().attach(workerDoc);
-      const deps = createDeps({ doc: workerDoc, tableName, clock, ...(options.pausePoint && { pausePoint: options.pausePoint }) });
+      const deps = createDeps({
+        doc: workerDoc,
+        tableName,
+        clock,
+        ...(options.pausePoint && { pausePoint: options.pausePoint }),
+      });
       return { deps, faults, clock };
     },
     async runRecords(job) {

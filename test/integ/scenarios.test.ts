@@ -3,8 +3,8 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as settlement } from '../../functions/merchant-settlement.js';
 import { handler as dailyReport } from '../../functions/daily-report.js';
+import { handler as settlement } from '../../functions/merchant-settlement.js';
 import { MERCHANTS } from '../../functions/merchants.js';
 import { ControlledClock } from '../../lib/faults/clock.js';
 import { on } from '../../lib/faults/sdk-faults.js';
@@ -22,7 +22,18 @@ beforeEach(async () => {
 
 async function seedLease(job: string, fence: number) {
   await stack.doc.send(
-    new PutCommand({ TableName: stack.tableName, Item: { pk: `JOB#${job}`, sk: 'LEASE', fence, leaseUntilMs: 0, holderState: 'released', owner: 'seed', slot: 'seed' } }),
+    new PutCommand({
+      TableName: stack.tableName,
+      Item: {
+        pk: `JOB#${job}`,
+        sk: 'LEASE',
+        fence,
+        leaseUntilMs: 0,
+        holderState: 'released',
+        owner: 'seed',
+        slot: 'seed',
+      },
+    }),
   );
 }
 
@@ -31,15 +42,27 @@ describe('one slot, many deliveries', () => {
     await seedLease('merchant-settlement', 7);
     const release = gate();
     const skipped: RunSummary[] = [];
-    const w = stack.worker({ pausePoint: (name) => (name === 'after-claim' ? release.promise : Promise.resolve()) });
-    const h = settlement.withDeps(() => w.deps, (s) => {
-      if (s.outcome === 'skipped') {
-        skipped.push(s);
-        if (skipped.length === 49) release.open();
-      }
+    const w = stack.worker({
+      pausePoint: (name) => (name === 'after-claim' ? release.promise : Promise.resolve()),
     });
+    const h = settlement.withDeps(
+      () => w.deps,
+      (s) => {
+        if (s.outcome === 'skipped') {
+          skipped.push(s);
+          if (skipped.length === 49) release.open();
+        }
+      },
+    );
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => deliver(h, { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, awsRequestId: 'req-1', label: 'dup' })),
+      Array.from({ length: 50 }, () =>
+        deliver(h, {
+          job: 'merchant-settlement',
+          scheduledTimeMs: SLOT_MS,
+          awsRequestId: 'req-1',
+          label: 'dup',
+        }),
+      ),
     );
     const winners = results.filter((r) => r.summary?.outcome === 'succeeded');
     expect(winners).toHaveLength(1);
@@ -53,7 +76,9 @@ describe('one slot, many deliveries', () => {
     for (const s of skips) {
       expect(s.reason).toBe('lease-held');
       expect(s.holderSeen).toMatchObject({ runId: winner?.runId, fence: 8 });
-      expect((s.holderSeen as { leaseUntilMs: number }).leaseUntilMs).toBeGreaterThan(Number(winner?.startedAtMs));
+      expect((s.holderSeen as { leaseUntilMs: number }).leaseUntilMs).toBeGreaterThan(
+        Number(winner?.startedAtMs),
+      );
     }
     const rows = await stack.scan(stack.settlements);
     expect(rows).toHaveLength(MERCHANTS.length);
@@ -63,10 +88,16 @@ describe('one slot, many deliveries', () => {
 
   it('skips a duplicate 15 minutes after success as already-succeeded with zero business writes and zero reads', async () => {
     const first = stack.worker();
-    const r1 = await deliver(settlement.withDeps(() => first.deps), { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, label: 'on-time' });
+    const r1 = await deliver(
+      settlement.withDeps(() => first.deps),
+      { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, label: 'on-time' },
+    );
     expect(r1.summary?.outcome).toBe('succeeded');
     const late = stack.worker({ clock: new ControlledClock(15 * 60_000) });
-    const r2 = await deliver(settlement.withDeps(() => late.deps), { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'late' });
+    const r2 = await deliver(
+      settlement.withDeps(() => late.deps),
+      { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'late' },
+    );
     expect(r2.summary).toMatchObject({ outcome: 'skipped', reason: 'already-succeeded', trigger: 'retry' });
     expect(Object.fromEntries(late.faults.requests)).toEqual({ UpdateItemCommand: 1, PutItemCommand: 1 }); // failed claim + skip record
     expect(late.faults.requests.get('GetItemCommand') ?? 0).toBe(0);
@@ -91,11 +122,22 @@ describe('a holder that pauses past its lease', () => {
         clockA.unfreeze();
       },
     });
-    a.faults.add({ name: 'A frozen: renewals never leave', match: on.renew, action: { kind: 'hold', release: wake.promise }, times: 100 });
-    const aRun = deliver(dailyReport.withDeps(() => a.deps), { job: 'daily-report', scheduledTimeMs: reportSlot, label: 'A' });
+    a.faults.add({
+      name: 'A frozen: renewals never leave',
+      match: on.renew,
+      action: { kind: 'hold', release: wake.promise },
+      times: 100,
+    });
+    const aRun = deliver(
+      dailyReport.withDeps(() => a.deps),
+      { job: 'daily-report', scheduledTimeMs: reportSlot, label: 'A' },
+    );
     await paused.promise;
     const b = stack.worker({ clock: new ControlledClock(61_000) }); // A's 60 s lease has run out for B
-    const bRes = await deliver(dailyReport.withDeps(() => b.deps), { job: 'daily-report', scheduledTimeMs: reportSlot, attemptNumber: 2, label: 'B' });
+    const bRes = await deliver(
+      dailyReport.withDeps(() => b.deps),
+      { job: 'daily-report', scheduledTimeMs: reportSlot, attemptNumber: 2, label: 'B' },
+    );
     expect(bRes.summary).toMatchObject({ outcome: 'succeeded', fence: 43 });
     wake.open();
     const aRes = await aRun;
@@ -115,17 +157,30 @@ describe('failures and retries', () => {
     w1.faults.add({
       name: 'DynamoDB error on M2',
       match: on.all(on.table(stack.settlements), on.keyContains('"M2"')),
-      action: { kind: 'fail', error: () => Object.assign(new Error('injected: access denied'), { name: 'AccessDeniedException', $metadata: {} }) },
+      action: {
+        kind: 'fail',
+        error: () =>
+          Object.assign(new Error('injected: access denied'), {
+            name: 'AccessDeniedException',
+            $metadata: {},
+          }),
+      },
     });
     // Keep the first attempt to M1 only: stop after the failure.
-    const r1 = await deliver(settlement.withDeps(() => w1.deps), { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, awsRequestId: 'req-d', label: 'first' });
+    const r1 = await deliver(
+      settlement.withDeps(() => w1.deps),
+      { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, awsRequestId: 'req-d', label: 'first' },
+    );
     expect(r1.error?.name).toBe('StoreError');
     expect(r1.summary).toMatchObject({ outcome: 'failed', reason: 'store-error', fence: 1 });
     expect(r1.summary?.error?.message).toContain('"M2"');
     const afterFirst = await stack.scan(stack.settlements);
     expect(afterFirst.map((r) => r.merchantId)).toEqual(['M1']);
     const w2 = stack.worker();
-    const r2 = await deliver(settlement.withDeps(() => w2.deps), { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, awsRequestId: 'req-d', label: 'retry' });
+    const r2 = await deliver(
+      settlement.withDeps(() => w2.deps),
+      { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, awsRequestId: 'req-d', label: 'retry' },
+    );
     expect(r2.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
     expect(r2.summary?.runId).not.toBe(r1.summary?.runId);
     const rows = await stack.scan(stack.settlements);
@@ -144,7 +199,10 @@ describe('failures and retries', () => {
   it('continues as holder when a claim was applied but its response was lost (same fence, one row each)', async () => {
     const w = stack.worker();
     w.faults.add({ name: 'claim response lost', match: on.claim, action: { kind: 'apply-then-fail' } });
-    const r = await deliver(settlement.withDeps(() => w.deps), { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, label: 'lost-response' });
+    const r = await deliver(
+      settlement.withDeps(() => w.deps),
+      { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, label: 'lost-response' },
+    );
     expect(w.faults.fired).toEqual([{ rule: 'claim response lost', command: 'UpdateItemCommand' }]);
     expect(r.summary).toMatchObject({ outcome: 'succeeded', fence: 1 });
     expect(await stack.scan(stack.settlements)).toHaveLength(MERCHANTS.length);
@@ -152,16 +210,33 @@ describe('failures and retries', () => {
   });
 
   it('skips a retry before a killed holder’s lease ends, then claims after it and marks the killed run abandoned', async () => {
-    const a = stack.worker({ pausePoint: (name) => (name === 'before-write' ? new Promise<void>(() => undefined) : Promise.resolve()) });
-    const killed = deliver(settlement.withDeps(() => a.deps), { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, label: 'killed' });
+    const a = stack.worker({
+      pausePoint: (name) =>
+        name === 'before-write' ? new Promise<void>(() => undefined) : Promise.resolve(),
+    });
+    const killed = deliver(
+      settlement.withDeps(() => a.deps),
+      { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, label: 'killed' },
+    );
     void killed;
     await new Promise((r) => setTimeout(r, 300));
-    a.faults.add({ name: 'process gone', match: () => true, action: { kind: 'fail', error: () => new Error('killed') }, times: 1e9 });
+    a.faults.add({
+      name: 'process gone',
+      match: () => true,
+      action: { kind: 'fail', error: () => new Error('killed') },
+      times: 1e9,
+    });
     const early = stack.worker();
-    const r1 = await deliver(settlement.withDeps(() => early.deps), { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'early retry' });
+    const r1 = await deliver(
+      settlement.withDeps(() => early.deps),
+      { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'early retry' },
+    );
     expect(r1.summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held' });
     const lateW = stack.worker({ clock: new ControlledClock(121_000) });
-    const r2 = await deliver(settlement.withDeps(() => lateW.deps), { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, attemptNumber: 3, label: 'late retry' });
+    const r2 = await deliver(
+      settlement.withDeps(() => lateW.deps),
+      { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, attemptNumber: 3, label: 'late retry' },
+    );
     expect(r2.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
     const records = await stack.runRecords('merchant-settlement');
     const abandoned = records.filter((rec) => rec.outcome === 'abandoned');
@@ -175,11 +250,20 @@ describe('failures and retries', () => {
     const w = stack.worker();
     const h = settlement.withDeps(() => w.deps);
     await deliver(h, { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, label: 'on-time' });
-    const event = { ...schedulerPayload('merchant-settlement', SLOT_MS), trigger: 'manual', requestedBy: 'alice@example.com', reason: 'auditor asked' };
+    const event = {
+      ...schedulerPayload('merchant-settlement', SLOT_MS),
+      trigger: 'manual',
+      requestedBy: 'alice@example.com',
+      reason: 'auditor asked',
+    };
     const s = await h(event, lambdaContext('merchant-settlement', 300));
     expect(s).toMatchObject({ outcome: 'succeeded', trigger: 'manual', fence: 2 });
     const manual = (await stack.runRecords('merchant-settlement')).find((r) => r.trigger === 'manual');
-    expect(manual).toMatchObject({ requestedBy: 'alice@example.com', requestReason: 'auditor asked', details: { inserted: 0, existing: MERCHANTS.length } });
+    expect(manual).toMatchObject({
+      requestedBy: 'alice@example.com',
+      requestReason: 'auditor asked',
+      details: { inserted: 0, existing: MERCHANTS.length },
+    });
     expect(await stack.scan(stack.settlements)).toHaveLength(MERCHANTS.length);
   });
 });
