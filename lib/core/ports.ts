@@ -8,10 +8,60 @@ import type { Outcome, Reason, Trigger } from './outcomes.js';
 /** Source of the current time, epoch ms. Tests and drills inject skewed or controlled clocks. */
 export interface Clock {
   now(): number;
+  /**
+   * Run `fn` after `delayMs` of this clock's time; returns a cancel function. A clock that owns its
+   * timers (the drills' virtual time) lets renewals follow simulated time instead of the process's.
+   * @default global `setTimeout` (unref'd)
+   */
+  setTimer?(fn: () => void, delayMs: number): () => void;
 }
 
 /** The system clock. */
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** The fence a write is made under: which lease, which holder, which fence. */
+export interface FenceContext {
+  /** Lease partition key, e.g. `JOB#daily-report` (protected items remember which lease fenced them). */
+  readonly leaseKey: string;
+  readonly runId: string;
+  readonly fence: number;
+  readonly nowMs: number;
+}
+
+/** A business item addressed by its table and full primary key. */
+export interface ItemRef {
+  readonly tableName: string;
+  /** Full primary key; the FIRST attribute must be the table's partition key. */
+  readonly key: Record<string, string | number>;
+}
+
+/** Result of an insert-once write. */
+export type InsertOnceResult =
+  | { readonly status: 'inserted'; readonly item: Record<string, unknown> }
+  | { readonly status: 'existing'; readonly item: Record<string, unknown> };
+
+/**
+ * Fenced writes and insert-once results on business tables (DESIGN.md protocol 3, 4). DynamoDB:
+ * `DynamoResultStore`; in memory: `MemoryResultStore` (drills' history explorer). Same contract suite.
+ */
+export interface ResultStore {
+  /**
+   * Create or overwrite a protected item under a fence.
+   * @throws StaleFenceError carrying the stored fence when a newer holder already wrote it.
+   * @throws ResultConflictError when another lease fences the item; StoreError on store failure.
+   */
+  fencedPut(ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext): Promise<void>;
+  /**
+   * Insert a business result once; `existing` with the stored row when it is already there.
+   * @throws StaleFenceError when a newer holder owns the row; StoreError on store failure.
+   */
+  insertOnce(
+    ref: ItemRef,
+    attributes: Record<string, unknown>,
+    fc: FenceContext,
+    status?: string,
+  ): Promise<InsertOnceResult>;
+}
 
 /** Which lease: a job, or one shard of it. */
 export interface LeaseRef {

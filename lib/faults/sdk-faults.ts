@@ -1,18 +1,24 @@
 /**
- * Fault injection for DynamoDB requests: an AWS SDK v3 middleware placed right after the SDK's retry
- * middleware, so every attempt (including the SDK's own retries) passes through it. Used by tests,
- * drills and `npm start -- --chaos`. Rules match on the low-level command name and the request input.
+ * Fault injection for store requests — ONE layer for DynamoDB and the in-memory store. On DynamoDB it
+ * is an AWS SDK v3 middleware placed right after the SDK's retry middleware, so every attempt
+ * (including the SDK's own retries) passes through it; the in-memory store calls
+ * {@link FaultInjector.intercept} for every attempt of its emulated client. Used by tests, drills,
+ * the history explorer and `npm start -- --chaos`. Rules match on the protocol step ({@link ProtocolOp}),
+ * the low-level command name and the request input.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type ProtocolOp, protocolOpOf } from './protocol-ops.js';
+
+export { PROTOCOL_STEPS, ProtocolOp, protocolOpOf } from './protocol-ops.js';
 
 /** What to do with a matching request. */
 export type FaultAction =
-  /** Fail before sending; DynamoDB never sees it. */
+  /** Fail before sending; the store never sees it. */
   | { readonly kind: 'fail'; readonly error: () => Error }
-  /** Send it (DynamoDB applies it), then fail as if the response was lost. */
+  /** Send it (the store applies it), then fail as if the response was lost. */
   | { readonly kind: 'apply-then-fail'; readonly error?: () => Error }
-  /** Wait `ms` before sending. */
+  /** Wait `ms` (of the injector's sleep: real or virtual time) before sending. */
   | { readonly kind: 'delay'; readonly ms: number }
   /** Hold the request until `release` resolves, then send it. */
   | { readonly kind: 'hold'; readonly release: Promise<void> };
@@ -21,8 +27,10 @@ export type FaultAction =
 export interface FaultRequest {
   /** e.g. `UpdateItemCommand`, `PutItemCommand`. */
   readonly command: string;
-  /** The marshalled low-level input (TableName, ConditionExpression, Key, ...). */
+  /** The request input (TableName, ConditionExpression, Key, ...); marshalled on DynamoDB. */
   readonly input: Record<string, unknown>;
+  /** The protocol step this request belongs to. @default derived from command + input */
+  readonly op?: ProtocolOp;
 }
 
 /** A rule: which requests, what to do, how many times. */
@@ -32,6 +40,16 @@ export interface FaultRule {
   readonly action: FaultAction;
   /** Fire this many times, then retire. @default 1 */
   readonly times?: number;
+}
+
+/** One request attempt the injector saw, for traces and timelines. */
+export interface FaultTrace {
+  readonly op: ProtocolOp;
+  readonly command: string;
+  /** Name of the rule that fired on it, if any. */
+  readonly rule?: string;
+  /** The action that fired (`fail`, `apply-then-fail`, `delay`, `hold`, `killed`). */
+  readonly action?: string;
 }
 
 /** A transient network timeout, retryable by the SDK. */
@@ -60,18 +78,21 @@ export function unreachableError(): Error {
   });
 }
 
-/** Matchers for the protocol's requests. */
+const opOf = (r: FaultRequest): ProtocolOp => r.op ?? protocolOpOf(r.command, r.input);
+
+/** Matchers for the protocol's requests (work on DynamoDB and in-memory requests alike). */
 export const on = {
   command: (command: string) => (r: FaultRequest) => r.command === command,
-  claim: (r: FaultRequest) =>
-    r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).includes('ADD #fence'),
-  renew: (r: FaultRequest) =>
-    r.command === 'UpdateItemCommand' &&
-    String(r.input.UpdateExpression).startsWith('SET #leaseUntilMs = :until'),
-  release: (r: FaultRequest) =>
-    r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).includes(':released'),
-  runRecord: (r: FaultRequest) =>
-    r.command === 'PutItemCommand' && String(JSON.stringify(r.input.Item ?? {})).includes('"RUN#'),
+  op: (op: ProtocolOp) => (r: FaultRequest) => opOf(r) === op,
+  claim: (r: FaultRequest) => opOf(r) === 'claim',
+  renew: (r: FaultRequest) => opOf(r) === 'renew',
+  release: (r: FaultRequest) => opOf(r) === 'release',
+  runRecord: (r: FaultRequest) => opOf(r) === 'run-record',
+  fencedWrite: (r: FaultRequest) => opOf(r) === 'fenced-write',
+  insertOnce: (r: FaultRequest) => opOf(r) === 'insert-once',
+  /** Any business write: fenced write, insert-once or takeover. */
+  businessWrite: (r: FaultRequest) => ['fenced-write', 'insert-once', 'takeover'].includes(opOf(r)),
+  effect: (r: FaultRequest) => opOf(r) === 'effect',
   table: (tableName: string) => (r: FaultRequest) => r.input.TableName === tableName,
   keyContains: (text: string) => (r: FaultRequest) =>
     JSON.stringify(r.input.Key ?? r.input.Item ?? {}).includes(text),
@@ -81,13 +102,32 @@ export const on = {
       ms.every((m) => m(r)),
 };
 
-/** The injector attached to one client: add rules, read what fired. */
+/** Options of a {@link FaultInjector}. */
+export interface FaultInjectorOptions {
+  /** How `delay` waits. @default real `setTimeout` */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Called for every request attempt (tracing, explorer invariants). Must not throw. */
+  readonly onRequest?: (req: FaultRequest & { op: ProtocolOp }, trace: FaultTrace) => void;
+}
+
+const never = new Promise<never>(() => undefined);
+
+/** The injector attached to one client: add rules, read what fired, kill the process. */
 export class FaultInjector {
   private rules: { rule: FaultRule; left: number }[] = [];
+  private dead = false;
   /** Every rule firing, in order. */
   readonly fired: { rule: string; command: string }[] = [];
   /** Every request attempt seen, by command name. */
   readonly requests = new Map<string, number>();
+  /** Every request attempt seen, by protocol step. */
+  readonly ops = new Map<ProtocolOp, number>();
+  /** Rule firings by action kind (`fail`, `apply-then-fail`, `delay`, `hold`). */
+  readonly firedByKind = new Map<string, number>();
+  /** Requests being sent right now. */
+  inFlight = 0;
+
+  constructor(private readonly options: FaultInjectorOptions = {}) {}
 
   /** Add a rule; returns a function that removes it. */
   add(rule: FaultRule): () => void {
@@ -102,34 +142,78 @@ export class FaultInjector {
     this.rules = [];
   }
 
+  /**
+   * Kill the process this injector belongs to: from now on no request leaves and no response
+   * arrives (every promise stays pending), as when a Lambda environment is frozen for good.
+   */
+  kill(): void {
+    this.dead = true;
+  }
+
+  /** True after {@link kill}. */
+  get killed(): boolean {
+    return this.dead;
+  }
+
+  /** Run one request attempt through the rules; `send` performs it. */
+  async intercept<T>(req: FaultRequest, send: () => Promise<T>): Promise<T> {
+    const op = opOf(req);
+    this.requests.set(req.command, (this.requests.get(req.command) ?? 0) + 1);
+    this.ops.set(op, (this.ops.get(op) ?? 0) + 1);
+    if (this.dead) {
+      this.trace(req, op, { op, command: req.command, action: 'killed' });
+      return never;
+    }
+    const entry = this.rules.find((e) => e.left > 0 && e.rule.match(req));
+    if (entry) {
+      entry.left--;
+      this.fired.push({ rule: entry.rule.name, command: req.command });
+      this.firedByKind.set(entry.rule.action.kind, (this.firedByKind.get(entry.rule.action.kind) ?? 0) + 1);
+    }
+    this.trace(req, op, {
+      op,
+      command: req.command,
+      ...(entry && { rule: entry.rule.name, action: entry.rule.action.kind }),
+    });
+    const a = entry?.rule.action;
+    if (a?.kind === 'fail') throw a.error();
+    if (a?.kind === 'delay') await (this.options.sleep ?? realSleep)(a.ms);
+    if (a?.kind === 'hold') await a.release;
+    if (this.dead) return never;
+    this.inFlight++;
+    let out: T;
+    try {
+      out = await send();
+    } finally {
+      this.inFlight--;
+    }
+    if (this.dead) return never;
+    if (a?.kind === 'apply-then-fail') throw (a.error ?? timeoutError)();
+    return out;
+  }
+
   /** Attach to a client (low-level or Document client: both share one middleware stack). */
   attach(client: DynamoDBClient | DynamoDBDocumentClient): this {
     client.middlewareStack.addRelativeTo(
       // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
-      (next: any, context: any) => async (args: any) => {
-        const req: FaultRequest = { command: String(context.commandName), input: args.input ?? {} };
-        this.requests.set(req.command, (this.requests.get(req.command) ?? 0) + 1);
-        const entry = this.rules.find((e) => e.left > 0 && e.rule.match(req));
-        if (!entry) return next(args);
-        entry.left--;
-        this.fired.push({ rule: entry.rule.name, command: req.command });
-        const a = entry.rule.action;
-        switch (a.kind) {
-          case 'fail':
-            throw a.error();
-          case 'apply-then-fail':
-            await next(args);
-            throw (a.error ?? timeoutError)();
-          case 'delay':
-            await new Promise((r) => setTimeout(r, a.ms));
-            return next(args);
-          case 'hold':
-            await a.release;
-            return next(args);
-        }
-      },
+      (next: any, context: any) => async (args: any) =>
+        this.intercept<any>({ command: String(context.commandName), input: args.input ?? {} }, () =>
+          next(args),
+        ),
       { relation: 'after', toMiddleware: 'retryMiddleware', name: 'cronfenceFaults', override: true },
     );
     return this;
   }
+
+  private trace(req: FaultRequest, op: ProtocolOp, t: FaultTrace): void {
+    try {
+      this.options.onRequest?.({ ...req, op }, t);
+    } catch {
+      // tracing must not change the request
+    }
+  }
+}
+
+function realSleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }

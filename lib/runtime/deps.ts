@@ -3,7 +3,7 @@
  * the first invocation so importing a handler does no I/O. Tests and drills pass their own.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type Clock, type LeaseStore, type RunStore, systemClock } from '../core/ports.js';
+import { type Clock, type LeaseStore, type ResultStore, type RunStore, systemClock } from '../core/ports.js';
 import { InvalidJobDefinitionError } from '../errors.js';
 import { createDocumentClient } from '../store/client.js';
 import { DynamoLeaseStore } from '../store/lease-store.js';
@@ -18,7 +18,7 @@ export interface RuntimeDeps {
   readonly tableName: string;
   readonly leases: LeaseStore;
   readonly runs: RunStore;
-  readonly results: DynamoResultStore;
+  readonly results: ResultStore;
   readonly clock: Clock;
   /**
    * Pause points for drills and tests (see lib/faults): awaited at `after-claim`, `before-write`

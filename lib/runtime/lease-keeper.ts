@@ -31,7 +31,7 @@ export interface LeaseKeeperOptions {
 /** Renewal loop + abort controller for one run. */
 export class LeaseKeeper {
   private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTimer: (() => void) | undefined;
   private untilMs: number;
   private stopped = false;
   /** Number of successful renewals. */
@@ -57,7 +57,7 @@ export class LeaseKeeper {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.cancelTimer?.();
   }
 
   /** Abort the body with `reason` and stop renewing. */
@@ -72,8 +72,14 @@ export class LeaseKeeper {
     const untilDeadline = this.o.remainingTimeMs() - margin;
     const untilLapse = this.untilMs - this.o.clock.now();
     const next = Math.max(0, Math.min(delayMs, untilDeadline, untilLapse));
-    this.timer = setTimeout(() => void this.tick(), next);
-    this.timer.unref?.();
+    const fire = () => void this.tick();
+    if (this.o.clock.setTimer) {
+      this.cancelTimer = this.o.clock.setTimer(fire, next);
+    } else {
+      const timer = setTimeout(fire, next);
+      timer.unref?.();
+      this.cancelTimer = () => clearTimeout(timer);
+    }
   }
 
   private async tick(): Promise<void> {

@@ -3,30 +3,12 @@
  * fenced writes on protected items, and insert-once results with takeover and own-write rules.
  */
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../core/ports.js';
 import { ResultConflictError, StaleFenceError, showValue } from '../errors.js';
 import { isConditionFailure, itemOfConditionFailure, storeError } from './client.js';
 import { FENCED, INSERT_ONCE, TAKEOVER } from './conditions.js';
 
-/** The fence a write is made under: which lease, which holder, which fence. */
-export interface FenceContext {
-  /** Lease partition key, e.g. `JOB#daily-report` (protected items remember which lease fenced them). */
-  readonly leaseKey: string;
-  readonly runId: string;
-  readonly fence: number;
-  readonly nowMs: number;
-}
-
-/** A business item addressed by its table and full primary key. */
-export interface ItemRef {
-  readonly tableName: string;
-  /** Full primary key; the FIRST attribute must be the table's partition key. */
-  readonly key: Record<string, string | number>;
-}
-
-/** Result of an insert-once write. */
-export type InsertOnceResult =
-  | { readonly status: 'inserted'; readonly item: Record<string, unknown> }
-  | { readonly status: 'existing'; readonly item: Record<string, unknown> };
+export type { FenceContext, InsertOnceResult, ItemRef } from '../core/ports.js';
 
 const RESERVED = ['lastFence', 'fencedBy', 'fence', 'runId', 'status', 'writtenAtMs'];
 
@@ -52,7 +34,7 @@ function assignments(attributes: Record<string, unknown>, skip: Record<string, u
 }
 
 /** Fenced writes and insert-once results on business tables. */
-export class DynamoResultStore {
+export class DynamoResultStore implements ResultStore {
   constructor(private readonly doc: DynamoDBDocumentClient) {}
 
   /**

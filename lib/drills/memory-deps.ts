@@ -1,0 +1,52 @@
+/**
+ * Runtime dependencies on the in-memory store: the same RunSession, LeaseKeeper and job bodies as on
+ * DynamoDB, with {@link MemoryLeaseStore}, {@link MemoryRunStore} and {@link MemoryResultStore}.
+ */
+import type { Clock } from '../core/ports.js';
+import type { FaultInjector } from '../faults/sdk-faults.js';
+import type { PausePoint, RuntimeDeps } from '../runtime/deps.js';
+import type { Observer } from '../runtime/events.js';
+import {
+  MemoryClient,
+  type MemoryDb,
+  MemoryLeaseStore,
+  MemoryResultStore,
+  MemoryRunStore,
+  unusedDocumentClient,
+} from '../store/memory/index.js';
+import { libraryTable } from '../store/schema.js';
+
+let unused: ReturnType<typeof unusedDocumentClient> | undefined;
+
+/** Options of {@link createMemoryDeps}. */
+export interface MemoryDepsOptions {
+  readonly db: MemoryDb;
+  readonly clock: Clock;
+  /** Library table name. @default 'cronfence' */
+  readonly tableName?: string;
+  readonly faults?: FaultInjector;
+  /** Backoff between the client's retries. @default no wait */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly pausePoint?: PausePoint;
+  readonly observe?: Observer;
+}
+
+/** Build one worker's deps on a shared {@link MemoryDb}. */
+export function createMemoryDeps(options: MemoryDepsOptions): RuntimeDeps {
+  const client = new MemoryClient(options.db, {
+    ...(options.faults && { faults: options.faults }),
+    ...(options.sleep && { sleep: options.sleep }),
+  });
+  const tableName = options.tableName ?? libraryTable.defaultName;
+  unused ??= unusedDocumentClient();
+  return {
+    doc: unused,
+    tableName,
+    leases: new MemoryLeaseStore(client, tableName),
+    runs: new MemoryRunStore(client, tableName),
+    results: new MemoryResultStore(client),
+    clock: options.clock,
+    ...(options.pausePoint && { pausePoint: options.pausePoint }),
+    ...(options.observe && { observe: options.observe }),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Which protocol step (DESIGN.md protocol 1–6) a store request belongs to, read from the request
+ * itself, so fault rules and traces name steps (`claim`, `renew`, ...) rather than SDK commands.
+ */
+import { INSERT_ONCE, RUN_RECORD_ABANDON, TAKEOVER } from '../store/conditions.js';
+
+/** A protocol step, or `read` / `other`. */
+export const ProtocolOp = {
+  Claim: 'claim',
+  Renew: 'renew',
+  Release: 'release',
+  RunRecord: 'run-record',
+  MarkAbandoned: 'mark-abandoned',
+  FencedWrite: 'fenced-write',
+  InsertOnce: 'insert-once',
+  Takeover: 'takeover',
+  Effect: 'effect',
+  Read: 'read',
+  Other: 'other',
+} as const;
+/** Union of {@link ProtocolOp} values. */
+export type ProtocolOp = (typeof ProtocolOp)[keyof typeof ProtocolOp];
+
+/** Every protocol step a fault can be injected at, in protocol order. */
+export const PROTOCOL_STEPS: readonly ProtocolOp[] = [
+  ProtocolOp.Claim,
+  ProtocolOp.Renew,
+  ProtocolOp.FencedWrite,
+  ProtocolOp.InsertOnce,
+  ProtocolOp.RunRecord,
+  ProtocolOp.Release,
+];
+
+/** Classify a DynamoDB request (low-level command name + marshalled or plain input). */
+export function protocolOpOf(command: string, input: Record<string, unknown>): ProtocolOp {
+  const update = String(input.UpdateExpression ?? '');
+  const condition = String(input.ConditionExpression ?? '');
+  const keyText = JSON.stringify(input.Key ?? input.Item ?? {});
+  if (/^(GetItem|Query|Scan|BatchGetItem)Command$/.test(command)) return ProtocolOp.Read;
+  if (keyText.includes('EFFECT#')) return ProtocolOp.Effect;
+  if (command === 'UpdateItemCommand') {
+    if (update.includes('ADD #fence')) return ProtocolOp.Claim;
+    if (update.startsWith('SET #leaseUntilMs = :until')) return ProtocolOp.Renew;
+    if (update.includes(':released')) return ProtocolOp.Release;
+    if (update.includes('#lastFence = :fence')) return ProtocolOp.FencedWrite;
+    if (condition === TAKEOVER) return ProtocolOp.Takeover;
+  }
+  if (command === 'PutItemCommand') {
+    if (keyText.includes('"RUN#'))
+      return condition === RUN_RECORD_ABANDON ? ProtocolOp.MarkAbandoned : ProtocolOp.RunRecord;
+    if (condition === INSERT_ONCE) return ProtocolOp.InsertOnce;
+  }
+  return ProtocolOp.Other;
+}

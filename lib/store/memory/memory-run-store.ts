@@ -1,0 +1,95 @@
+/**
+ * In-memory run-record store: the same items (`runRecordItem`) and conditions (RUN_RECORD_PUT,
+ * RUN_RECORD_ABANDON) as DynamoRunStore.
+ */
+import { Outcome, Reason } from '../../core/outcomes.js';
+import type { HolderSeen, RunRecord, RunStore } from '../../core/ports.js';
+import { storeError } from '../client.js';
+import { runRecordItem } from '../run-store.js';
+import { Keys } from '../schema.js';
+import { type MemoryClient, MemoryConditionFailed } from './memory-db.js';
+
+/** Run store on a {@link MemoryClient}. */
+export class MemoryRunStore implements RunStore {
+  constructor(
+    private readonly client: MemoryClient,
+    private readonly tableName: string,
+  ) {}
+
+  async put(record: RunRecord, retentionDays: number): Promise<void> {
+    const key = Keys.run(record.job, record.slot, record.runId);
+    try {
+      await this.client.send(
+        { command: 'PutItemCommand', op: 'run-record', input: { TableName: this.tableName, Key: key } },
+        () => {
+          const cur = this.client.db.get(this.tableName, key);
+          if (cur !== undefined && cur.outcome !== Outcome.Abandoned) throw new MemoryConditionFailed(cur);
+          this.client.db.put(this.tableName, key, runRecordItem(record, retentionDays), {
+            op: 'run-record',
+            runId: record.runId,
+            ...(record.fence !== undefined && { fence: record.fence }),
+            status: record.outcome,
+          });
+        },
+      );
+    } catch (err) {
+      if (err instanceof MemoryConditionFailed) {
+        const existing = err.item;
+        if (existing?.runId === record.runId && existing?.outcome === record.outcome) return;
+        throw storeError(
+          'PutItem (run record)',
+          new Error(`run record ${record.runId} already written as ${String(existing?.outcome)}`),
+        );
+      }
+      throw storeError('PutItem (run record)', err);
+    }
+  }
+
+  async markAbandoned(
+    job: string,
+    holder: HolderSeen,
+    byRunId: string,
+    nowMs: number,
+    retentionDays: number,
+  ): Promise<void> {
+    const record: RunRecord = {
+      job,
+      slot: holder.slot,
+      scheduledTime: '',
+      businessDate: '',
+      runId: holder.runId,
+      trigger: 'schedule',
+      fence: holder.fence,
+      outcome: Outcome.Abandoned,
+      reason: Reason.NotReleased,
+      startedAtMs: nowMs,
+      finishedAtMs: nowMs,
+      details: { detectedBy: byRunId, leaseUntilMs: holder.leaseUntilMs },
+    };
+    const {
+      scheduledTime: _s,
+      businessDate: _b,
+      trigger: _t,
+      ...item
+    } = runRecordItem(record, retentionDays);
+    const key = Keys.run(job, holder.slot, holder.runId);
+    try {
+      await this.client.send(
+        { command: 'PutItemCommand', op: 'mark-abandoned', input: { TableName: this.tableName, Key: key } },
+        () => {
+          const cur = this.client.db.get(this.tableName, key);
+          if (cur !== undefined) throw new MemoryConditionFailed(cur);
+          this.client.db.put(this.tableName, key, item, {
+            op: 'mark-abandoned',
+            runId: holder.runId,
+            fence: holder.fence,
+            status: Outcome.Abandoned,
+          });
+        },
+      );
+    } catch (err) {
+      if (err instanceof MemoryConditionFailed) return;
+      throw storeError('PutItem (abandoned run record)', err);
+    }
+  }
+}

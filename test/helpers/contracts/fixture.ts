@@ -1,0 +1,23 @@
+/**
+ * What a store contract needs from an implementation: the three stores, table names, a way to read
+ * items back, and the fault injector every request of the stores passes through.
+ */
+import type { LeaseStore, ResultStore, RunStore } from '../../../lib/core/ports.js';
+import type { FaultInjector } from '../../../lib/faults/sdk-faults.js';
+
+/** One implementation's stores on fresh tables. */
+export interface StoreFixture {
+  readonly leases: LeaseStore;
+  readonly runs: RunStore;
+  readonly results: ResultStore;
+  /** Library table (leases, run records). */
+  readonly tableName: string;
+  /** A business table keyed by `reportDate` (S): fenced writes. */
+  readonly reports: string;
+  /** A business table keyed by `merchantId` (S) + `settlementDate` (S): insert-once rows. */
+  readonly settlements: string;
+  /** The injector every request of the stores above passes through. */
+  readonly faults: FaultInjector;
+  /** Read an item back (consistent), plain JS values (string sets as Set). */
+  read(table: string, key: Record<string, string>): Promise<Record<string, unknown> | undefined>;
+}

@@ -1,0 +1,15 @@
+/**
+ * Store contract suites: one set of tests every LeaseStore / RunStore / ResultStore implementation
+ * passes (STYLE.md convention 2). Run against DynamoDB Local (test/integ) and in memory (test/unit).
+ */
+import type { StoreFixture } from './fixture.js';
+import { leaseStoreContract } from './lease-store.contract.js';
+import { runAndResultStoreContract } from './run-result.contract.js';
+
+export type { StoreFixture } from './fixture.js';
+
+/** Define every store contract test for one implementation. */
+export function storeContracts(name: string, make: () => Promise<StoreFixture>): void {
+  leaseStoreContract(name, make);
+  runAndResultStoreContract(name, make);
+}

@@ -1,0 +1,184 @@
+/**
+ * The RunStore and ResultStore contracts (DESIGN.md protocol 3, 4, 6): every implementation must pass.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../../lib/core/ports.js';
+import { ResultConflictError, StaleFenceError, StoreError } from '../../../lib/errors.js';
+import { on, throttlingError } from '../../../lib/faults/sdk-faults.js';
+import { Keys } from '../../../lib/store/schema.js';
+import type { StoreFixture } from './fixture.js';
+
+const NOW = 1_780_000_000_000;
+const LEASE = 'JOB#contract-job';
+const record = (runId: string, outcome: RunRecord['outcome'], extra: Partial<RunRecord> = {}): RunRecord => ({
+  job: 'contract-job',
+  slot: 'S1',
+  scheduledTime: '2026-05-28T20:26:40.000Z',
+  businessDate: '2026-05-28',
+  runId,
+  trigger: 'schedule',
+  fence: 3,
+  outcome,
+  startedAtMs: NOW,
+  finishedAtMs: NOW + 250,
+  durationMs: 250,
+  ...extra,
+});
+const fc = (runId: string, fence: number, leaseKey = LEASE) => ({ leaseKey, runId, fence, nowMs: NOW });
+
+/** Define the run-store and result-store contract tests for one implementation. */
+export function runAndResultStoreContract(name: string, make: () => Promise<StoreFixture>): void {
+  let s: StoreFixture;
+  const runItem = (runId: string) => s.read(s.tableName, Keys.run('contract-job', 'S1', runId));
+
+  describe(`${name}: RunStore contract`, () => {
+    beforeEach(async () => {
+      s = await make();
+    });
+
+    it('stores a failed run with TTL and the problems-index attributes', async () => {
+      await s.runs.put(record('r1', 'failed', { reason: 'error' }), 30);
+      expect(await runItem('r1')).toMatchObject({
+        pk: 'JOB#contract-job',
+        sk: 'RUN#S1#r1',
+        outcome: 'failed',
+        problem: 'failed',
+        problemAtMs: NOW + 250,
+        expiresAt: Math.floor((NOW + 250) / 1000) + 30 * 86_400,
+      });
+    });
+
+    it('writes a run record once: a second outcome fails, a lost-response retry of the same one is accepted', async () => {
+      s.faults.add({
+        name: 'record response lost',
+        match: on.runRecord,
+        action: { kind: 'apply-then-fail' },
+      });
+      await s.runs.put(record('r1', 'succeeded'), 30);
+      const err = await s.runs.put(record('r1', 'failed'), 30).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StoreError);
+      expect((err as StoreError).message).toContain('run record r1 already written as succeeded');
+      expect((await runItem('r1'))?.outcome).toBe('succeeded');
+    });
+
+    it('lets a slow run replace the abandoned mark a successor left, and never lets a mark replace a record', async () => {
+      const holder = { runId: 'r1', slot: 'S1', leaseUntilMs: NOW, fence: 3 };
+      await s.runs.markAbandoned('contract-job', holder, 'r2', NOW + 1, 30);
+      expect(await runItem('r1')).toMatchObject({
+        outcome: 'abandoned',
+        reason: 'not-released',
+        details: { detectedBy: 'r2' },
+      });
+      await s.runs.put(record('r1', 'stale', { reason: 'lease-lost' }), 30);
+      await s.runs.markAbandoned('contract-job', holder, 'r3', NOW + 2, 30);
+      expect(await runItem('r1')).toMatchObject({ outcome: 'stale', reason: 'lease-lost' });
+    });
+  });
+
+  describe(`${name}: ResultStore contract`, () => {
+    beforeEach(async () => {
+      s = await make();
+    });
+    const report = { reportDate: '2026-05-28' };
+    const row = { merchantId: 'M1', settlementDate: '2026-05-28' };
+
+    it('accepts fenced writes with the same or a higher fence and refuses a lower one with the stored fence', async () => {
+      await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'a' }, fc('r1', 5));
+      await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'b' }, fc('r1', 5));
+      await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'c' }, fc('r2', 6));
+      const err = await s.results
+        .fencedPut({ tableName: s.reports, key: report }, { body: 'stale' }, fc('r0', 4))
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StaleFenceError);
+      expect(err).toMatchObject({ fence: 4, storedFence: 6 });
+      expect(await s.read(s.reports, report)).toMatchObject({
+        body: 'c',
+        lastFence: 6,
+        runId: 'r2',
+        fencedBy: LEASE,
+      });
+    });
+
+    it.each([['another lease fences the item', () => fc('r9', 99, 'JOB#other'), ResultConflictError]])(
+      'refuses a fenced write when %s',
+      async (_l, ctx, type) => {
+        await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'a' }, fc('r1', 1));
+        const err = await s.results
+          .fencedPut({ tableName: s.reports, key: report }, { body: 'x' }, ctx())
+          .catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(type);
+      },
+    );
+
+    it('rejects an attribute name cronfence reserves', async () => {
+      const err = await s.results
+        .fencedPut({ tableName: s.reports, key: report }, { lastFence: 1 }, fc('r1', 1))
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ResultConflictError);
+      expect(await s.read(s.reports, report)).toBeUndefined();
+    });
+
+    it('inserts a result once; a second run gets the existing row, a lost response is recognised as its own', async () => {
+      s.faults.add({
+        name: 'insert response lost',
+        match: on.insertOnce,
+        action: { kind: 'apply-then-fail' },
+      });
+      const first = await s.results.insertOnce(
+        { tableName: s.settlements, key: row },
+        { amountCents: 10 },
+        fc('r1', 1),
+      );
+      expect(first.status).toBe('inserted');
+      expect(first.item).toMatchObject({ amountCents: 10, status: 'succeeded', fence: 1, runId: 'r1' });
+      const second = await s.results.insertOnce(
+        { tableName: s.settlements, key: row },
+        { amountCents: 10 },
+        fc('r2', 2),
+      );
+      expect(second).toMatchObject({ status: 'existing', item: { runId: 'r1', fence: 1 } });
+    });
+
+    it('takes over a running row of a lower fence and refuses a running row of a higher fence', async () => {
+      await s.results.insertOnce(
+        { tableName: s.settlements, key: row },
+        { amountCents: 10 },
+        fc('r1', 1),
+        'running',
+      );
+      const taken = await s.results.insertOnce(
+        { tableName: s.settlements, key: row },
+        { amountCents: 10 },
+        fc('r2', 2),
+      );
+      expect(taken).toMatchObject({
+        status: 'inserted',
+        item: { status: 'succeeded', fence: 2, runId: 'r2' },
+      });
+      const row2 = { merchantId: 'M2', settlementDate: '2026-05-28' };
+      await s.results.insertOnce({ tableName: s.settlements, key: row2 }, {}, fc('r5', 5), 'running');
+      const err = await s.results
+        .insertOnce({ tableName: s.settlements, key: row2 }, {}, fc('r4', 4))
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StaleFenceError);
+      expect(err).toMatchObject({ fence: 4, storedFence: 5 });
+    });
+
+    it('fails a persistently throttled insert with StoreError naming the table and key', async () => {
+      s.faults.add({
+        name: 'throttle',
+        match: on.insertOnce,
+        action: { kind: 'fail', error: throttlingError },
+        times: 10,
+      });
+      const err = await s.results
+        .insertOnce({ tableName: s.settlements, key: row }, {}, fc('r1', 1))
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StoreError);
+      expect((err as StoreError).message).toContain(
+        `PutItem (insert-once ${s.settlements} {"merchantId":"M1"`,
+      );
+      expect(await s.read(s.settlements, row)).toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * The in-memory store passes the same contract suite as the DynamoDB stores (unit: no network).
+ */
+import { FaultInjector } from '../../../lib/faults/sdk-faults.js';
+import {
+  MemoryClient,
+  MemoryDb,
+  MemoryLeaseStore,
+  MemoryResultStore,
+  MemoryRunStore,
+} from '../../../lib/store/memory/index.js';
+import { storeContracts } from '../../helpers/contracts/index.js';
+
+storeContracts('memory store', async () => {
+  const db = new MemoryDb();
+  const faults = new FaultInjector();
+  const client = new MemoryClient(db, { faults });
+  return {
+    leases: new MemoryLeaseStore(client, 'lib'),
+    runs: new MemoryRunStore(client, 'lib'),
+    results: new MemoryResultStore(client),
+    tableName: 'lib',
+    reports: 'reports',
+    settlements: 'settlements',
+    faults,
+    read: async (table, key) => db.get(table, key),
+  };
+});
