@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import { exampleApp } from '../functions/example-app.js';
+import { registerDrill } from '../lib/cli/drill.js';
 import { registerStart } from '../lib/cli/start.js';
 
 const program = new Command('cronfence')
@@ -15,6 +16,7 @@ const program = new Command('cronfence')
   });
 
 registerStart(program, exampleApp);
+registerDrill(program, exampleApp);
 
 program.parseAsync().catch((err: Error) => {
   console.error(`cronfence: ${err.message}`);

@@ -52,3 +52,27 @@ export function protocolOpOf(command: string, input: Record<string, unknown>): P
   }
   return ProtocolOp.Other;
 }
+
+function scalar(v: unknown): string | number | undefined {
+  if (typeof v === 'string' || typeof v === 'number') return v;
+  const a = v as { S?: string; N?: string } | undefined;
+  if (a?.S !== undefined) return a.S;
+  if (a?.N !== undefined) return Number(a.N);
+  return undefined;
+}
+
+/**
+ * The run id and fence a request writes under, read from its input: `:me` / `:fence` values of
+ * conditional updates, `runId` / `fence` of put items (marshalled or plain), or the `runId` / `fence`
+ * the in-memory store puts on its requests.
+ */
+export function requestMeta(input: Record<string, unknown>): { runId?: string; fence?: number } {
+  const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+  const item = (input.Item ?? {}) as Record<string, unknown>;
+  const runId = scalar(input.runId) ?? scalar(values[':me']) ?? scalar(item.runId);
+  const fence = scalar(input.fence) ?? scalar(values[':fence']) ?? scalar(item.fence);
+  return {
+    ...(runId !== undefined && { runId: String(runId) }),
+    ...(fence !== undefined && { fence: Number(fence) }),
+  };
+}

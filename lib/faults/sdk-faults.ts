@@ -126,6 +126,10 @@ export class FaultInjector {
   readonly firedByKind = new Map<string, number>();
   /** Requests being sent right now. */
   inFlight = 0;
+  /** Commands started and not yet answered, SDK retries and backoff included (DynamoDB clients only). */
+  pending = 0;
+  /** Of those, how many wait on a `delay` or `hold` (time the caller controls). */
+  private waiting = 0;
 
   constructor(private readonly options: FaultInjectorOptions = {}) {}
 
@@ -177,8 +181,14 @@ export class FaultInjector {
     });
     const a = entry?.rule.action;
     if (a?.kind === 'fail') throw a.error();
-    if (a?.kind === 'delay') await (this.options.sleep ?? realSleep)(a.ms);
-    if (a?.kind === 'hold') await a.release;
+    if (a?.kind === 'delay' || a?.kind === 'hold') {
+      this.waiting++;
+      try {
+        await (a.kind === 'delay' ? (this.options.sleep ?? realSleep)(a.ms) : a.release);
+      } finally {
+        this.waiting--;
+      }
+    }
     if (this.dead) return never;
     this.inFlight++;
     let out: T;
@@ -192,8 +202,38 @@ export class FaultInjector {
     return out;
   }
 
+  /** Wait on `p` (time the caller controls, e.g. a virtual-time backoff): not counted as busy. */
+  async waitOn<T>(p: Promise<T>): Promise<T> {
+    this.waiting++;
+    try {
+      return await p;
+    } finally {
+      this.waiting--;
+    }
+  }
+
+  /**
+   * True while a command of this client is on its way to or from DynamoDB (not while it waits on a
+   * `delay` or `hold`): virtual time must not move then.
+   */
+  get busy(): boolean {
+    return !this.dead && this.pending > this.waiting;
+  }
+
   /** Attach to a client (low-level or Document client: both share one middleware stack). */
   attach(client: DynamoDBClient | DynamoDBDocumentClient): this {
+    client.middlewareStack.add(
+      // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
+      (next: any) => async (args: any) => {
+        this.pending++;
+        try {
+          return await next(args);
+        } finally {
+          this.pending--;
+        }
+      },
+      { step: 'initialize', name: 'cronfencePending', override: true },
+    );
     client.middlewareStack.addRelativeTo(
       // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
       (next: any, context: any) => async (args: any) =>

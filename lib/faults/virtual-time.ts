@@ -93,12 +93,19 @@ export class VirtualTime {
   ): Promise<boolean> {
     const max = options.maxSteps ?? 100_000;
     await this.settle(options.busy);
-    for (let step = 0; step < max; step++) {
+    for (let step = 0; step < max; ) {
       if (options.done?.()) return true;
       const next = this.pop(options.untilMs);
       if (!next) return true;
-      this.fired++;
-      next.fn();
+      // Everything due at the same instant starts before anything settles: concurrent deliveries
+      // really race (their requests interleave at the store), as they would in production.
+      const batch = [next];
+      for (let more = this.pop(next.atMs); more; more = this.pop(next.atMs)) batch.push(more);
+      for (const t of batch) {
+        this.fired++;
+        step++;
+        t.fn();
+      }
       await this.settle(options.busy);
     }
     return false;

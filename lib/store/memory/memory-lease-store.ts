@@ -26,7 +26,11 @@ export class MemoryLeaseStore implements LeaseStore {
     const key = Keys.lease(req.job, req.shard);
     try {
       return await this.client.send(
-        { command: 'UpdateItemCommand', op: 'claim', input: { TableName: this.tableName, Key: key } },
+        {
+          command: 'UpdateItemCommand',
+          op: 'claim',
+          input: { TableName: this.tableName, Key: key, runId: req.runId },
+        },
         () => {
           const cur = this.client.db.get(this.tableName, key) as LeaseItem | undefined;
           const free = cur?.leaseUntilMs === undefined || cur.leaseUntilMs < req.nowMs;
@@ -109,7 +113,11 @@ export class MemoryLeaseStore implements LeaseStore {
     const key = Keys.lease(ref.job, ref.shard);
     try {
       await this.client.send(
-        { command: 'UpdateItemCommand', op, input: { TableName: this.tableName, Key: key } },
+        {
+          command: 'UpdateItemCommand',
+          op,
+          input: { TableName: this.tableName, Key: key, runId: ref.runId, fence: ref.fence },
+        },
         () => {
           const cur = this.client.db.get(this.tableName, key);
           if (cur?.owner !== ref.runId || cur.fence !== ref.fence) throw new MemoryConditionFailed(cur);

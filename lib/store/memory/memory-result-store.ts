@@ -35,7 +35,7 @@ export class MemoryResultStore implements ResultStore {
         {
           command: 'UpdateItemCommand',
           op: 'fenced-write',
-          input: { TableName: ref.tableName, Key: ref.key },
+          input: { TableName: ref.tableName, Key: ref.key, runId: fc.runId, fence: fc.fence },
         },
         () => {
           const cur = this.client.db.get(ref.tableName, ref.key);
@@ -95,7 +95,11 @@ export class MemoryResultStore implements ResultStore {
     }
     try {
       await this.client.send(
-        { command: 'PutItemCommand', op: 'insert-once', input: { TableName: ref.tableName, Key: ref.key } },
+        {
+          command: 'PutItemCommand',
+          op: 'insert-once',
+          input: { TableName: ref.tableName, Key: ref.key, runId: fc.runId, fence: fc.fence },
+        },
         () => {
           const cur = this.client.db.get(ref.tableName, ref.key);
           if (cur !== undefined) throw new MemoryConditionFailed(cur);
@@ -133,7 +137,11 @@ export class MemoryResultStore implements ResultStore {
     const set = plain(attributes, ref.key);
     try {
       const item = await this.client.send(
-        { command: 'UpdateItemCommand', op: 'takeover', input: { TableName: ref.tableName, Key: ref.key } },
+        {
+          command: 'UpdateItemCommand',
+          op: 'takeover',
+          input: { TableName: ref.tableName, Key: ref.key, runId: fc.runId, fence: fc.fence },
+        },
         () => {
           const cur = this.client.db.get(ref.tableName, ref.key);
           const ok =

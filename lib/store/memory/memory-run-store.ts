@@ -20,7 +20,11 @@ export class MemoryRunStore implements RunStore {
     const key = Keys.run(record.job, record.slot, record.runId);
     try {
       await this.client.send(
-        { command: 'PutItemCommand', op: 'run-record', input: { TableName: this.tableName, Key: key } },
+        {
+          command: 'PutItemCommand',
+          op: 'run-record',
+          input: { TableName: this.tableName, Key: key, runId: record.runId, fence: record.fence },
+        },
         () => {
           const cur = this.client.db.get(this.tableName, key);
           if (cur !== undefined && cur.outcome !== Outcome.Abandoned) throw new MemoryConditionFailed(cur);
@@ -75,7 +79,11 @@ export class MemoryRunStore implements RunStore {
     const key = Keys.run(job, holder.slot, holder.runId);
     try {
       await this.client.send(
-        { command: 'PutItemCommand', op: 'mark-abandoned', input: { TableName: this.tableName, Key: key } },
+        {
+          command: 'PutItemCommand',
+          op: 'mark-abandoned',
+          input: { TableName: this.tableName, Key: key, runId: holder.runId, fence: holder.fence },
+        },
         () => {
           const cur = this.client.db.get(this.tableName, key);
           if (cur !== undefined) throw new MemoryConditionFailed(cur);
