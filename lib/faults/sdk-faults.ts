@@ -237,6 +237,7 @@ export class FaultInjector {
     client.middlewareStack.addRelativeTo(
       // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
       (next: any, context: any) => async (args: any) =>
+        // biome-ignore lint/suspicious/noExplicitAny: the SDK's handler output type
         this.intercept<any>({ command: String(context.commandName), input: args.input ?? {} }, () =>
           next(args),
         ),

@@ -5,7 +5,7 @@
  * Lambda deadline is near.
  */
 
-import { leaseUntil } from '../core/lease.js';
+import { CLOCK_SKEW_BUDGET_MS, leaseUntil } from '../core/lease.js';
 import type { Clock, LeaseRef, LeaseStore } from '../core/ports.js';
 import { DeadlineError, LeaseLostError } from '../errors.js';
 
@@ -24,6 +24,8 @@ export interface LeaseKeeperOptions {
   readonly remainingTimeMs: () => number;
   /** Stop work this long before the Lambda deadline, ms. @default 2000 */
   readonly deadlineMarginMs?: number;
+  /** Stop work this long before the lease ends by this clock, ms. @default CLOCK_SKEW_BUDGET_MS */
+  readonly skewBudgetMs?: number;
   /** Called after every renewal attempt (for logs/metrics). */
   readonly onRenew?: (result: { ok: boolean; leaseUntilMs: number; error?: unknown }) => void;
 }
@@ -60,6 +62,34 @@ export class LeaseKeeper {
     this.cancelTimer?.();
   }
 
+  /**
+   * Throw unless this run may still start work: not aborted, its lease not within the skew budget of
+   * its end by this clock, the Lambda deadline not within its margin. Checked synchronously before
+   * every protected write, so a run that was paused (GC, freeze) never sends one after its lease or
+   * deadline, even before the renewal timer notices.
+   * @throws LeaseLostError (lapsed / lost) or DeadlineError — the abort reason.
+   */
+  assertHeld(): void {
+    if (!this.controller.signal.aborted && !this.stopped) {
+      const verdict = this.verdict();
+      if (verdict) this.abort(verdict);
+    }
+    if (this.controller.signal.aborted) throw this.controller.signal.reason;
+  }
+
+  /** Why the run must stop now, if it must. */
+  private verdict(): Error | undefined {
+    const remaining = this.o.remainingTimeMs();
+    if (remaining <= (this.o.deadlineMarginMs ?? 2_000))
+      return new DeadlineError(remaining, 'continue the job body');
+    if (this.o.clock.now() >= this.untilMs - (this.o.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS)) {
+      return new LeaseLostError(
+        `lease of ${this.o.ref.job} lapsed at ${this.untilMs} (less than the ${this.o.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS} ms skew budget left) without a successful renewal`,
+      );
+    }
+    return undefined;
+  }
+
   /** Abort the body with `reason` and stop renewing. */
   abort(reason: Error): void {
     if (!this.controller.signal.aborted) this.controller.abort(reason);
@@ -70,7 +100,7 @@ export class LeaseKeeper {
     if (this.stopped) return;
     const margin = this.o.deadlineMarginMs ?? 2_000;
     const untilDeadline = this.o.remainingTimeMs() - margin;
-    const untilLapse = this.untilMs - this.o.clock.now();
+    const untilLapse = this.untilMs - (this.o.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS) - this.o.clock.now();
     const next = Math.max(0, Math.min(delayMs, untilDeadline, untilLapse));
     const fire = () => void this.tick();
     if (this.o.clock.setTimer) {
@@ -84,22 +114,13 @@ export class LeaseKeeper {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    const margin = this.o.deadlineMarginMs ?? 2_000;
-    const remaining = this.o.remainingTimeMs();
-    if (remaining <= margin) {
-      this.abort(new DeadlineError(remaining, 'continue the job body'));
+    const verdict = this.verdict();
+    if (verdict) {
+      this.abort(verdict);
       return;
     }
     const now = this.o.clock.now();
-    if (now >= this.untilMs) {
-      this.abort(
-        new LeaseLostError(
-          `lease of ${this.o.ref.job} lapsed at ${this.untilMs} without a successful renewal`,
-        ),
-      );
-      return;
-    }
-    const until = leaseUntil(now, this.o.leaseMs, remaining);
+    const until = leaseUntil(now, this.o.leaseMs, this.o.remainingTimeMs());
     try {
       await this.o.leases.renew({ ...this.o.ref, nowMs: now, leaseUntilMs: until });
       if (this.stopped) return;

@@ -34,6 +34,12 @@ export function summaryOfError(err: unknown): RunSummary | undefined {
   return (err as Record<string, RunSummary> | undefined)?.[RUN_SUMMARY];
 }
 
+function attachSummary(error: unknown, summary: RunSummary): void {
+  if (error && typeof error === 'object') {
+    Object.defineProperty(error, RUN_SUMMARY, { value: summary, enumerable: false, configurable: true });
+  }
+}
+
 interface Internal {
   session?: RunSession;
 }
@@ -72,17 +78,15 @@ export function cronfenceMiddleware(
     },
     onError: async (request) => {
       const session = state(request).session;
-      if (!session?.claimed) return; // nothing claimed, nothing to record: the error propagates
+      if (!session?.claimed) {
+        // Nothing claimed, nothing to release: the error propagates (with the failed claim's record).
+        if (session?.unclaimedFailure) attachSummary(request.error, session.unclaimedFailure);
+        return;
+      }
       const { summary, rethrow } = await session.fail(request.error);
       options.onSummary?.(summary);
       if (!rethrow) request.response = summary;
-      else if (request.error && typeof request.error === 'object') {
-        Object.defineProperty(request.error, RUN_SUMMARY, {
-          value: summary,
-          enumerable: false,
-          configurable: true,
-        });
-      }
+      else attachSummary(request.error, summary);
     },
   };
 }

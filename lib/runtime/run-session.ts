@@ -64,6 +64,8 @@ export class RunSession {
   private keeper: LeaseKeeper | undefined;
   private finished = false;
   private readonly details: Record<string, unknown> = {};
+  /** The record of an invocation whose claim failed with a StoreError (the middleware attaches it). */
+  unclaimedFailure: RunSummary | undefined;
 
   constructor(
     private readonly def: JobDefinition,
@@ -95,18 +97,29 @@ export class RunSession {
     const nowMs = clock.now();
     const leaseMs = this.def.lease.durationSeconds * 1000;
     const untilMs = leaseUntil(nowMs, leaseMs, remaining);
-    const decision = await leases.claim({
-      job: this.def.name,
-      ...(this.event.shard !== undefined && { shard: this.event.shard }),
-      runId: this.runId,
-      slotId: this.slot.id,
-      nowMs,
-      leaseUntilMs: untilMs,
-      lambdaRequestId: this.lambda.awsRequestId,
-      // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
-      // keys make it produce no second result); every other trigger honours the done set.
-      force: this.event.trigger === Trigger.Manual,
-    });
+    const decision = await leases
+      .claim({
+        job: this.def.name,
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        runId: this.runId,
+        slotId: this.slot.id,
+        nowMs,
+        leaseUntilMs: untilMs,
+        lambdaRequestId: this.lambda.awsRequestId,
+        // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
+        // keys make it produce no second result); every other trigger honours the done set.
+        force: this.event.trigger === Trigger.Manual,
+      })
+      .catch(async (err: unknown) => {
+        // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
+        // best effort; the error still propagates so Lambda retries the invocation.
+        if (err instanceof StoreError) {
+          this.unclaimedFailure = await this.record(Outcome.Failed, Reason.StoreError, { error: err }).catch(
+            () => undefined,
+          );
+        }
+        throw err;
+      });
     if (decision.kind === 'already-succeeded') {
       this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.AlreadySucceeded) };
@@ -172,12 +185,21 @@ export class RunSession {
     return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
   }
 
-  /** Record `succeeded` and release, remembering the slot as done. @throws StoreError */
+  /**
+   * Record `succeeded` and release, remembering the slot as done. A run whose lease lapsed or was lost
+   * before it could record throws the abort reason instead (recorded `stale` by {@link fail}). Once the
+   * success is recorded, a failed release (throttled, or the lease already taken after a lapse) does not
+   * change the outcome: the lease expires by itself and the summary stays `succeeded`, like the record.
+   * @throws StoreError when the record cannot be written; LeaseLostError / DeadlineError before it
+   */
   async succeed(): Promise<RunSummary> {
     await this.pause('before-finish');
+    this.keeper?.assertHeld();
     this.keeper?.stop();
     const summary = await this.record(Outcome.Succeeded);
-    await this.release(true);
+    await this.release(true).catch((err: unknown) => {
+      if (!(err instanceof StoreError || err instanceof LeaseLostError)) throw err;
+    });
     return summary;
   }
 
@@ -316,9 +338,9 @@ export class RunSession {
     const { results, clock } = this.deps;
     const leaseKey = Keys.lease(this.def.name, this.event.shard).pk;
     const fc = () => ({ leaseKey, runId: this.runId, fence, nowMs: clock.now() });
-    const guard = () => {
-      if (keeper.signal.aborted) throw keeper.signal.reason;
-    };
+    // Before any work or write: still holding (not aborted, lease not lapsed by our clock, deadline
+    // not reached). Checked after the pause point too: a paused run must not send a write on waking.
+    const guard = () => keeper.assertHeld();
     return {
       job: this.def.name,
       slot: this.slot,
@@ -333,10 +355,12 @@ export class RunSession {
       throwIfAborted: guard,
       fencedPut: async (tableName, key, attributes) => {
         await this.pause('before-write', key);
+        guard();
         return results.fencedPut({ tableName, key }, attributes, fc());
       },
       insertOnce: async (tableName, key, attributes) => {
         await this.pause('before-write', key);
+        guard();
         return results.insertOnce({ tableName, key }, attributes, fc());
       },
       setDetail: (name, value) => {
