@@ -10,7 +10,8 @@ import { CronfenceStack } from './stack.js';
 
 const app = new App();
 new CronfenceStack(app, 'Cronfence', {
-  description: 'cronfence: scheduled jobs with one business effect per occurrence (lease, fence, run records)',
+  description:
+    'cronfence: scheduled jobs with one business effect per occurrence (lease, fence, run records)',
   jobs,
   applicationTables: exampleTables,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

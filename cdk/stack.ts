@@ -88,7 +88,10 @@ export class CronfenceStack extends Stack {
     this.libraryTable = new LibraryTable(this, 'Library', tableOptions);
     const tables = new Map<string, SchemaTable>();
     for (const schema of props.applicationTables ?? []) {
-      tables.set(schema.defaultName, new SchemaTable(this, `Table-${schema.defaultName}`, { schema, ...tableOptions }));
+      tables.set(
+        schema.defaultName,
+        new SchemaTable(this, `Table-${schema.defaultName}`, { schema, ...tableOptions }),
+      );
     }
     this.applicationTables = tables;
     this.scheduleGroup = new ScheduleGroup(this, 'Schedules');
@@ -103,7 +106,9 @@ export class CronfenceStack extends Stack {
           tables: (job.tables ?? props.applicationTables ?? []).map((schema) => {
             const table = tables.get(schema.defaultName);
             if (!table) {
-              throw new Error(`cronfence: job "${job.definition.name}" uses table "${schema.defaultName}", not in the stack`);
+              throw new Error(
+                `cronfence: job "${job.definition.name}" uses table "${schema.defaultName}", not in the stack`,
+              );
             }
             return table;
           }),

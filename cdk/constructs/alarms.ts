@@ -12,8 +12,8 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE, MetricName, metricDimensions } from './defaults.js';
 import type { ScheduledJob } from './scheduled-job.js';
@@ -43,7 +43,11 @@ export function noSuccessWindow(periodSeconds: number): {
   capped: boolean;
 } {
   if (periodSeconds <= DAY) {
-    return { periodSeconds: Math.max(60, Math.ceil(periodSeconds / 60) * 60), evaluationPeriods: 2, capped: false };
+    return {
+      periodSeconds: Math.max(60, Math.ceil(periodSeconds / 60) * 60),
+      evaluationPeriods: 2,
+      capped: false,
+    };
   }
   const wanted = Math.ceil((2 * periodSeconds) / DAY);
   return { periodSeconds: DAY, evaluationPeriods: Math.min(wanted, WEEK / DAY), capped: wanted * DAY > WEEK };
@@ -104,7 +108,6 @@ export class CronfenceAlarms extends Construct {
       dimensionsMap: metricDimensions(job),
       statistic: 'Sum',
       period,
-      label: name,
     });
   }
 
@@ -128,7 +131,10 @@ export class CronfenceAlarms extends Construct {
   private dlqAlarm(scope: Construct, job: string, queue: IQueue): Alarm {
     return this.alarm('DeadLetters', scope, {
       alarmDescription: `cronfence job "${job}": messages in its dead-letter queue (an invocation was given up).`,
-      metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      metric: queue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      }),
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -141,7 +147,12 @@ export class CronfenceAlarms extends Construct {
     const scope = new Construct(this, `Job-${name}`);
     const alarms = [
       this.anyEvent(scope, name, MetricName.runFailed, 'a run failed'),
-      this.anyEvent(scope, name, MetricName.runStale, 'a run went stale (lost its lease or met a higher fence)'),
+      this.anyEvent(
+        scope,
+        name,
+        MetricName.runStale,
+        'a run went stale (lost its lease or met a higher fence)',
+      ),
       this.anyEvent(scope, name, MetricName.runAbandoned, 'a run was abandoned by a dead holder'),
       this.anyEvent(scope, name, MetricName.effectNeedsReview, 'an external effect needs review'),
       this.dlqAlarm(scope, name, job.deadLetterQueue),
@@ -175,7 +186,10 @@ export class CronfenceAlarms extends Construct {
       MetricName.runSkipped,
     ].map((m) => this.metric(name, m, Duration.hours(1)));
     const widgets: IWidget[] = [
-      new TextWidget({ markdown: `### ${name}\n\`${job.definition.schedule}\` ${job.definition.timeZone}`, width: 4 }),
+      new TextWidget({
+        markdown: `### ${name}\n\`${job.definition.schedule}\` ${job.definition.timeZone}`,
+        width: 4,
+      }),
       new GraphWidget({ title: `${name}: runs per hour`, left: outcomes, width: 8 }),
       new GraphWidget({
         title: `${name}: Lambda`,

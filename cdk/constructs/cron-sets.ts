@@ -20,4 +20,3 @@ export function dayMatches(fields: CronSets, day: Date): boolean {
   if ((dom === 'special' || dow === 'special') && day.getUTCDate() !== 1) return false;
   return true;
 }
-

@@ -96,6 +96,10 @@ export const SWEEPER_LIBRARY_ACTIONS = [
   'dynamodb:UpdateItem',
 ] as const;
 /** DynamoDB actions a job needs on an application table: fenced writes and insert-once results. */
-export const JOB_APPLICATION_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+export const JOB_APPLICATION_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+] as const;
 /** DynamoDB actions of a read-only operator (CLI, console role): run records and the problems index. */
 export const READ_RUNS_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const;

@@ -6,7 +6,7 @@
  */
 import { type CronSets, dayMatches } from './cron-sets.js';
 
-const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
 function offsetMinutes(format: Intl.DateTimeFormat, instantMs: number): number {
@@ -30,11 +30,11 @@ function transitions(timeZone: string, fromMs: number, toMs: number): Transition
   const format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
   const out: Transition[] = [];
   let before = offsetMinutes(format, fromMs);
-  for (let t = fromMs + HOUR_MS; t <= toMs; t += HOUR_MS) {
+  // Offsets change at most a few times a year: step a day, then bisect to the minute.
+  for (let t = fromMs + DAY_MS; t <= toMs; t += DAY_MS) {
     const after = offsetMinutes(format, t);
     if (after === before) continue;
-    // Binary search the transition instant to the minute within (t - 1h, t].
-    let lo = t - HOUR_MS;
+    let lo = t - DAY_MS;
     let hi = t;
     while (hi - lo > MINUTE_MS) {
       const mid = lo + Math.floor((hi - lo) / 2 / MINUTE_MS) * MINUTE_MS;

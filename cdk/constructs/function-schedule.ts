@@ -86,10 +86,14 @@ export class FunctionSchedule extends Construct {
     const retryAttempts = props.retryAttempts ?? DEFAULT_SCHEDULER_RETRY_ATTEMPTS;
     const maxEventAgeSeconds = (props.maxEventAge ?? DEFAULT_SCHEDULER_MAX_EVENT_AGE).toSeconds();
     if (!Number.isInteger(retryAttempts) || retryAttempts < 0 || retryAttempts > 185) {
-      throw new Error(`${this.node.path}: Scheduler retryAttempts = ${retryAttempts}: must be an integer 0-185`);
+      throw new Error(
+        `${this.node.path}: Scheduler retryAttempts = ${retryAttempts}: must be an integer 0-185`,
+      );
     }
     if (maxEventAgeSeconds < 60 || maxEventAgeSeconds > 86_400) {
-      throw new Error(`${this.node.path}: Scheduler maxEventAge = ${maxEventAgeSeconds} s: must be 60-86400 s`);
+      throw new Error(
+        `${this.node.path}: Scheduler maxEventAge = ${maxEventAgeSeconds} s: must be 60-86400 s`,
+      );
     }
     const target = new ExactLambdaTarget(props.target, this.role, {
       input: ScheduleTargetInput.fromObject(props.input),

@@ -11,8 +11,8 @@ import {
   DEFAULT_ASYNC_RETRY_ATTEMPTS,
   DEFAULT_LOG_RETENTION,
   DEFAULT_MEMORY_MB,
-  ESBUILD_TARGET,
   EnvVar,
+  ESBUILD_TARGET,
   LAMBDA_ARCHITECTURE,
   LAMBDA_RUNTIME,
   METRIC_NAMESPACE,
@@ -23,7 +23,8 @@ import {
  * ESM bundles still meet CommonJS dependencies that call `require` on Node built-ins; give them
  * one (the standard esbuild ESM-on-Lambda banner).
  */
-const ESM_REQUIRE_BANNER = "import{createRequire}from'node:module';const require=createRequire(import.meta.url);";
+const ESM_REQUIRE_BANNER =
+  "import{createRequire}from'node:module';const require=createRequire(import.meta.url);";
 
 /** Properties of {@link JobFunction}. */
 export interface JobFunctionProps {
@@ -114,5 +115,4 @@ export class JobFunction extends Construct {
       onFailure: new SqsDestination(props.deadLetterQueue),
     });
   }
-
 }

@@ -44,7 +44,8 @@ function expand(expr: string, part: string, text: string, min: number, max: numb
   for (const item of text.split(',')) {
     const [range = '', stepText] = item.split('/');
     const step = stepText === undefined ? 1 : Number(stepText);
-    if (!(step >= 1)) throw new InvalidScheduleError(expr, part, `step "${stepText}" must be a positive integer`);
+    if (!(step >= 1))
+      throw new InvalidScheduleError(expr, part, `step "${stepText}" must be a positive integer`);
     const [lo, hi] =
       range === '*' ? [min, max] : range.includes('-') ? range.split('-').map(num) : [num(range), undefined];
     const end = hi ?? (stepText === undefined ? lo : max);
@@ -67,14 +68,19 @@ function dayRule(expr: string, part: string, text: string, max: number, names?: 
  */
 export function parseExpression(expression: string): ParsedSchedule {
   const match = /^(cron|rate|at)\((.*)\)$/.exec(expression);
-  if (!match) throw new InvalidScheduleError(expression, 'expression', 'expected cron(...), rate(...) or at(...)');
+  if (!match)
+    throw new InvalidScheduleError(expression, 'expression', 'expected cron(...), rate(...) or at(...)');
   const [, kind, body = ''] = match;
   if (kind === 'rate') {
     const rate = RATE.exec(body);
     const value = Number(rate?.[1]);
     const unit = rate?.[2] ?? '';
     if (!rate || value < 1 || unit.endsWith('s') !== value > 1) {
-      throw new InvalidScheduleError(expression, 'rate', 'expected rate(1 minute|hour|day) or rate(n minutes|hours|days)');
+      throw new InvalidScheduleError(
+        expression,
+        'rate',
+        'expected rate(1 minute|hour|day) or rate(n minutes|hours|days)',
+      );
     }
     return { kind: 'rate', periodSeconds: value * (UNIT_SECONDS[unit.replace(/s$/, '')] ?? 0) };
   }
@@ -83,7 +89,8 @@ export function parseExpression(expression: string): ParsedSchedule {
     return { kind: 'at' };
   }
   const parts = body.trim().split(/\s+/);
-  if (parts.length !== 6) throw new InvalidScheduleError(expression, 'fields', `expected 6 fields, got ${parts.length}`);
+  if (parts.length !== 6)
+    throw new InvalidScheduleError(expression, 'fields', `expected 6 fields, got ${parts.length}`);
   const [min = '', hour = '', dom = '', month = '', dow = '', year = ''] = parts;
   if ((dom === '?') === (dow === '?')) {
     throw new InvalidScheduleError(expression, 'day-of-month/day-of-week', 'exactly one of them must be "?"');

@@ -5,7 +5,11 @@ import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type JobDefinition, MAX_LAMBDA_TIMEOUT_SECONDS, validateJobName } from '../../lib/core/job-definition.js';
+import {
+  type JobDefinition,
+  MAX_LAMBDA_TIMEOUT_SECONDS,
+  validateJobName,
+} from '../../lib/core/job-definition.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
@@ -59,7 +63,9 @@ export function validateJobForDeploy(definition: JobDefinition, now: Date): Retu
   }
   const timeout = definition.timeoutSeconds;
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_LAMBDA_TIMEOUT_SECONDS) {
-    fail(`timeoutSeconds = ${timeout}: must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`);
+    fail(
+      `timeoutSeconds = ${timeout}: must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`,
+    );
   }
   const lease = definition.lease?.durationSeconds;
   if (typeof lease !== 'number' || !(lease > 0)) fail(`lease.durationSeconds = ${lease}: must be > 0`);
@@ -111,7 +117,9 @@ export class ScheduledJob extends Construct {
     const { definition } = props;
     const check = validateJobForDeploy(definition, props.now ?? new Date());
     if (check.warnings.length > 0) {
-      const policy = definition.dstGap === 'skip' ? 'skipped' : 'run by the sweeper after the gap (dstGap: shift)';
+      const dstGap = definition.dstGap ?? ((check.periodSeconds ?? 0) >= 86_400 ? 'shift' : 'skip');
+      const policy =
+        dstGap === 'skip' ? 'skipped (dstGap: skip)' : 'run by the sweeper after the gap (dstGap: shift)';
       Annotations.of(this).addWarningV2(
         'cronfence:dst',
         `job "${definition.name}": ${definition.schedule} in ${check.timeZone} meets DST transitions ` +
