@@ -1,0 +1,146 @@
+import type { CronFields } from './cron-fields.js';
+
+/**
+ * Wall-clock arithmetic without a zone. A "naive" time is a local wall time encoded as if it
+ * were UTC (`Date.UTC(year, month - 1, day, hour, minute)`), so adding days or formatting never
+ * touches the process time zone or DST. Only `zone.ts` turns naive times into instants.
+ */
+
+/** A local calendar date. `month` is 1–12. */
+export interface LocalDate {
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+}
+
+/** One day, in milliseconds. */
+export const DAY_MS = 86_400_000;
+/** One minute, in milliseconds. */
+export const MINUTE_MS = 60_000;
+
+/** Days in a month (1–12) of a proleptic Gregorian year. */
+export function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** Naive milliseconds of a local date at `hour:minute` (wall time encoded as UTC). */
+export function naiveMs(date: LocalDate, hour = 0, minute = 0): number {
+  return Date.UTC(date.year, date.month - 1, date.day, hour, minute);
+}
+
+/** The local date a naive time falls on. */
+export function naiveDate(naive: number): LocalDate {
+  const d = new Date(naive);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
+
+/** `yyyy-MM-ddTHH:mm` of a naive time. */
+export function formatNaiveMinute(naive: number): string {
+  return new Date(naive).toISOString().slice(0, 16);
+}
+
+/** `yyyy-MM-dd` of a naive time. */
+export function formatNaiveDate(naive: number): string {
+  return new Date(naive).toISOString().slice(0, 10);
+}
+
+/** Parse `yyyy-MM-ddTHH:mm` (optionally `:ss`) into naive milliseconds; `undefined` if malformed or not a real date. */
+export function parseNaive(text: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second = 0] = m.slice(1).map((v) => Number(v ?? 0)) as number[];
+  if (year === undefined || month === undefined || day === undefined) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if ((hour ?? 0) > 23 || (minute ?? 0) > 59 || second > 59) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second);
+}
+
+/** Day of week as Scheduler numbers it: 1 = SUN … 7 = SAT. */
+export function schedulerWeekday(year: number, month: number, day: number): number {
+  return new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 1;
+}
+
+function isWeekend(weekday: number): boolean {
+  return weekday === 1 || weekday === 7;
+}
+
+/** The weekday (Mon–Fri) nearest `target` within the same month (Quartz `W`); `undefined` if the month is shorter. */
+function nearestWeekday(year: number, month: number, target: number): number | undefined {
+  const last = daysInMonth(year, month);
+  if (target > last) return undefined;
+  const weekday = schedulerWeekday(year, month, target);
+  if (weekday === 7) return target === 1 ? 3 : target - 1;
+  if (weekday === 1) return target === last ? target - 2 : target + 1;
+  return target;
+}
+
+/** Whether a local date satisfies the cron's day-of-month and day-of-week fields (not month/year). */
+export function matchesDay(fields: CronFields, year: number, month: number, day: number): boolean {
+  const last = daysInMonth(year, month);
+  const dom = fields.daysOfMonth;
+  switch (dom.kind) {
+    case 'days':
+      return dom.days.includes(day);
+    case 'last':
+      return day === last;
+    case 'last-weekday': {
+      let d = last;
+      while (isWeekend(schedulerWeekday(year, month, d))) d--;
+      return day === d;
+    }
+    case 'nearest-weekday':
+      return nearestWeekday(year, month, dom.day) === day;
+    case 'any':
+      break;
+  }
+  const dow = fields.daysOfWeek;
+  const weekday = schedulerWeekday(year, month, day);
+  switch (dow.kind) {
+    case 'days':
+      return dow.days.includes(weekday);
+    case 'last-of-month':
+      return weekday === dow.day && day + 7 > last;
+    case 'nth-of-month':
+      return weekday === dow.day && Math.ceil(day / 7) === dow.nth;
+    case 'any':
+      return true;
+  }
+}
+
+/**
+ * The local dates in `[from, to]` (inclusive) that the cron's year, month and day fields allow,
+ * ascending. Jumps by field: years and months the cron excludes are never visited day by day.
+ */
+export function* matchingDates(fields: CronFields, from: LocalDate, to: LocalDate): Generator<LocalDate> {
+  const fromKey = naiveMs(from);
+  const toKey = naiveMs(to);
+  for (const year of fields.years) {
+    if (year < from.year) continue;
+    if (year > to.year) return;
+    for (const month of fields.months) {
+      if (Date.UTC(year, month, 1) <= fromKey) continue;
+      if (Date.UTC(year, month - 1, 1) > toKey) return;
+      const last = daysInMonth(year, month);
+      for (let day = 1; day <= last; day++) {
+        const key = Date.UTC(year, month - 1, day);
+        if (key < fromKey) continue;
+        if (key > toKey) return;
+        if (matchesDay(fields, year, month, day)) yield { year, month, day };
+      }
+    }
+  }
+}
+
+/** Whether a naive local time (minute precision) satisfies every cron field. */
+export function matchesCron(fields: CronFields, naive: number): boolean {
+  const d = new Date(naive);
+  const year = d.getUTCFullYear();
+  const month = d.getUTCMonth() + 1;
+  return (
+    fields.minutes.includes(d.getUTCMinutes()) &&
+    fields.hours.includes(d.getUTCHours()) &&
+    fields.years.includes(year) &&
+    fields.months.includes(month) &&
+    matchesDay(fields, year, month, d.getUTCDate())
+  );
+}

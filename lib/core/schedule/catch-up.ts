@@ -1,0 +1,95 @@
+import { Reason } from '../outcomes.js';
+import { compareSlots } from './enumerate.js';
+import type { Slot } from './slot.js';
+
+/** Catch-up policy for missed slots: none, only the most recent, or all (capped per sweep). */
+export type CatchUpMode = 'none' | 'latest' | 'all';
+
+/** Why the sweeper did not re-trigger a missing slot. */
+export const CatchUpSkipReason = {
+  /** More missing slots than `maxSlotsPerSweep`; a later sweep may take it. */
+  CatchUpLimit: Reason.CatchUpLimit,
+  /** `latest` mode: a newer slot is (or will be) run instead. */
+  Superseded: 'superseded',
+} as const;
+/** Union of {@link CatchUpSkipReason} values. */
+export type CatchUpSkipReason = (typeof CatchUpSkipReason)[keyof typeof CatchUpSkipReason];
+
+/** Input of {@link planCatchUp}. */
+export interface CatchUpInput {
+  /** The job's expected slots in the sweep window (from `enumerateSlots`), any order. */
+  readonly expected: readonly Slot[];
+  /** Ids of slots that already succeeded (lease done set ∪ succeeded run records). */
+  readonly succeededIds: ReadonlySet<string>;
+  readonly mode: CatchUpMode;
+  /** At most this many missed (non-shifted) slots are triggered per sweep; must be ≥ 1. */
+  readonly maxSlotsPerSweep: number;
+}
+
+/** What one sweep does for one job. */
+export interface CatchUpPlan {
+  /** Slots to invoke now with trigger `catch-up`, oldest first. */
+  readonly trigger: readonly Slot[];
+  /** Missing slots deliberately not invoked, each to be recorded with its reason. */
+  readonly skipped: readonly { readonly slot: Slot; readonly reason: CatchUpSkipReason }[];
+  /** Missing slots left alone because the mode is `none` (log them; no run record). */
+  readonly ignored: readonly Slot[];
+}
+
+/**
+ * Decide which missing slots a sweep re-triggers (pure).
+ * - Shifted slots (`dstGap: 'shift'`, the local time fell in a DST gap) are the schedule's own
+ *   runs that Scheduler can never deliver: always triggered, whatever the mode, outside the cap.
+ * - `none`: other missing slots are `ignored`.
+ * - `latest`: only the newest expected slot is triggered if missing; older missing ones are `superseded`.
+ * - `all`: missing slots oldest first, at most `maxSlotsPerSweep`; the rest `catch-up-limit`
+ *   (oldest first, so later sweeps make progress).
+ * @example
+ * planCatchUp({ expected, succeededIds: new Set(['2026-03-28T02:30']), mode: 'all', maxSlotsPerSweep: 2 });
+ */
+export function planCatchUp(input: CatchUpInput): CatchUpPlan {
+  const seen = new Set<string>();
+  const ordered = [...input.expected].sort(compareSlots).filter((slot) => {
+    if (seen.has(slot.id)) return false;
+    seen.add(slot.id);
+    return true;
+  });
+  const trigger: Slot[] = [];
+  const skipped: { slot: Slot; reason: CatchUpSkipReason }[] = [];
+  const ignored: Slot[] = [];
+  const regular = ordered.filter((slot) => !slot.shifted);
+  const newestId = regular[regular.length - 1]?.id;
+  let budget = Math.max(0, Math.floor(input.maxSlotsPerSweep));
+  for (const slot of ordered) {
+    if (input.succeededIds.has(slot.id)) continue;
+    if (slot.shifted) {
+      trigger.push(slot);
+    } else if (input.mode === 'none') {
+      ignored.push(slot);
+    } else if (input.mode === 'latest' && slot.id !== newestId) {
+      skipped.push({ slot, reason: CatchUpSkipReason.Superseded });
+    } else if (budget > 0) {
+      trigger.push(slot);
+      budget--;
+    } else {
+      skipped.push({ slot, reason: CatchUpSkipReason.CatchUpLimit });
+    }
+  }
+  return { trigger, skipped, ignored };
+}
+
+/**
+ * The interval a sweep examines: **(nowMs − windowHours, nowMs − graceMs]**, for `enumerateSlots`.
+ * The grace keeps the sweeper away from slots Scheduler and Lambda may still be delivering
+ * (Scheduler's 60-second precision, a flexible window, Lambda's async retries).
+ * @param nowMs the sweep's clock, epoch ms.
+ * @param windowHours how far back to look, hours.
+ * @param graceMs how recent a slot may be and still be left alone, ms. @default 600_000 (10 min)
+ */
+export function sweepWindow(
+  nowMs: number,
+  windowHours: number,
+  graceMs = 600_000,
+): { fromMs: number; toMs: number } {
+  return { fromMs: nowMs - windowHours * 3_600_000, toMs: nowMs - graceMs };
+}
