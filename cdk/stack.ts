@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
 import type { JobDefinition } from '../lib/core/job-definition.js';
@@ -8,7 +10,7 @@ import { CronfenceAlarms } from './constructs/alarms.js';
 import { LibraryTable } from './constructs/library-table.js';
 import { ScheduledJob } from './constructs/scheduled-job.js';
 import { SchemaTable } from './constructs/schema-table.js';
-import { SWEEPER_NAME, Sweeper } from './constructs/sweeper.js';
+import { DEFAULT_SWEEPER_ENTRY, SWEEPER_NAME, Sweeper } from './constructs/sweeper.js';
 
 /** One job of the app: its definition and the handler file that exports it. */
 export interface JobEntry {
@@ -26,7 +28,11 @@ export interface CronfenceStackProps extends StackProps {
   readonly jobs: readonly JobEntry[];
   /** Application (business) tables, created from their schemas. @default [] */
   readonly applicationTables?: readonly TableSchema[];
-  /** The sweeper's handler file, relative to the repository root. @default 'functions/sweeper.ts' */
+  /**
+   * The sweeper's handler file, relative to the repository root. When left at the default and the
+   * file does not exist, the stack has no sweeper and synth warns.
+   * @default 'functions/sweeper.ts'
+   */
   readonly sweeperEntry?: string;
   /** The sweeper's schedule (UTC). @default 'rate(15 minutes)' */
   readonly sweepSchedule?: string;
@@ -74,8 +80,8 @@ export class CronfenceStack extends Stack {
   public readonly scheduleGroup: ScheduleGroup;
   /** The jobs, in the order given. */
   public readonly jobs: readonly ScheduledJob[];
-  /** The sweeper. */
-  public readonly sweeper: Sweeper;
+  /** The sweeper (`undefined` only while the app has no sweeper handler, with a synth warning). */
+  public readonly sweeper: Sweeper | undefined;
   /** Alarms, SNS topic and dashboard. */
   public readonly alarms: CronfenceAlarms;
 
@@ -115,15 +121,27 @@ export class CronfenceStack extends Stack {
           ...(props.now ? { now: props.now } : {}),
         }),
     );
-    this.sweeper = new Sweeper(this, 'Sweeper', {
-      projectRoot,
-      libraryTable: this.libraryTable,
+    const sweeperEntry = props.sweeperEntry ?? DEFAULT_SWEEPER_ENTRY;
+    if (props.sweeperEntry === undefined && !existsSync(join(projectRoot, sweeperEntry))) {
+      Annotations.of(this).addWarningV2(
+        'cronfence:no-sweeper',
+        `no sweeper handler at ${sweeperEntry}: missed runs (DST gaps, dropped deliveries) will not be caught up`,
+      );
+      this.sweeper = undefined;
+    } else {
+      this.sweeper = new Sweeper(this, 'Sweeper', {
+        projectRoot,
+        entry: sweeperEntry,
+        libraryTable: this.libraryTable,
+        jobs: this.jobs,
+        scheduleGroup: this.scheduleGroup,
+        ...(props.sweepSchedule ? { schedule: props.sweepSchedule } : {}),
+      });
+    }
+    this.alarms = new CronfenceAlarms(this, 'Alarms', {
       jobs: this.jobs,
-      scheduleGroup: this.scheduleGroup,
-      ...(props.sweeperEntry ? { entry: props.sweeperEntry } : {}),
-      ...(props.sweepSchedule ? { schedule: props.sweepSchedule } : {}),
+      ...(this.sweeper ? { sweeper: this.sweeper } : {}),
     });
-    this.alarms = new CronfenceAlarms(this, 'Alarms', { jobs: this.jobs, sweeper: this.sweeper });
     new CfnOutput(this, 'LibraryTableName', { value: this.libraryTable.table.tableName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: this.alarms.dashboard.dashboardName });

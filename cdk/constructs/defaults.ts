@@ -42,7 +42,10 @@ export const DEFAULT_SWEEPER_TIMEOUT_SECONDS = 120;
  * own variable (`CRONFENCE_TABLE`) and each application table's come from their `TableSchema.envVar`.
  */
 export const EnvVar = {
-  /** Sweeper only: JSON array `[{ "name": "<job>", "functionArn": "<arn>" }, ...]` of the jobs it may re-trigger. */
+  /**
+   * Sweeper only: JSON array `[{ "name": "<job>", "functionArn": "<arn>", "startMs"?: <epoch ms> }]` of
+   * the jobs it may re-trigger (`startMs` only for jobs with a pinned Scheduler start, i.e. rate jobs).
+   */
   sweeperJobs: 'CRONFENCE_JOBS',
   /** Powertools metrics namespace; set to {@link METRIC_NAMESPACE}. */
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',

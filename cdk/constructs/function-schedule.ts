@@ -35,6 +35,8 @@ export interface FunctionScheduleProps {
   readonly retryAttempts?: number;
   /** How long Scheduler retries a hand-off (60 s – 24 h). @default Duration.hours(24) */
   readonly maxEventAge?: Duration;
+  /** Scheduler StartDate. @default - none (starts at creation) */
+  readonly start?: Date;
   /** Description shown in the console. @default - none */
   readonly description?: string;
 }
@@ -110,6 +112,7 @@ export class FunctionSchedule extends Construct {
       timeWindow: TimeWindow.off(),
       target,
       ...(props.description ? { description: props.description } : {}),
+      ...(props.start ? { start: props.start } : {}),
     });
   }
 }

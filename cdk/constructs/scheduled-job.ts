@@ -43,6 +43,12 @@ export interface ScheduledJobProps {
   readonly schedulerRetryAttempts?: number;
   /** Scheduler maximum event age. @default Duration.hours(24) */
   readonly schedulerMaxEventAge?: Duration;
+  /**
+   * When the schedule starts (Scheduler's StartDate). Rate schedules count their slots from it, so
+   * pin it for rate jobs; it is passed to the sweeper as `startMs`.
+   * @default - none (Scheduler starts counting at creation)
+   */
+  readonly start?: Date;
   /** The instant DST warnings are computed from (the next three years). @default - synth time */
   readonly now?: Date;
 }
@@ -76,7 +82,7 @@ export function validateJobForDeploy(definition: JobDefinition, now: Date): Retu
     );
   }
   try {
-    return checkSchedule(definition.schedule, definition.timeZone, now.getTime());
+    return checkSchedule(definition, now.getTime());
   } catch (error) {
     return fail((error as Error).message, error);
   }
@@ -107,6 +113,8 @@ export class ScheduledJob extends Construct {
   public readonly logGroup: LogGroup;
   /** Dead letters from Scheduler (hand-off failed) and from Lambda (retries exhausted). */
   public readonly deadLetterQueue: Queue;
+  /** Scheduler StartDate, epoch ms, when pinned (rate jobs' slots count from it). */
+  public readonly startMs: number | undefined;
   /** The EventBridge Scheduler schedule. */
   public readonly schedule: Schedule;
   /** The role Scheduler assumes; it may invoke only this job's function. */
@@ -116,18 +124,34 @@ export class ScheduledJob extends Construct {
     super(scope, id);
     const { definition } = props;
     const check = validateJobForDeploy(definition, props.now ?? new Date());
-    if (check.warnings.length > 0) {
-      const dstGap = definition.dstGap ?? ((check.periodSeconds ?? 0) >= 86_400 ? 'shift' : 'skip');
+    if (check.dstWarnings.length > 0) {
       const policy =
-        dstGap === 'skip' ? 'skipped (dstGap: skip)' : 'run by the sweeper after the gap (dstGap: shift)';
+        check.dstGap === 'skip'
+          ? 'skipped (dstGap: skip)'
+          : 'run by the sweeper after the gap (dstGap: shift)';
+      const dates = check.dstWarnings.map(
+        (w) =>
+          `${w.date} ${w.localTimes.join(', ')} ${w.kind === 'nonexistent' ? 'does not exist (Scheduler skips it)' : 'occurs twice (Scheduler runs it once)'}`,
+      );
       Annotations.of(this).addWarningV2(
         'cronfence:dst',
-        `job "${definition.name}": ${definition.schedule} in ${check.timeZone} meets DST transitions ` +
-          `(gap occurrences are ${policy}): ${check.warnings.join('; ')}`,
+        `job "${definition.name}": ${definition.schedule} in ${definition.timeZone} meets DST transitions; ` +
+          `occurrences in a gap are ${policy}: ${dates.join('; ')}`,
+      );
+    }
+    for (const warning of check.warnings) {
+      Annotations.of(this).addWarningV2('cronfence:schedule', `job "${definition.name}": ${warning}`);
+    }
+    if (check.expression.kind === 'rate' && props.start === undefined) {
+      Annotations.of(this).addWarningV2(
+        'cronfence:rate-start',
+        `job "${definition.name}": ${definition.schedule} has no pinned start; Scheduler counts from creation, ` +
+          'so the sweeper cannot know its slots. Set the ScheduledJob `start` prop.',
       );
     }
     this.definition = definition;
     this.periodSeconds = check.periodSeconds;
+    this.startMs = props.start?.getTime();
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
     const tables = props.tables ?? [];
     const fn = new JobFunction(this, 'Handler', {
@@ -135,7 +159,7 @@ export class ScheduledJob extends Construct {
       projectRoot: props.projectRoot,
       timeoutSeconds: definition.timeoutSeconds,
       deadLetterQueue: this.deadLetterQueue,
-      description: `cronfence job ${definition.name}: ${definition.schedule} ${check.timeZone}`,
+      description: `cronfence job ${definition.name}: ${definition.schedule} ${definition.timeZone}`,
       environment: Object.assign(
         { ...props.libraryTable.environment },
         ...tables.map((t) => ({ [t.schema.envVar]: t.tableName })),
@@ -155,7 +179,7 @@ export class ScheduledJob extends Construct {
       scheduleName: definition.name,
       group: props.scheduleGroup,
       expression: definition.schedule,
-      timeZone: check.timeZone,
+      timeZone: definition.timeZone,
       input: {
         job: definition.name,
         scheduledTime: ContextAttribute.scheduledTime,
@@ -165,6 +189,7 @@ export class ScheduledJob extends Construct {
       },
       deadLetterQueue: this.deadLetterQueue,
       description: `cronfence job ${definition.name}`,
+      ...(props.start ? { start: props.start } : {}),
       ...(props.schedulerRetryAttempts === undefined ? {} : { retryAttempts: props.schedulerRetryAttempts }),
       ...(props.schedulerMaxEventAge ? { maxEventAge: props.schedulerMaxEventAge } : {}),
     });

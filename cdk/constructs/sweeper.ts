@@ -6,16 +6,19 @@ import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-li
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { validateTimeZone } from '../../lib/core/job-definition.js';
+import { parseScheduleExpression } from '../../lib/core/schedule/expression.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_SWEEP_SCHEDULE, DEFAULT_SWEEPER_TIMEOUT_SECONDS, EnvVar } from './defaults.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
 import type { LibraryTable } from './library-table.js';
-import { parseExpression } from './schedule-check.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
 /** Name of the sweeper's schedule, and the `job` field of its Input. */
 export const SWEEPER_NAME = 'cronfence-sweeper';
+
+/** Where the example app keeps the sweeper handler. */
+export const DEFAULT_SWEEPER_ENTRY = 'functions/sweeper.ts';
 
 /** Properties of {@link Sweeper}. */
 export interface SweeperProps {
@@ -44,7 +47,7 @@ export interface SweeperProps {
  * functions — nothing else.
  *
  * Environment: `CRONFENCE_TABLE` (library table) and `CRONFENCE_JOBS`, a JSON array
- * `[{"name":"<job>","functionArn":"<arn>"}]`. Its Input is the Scheduler payload with
+ * `[{"name":"<job>","functionArn":"<arn>","startMs"?:<epoch ms, rate jobs with a pinned start>}]`. Its Input is the Scheduler payload with
  * `job` = {@link SWEEPER_NAME}.
  */
 export class Sweeper extends Construct {
@@ -63,7 +66,7 @@ export class Sweeper extends Construct {
     super(scope, id);
     const expression = props.schedule ?? DEFAULT_SWEEP_SCHEDULE;
     try {
-      parseExpression(expression);
+      parseScheduleExpression(expression);
     } catch (error) {
       throw new Error(`cronfence: sweeper schedule: ${(error as Error).message}`, { cause: error });
     }
@@ -71,9 +74,10 @@ export class Sweeper extends Construct {
     const jobList = props.jobs.map((job) => ({
       name: job.definition.name,
       functionArn: job.function.functionArn,
+      ...(job.startMs === undefined ? {} : { startMs: job.startMs }),
     }));
     const fn = new JobFunction(this, 'Handler', {
-      entry: props.entry ?? 'functions/sweeper.ts',
+      entry: props.entry ?? DEFAULT_SWEEPER_ENTRY,
       projectRoot: props.projectRoot,
       timeoutSeconds: props.timeoutSeconds ?? DEFAULT_SWEEPER_TIMEOUT_SECONDS,
       deadLetterQueue: this.deadLetterQueue,

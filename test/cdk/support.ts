@@ -2,17 +2,22 @@
  * Synthesis helpers for the cdk test project. Bundling makes synth the slow part, so each test
  * file synthesizes once (beforeAll) and asserts on the result.
  */
+
+import { existsSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CronfenceStack, type CronfenceStackProps } from '../../cdk/stack.js';
-import { FIXTURE_SWEEPER, fixtureJobs, fixtureTables } from './fixtures/jobs.js';
+import { jobs } from '../../functions/index.js';
+import { exampleTables } from '../../functions/tables.js';
+import { FIXTURE_SWEEPER } from './fixtures/jobs.js';
 
 /** Reference instant for DST warnings, so the named dates do not move with the calendar. */
 export const NOW = new Date('2026-01-15T00:00:00Z');
 
-/** The props the example app passes (the fixtures until functions/index.ts lands in main). */
+/** The props cdk/app.ts passes: the example jobs and tables (a fixture sweeper until functions/sweeper.ts exists). */
 export function exampleProps(): CronfenceStackProps {
-  return { jobs: fixtureJobs, applicationTables: fixtureTables, sweeperEntry: FIXTURE_SWEEPER, now: NOW };
+  const sweeper = existsSync('functions/sweeper.ts') ? {} : { sweeperEntry: FIXTURE_SWEEPER };
+  return { jobs, applicationTables: exampleTables, ...sweeper, now: NOW };
 }
 
 /** A synthesized stack with its app and template. */

@@ -19,7 +19,11 @@ describe('synth fails with a clear message', () => {
       /job "bad": invalid schedule "cron\(30 2 \* \* \?\)": fields/,
     ],
     ['a cron with both day fields set', { schedule: 'cron(0 6 1 * MON *)' }, /day-of-month\/day-of-week/],
-    ['an hour out of range', { schedule: 'cron(0 24 * * ? *)' }, /hours: "24" is not in 0-23/],
+    [
+      'an hour out of range',
+      { schedule: 'cron(0 24 * * ? *)' },
+      /invalid schedule "cron\(0 24 \* \* \? \*\)": hours: 24 is outside 0-23/,
+    ],
     ['rate(0 minutes)', { schedule: 'rate(0 minutes)' }, /invalid schedule "rate\(0 minutes\)"/],
     ['rate(1 minutes)', { schedule: 'rate(1 minutes)' }, /invalid schedule "rate\(1 minutes\)"/],
     [
@@ -88,8 +92,8 @@ describe('synth warns about DST', () => {
     );
     expect(warnings).toHaveLength(1);
     const text = String(warnings[0]?.entry.data);
-    expect(text).toContain('2026-03-29 02:30 does not exist (DST gap: Scheduler skips it)');
-    expect(text).toContain('2026-10-25 02:30 occurs twice (DST overlap: Scheduler fires it once)');
+    expect(text).toContain('2026-03-29 02:30 does not exist (Scheduler skips it)');
+    expect(text).toContain('2026-10-25 02:30 occurs twice (Scheduler runs it once)');
     expect(text).toContain('2028-03-26 02:30 does not exist');
     expect(text).toContain('dstGap: shift');
   });
