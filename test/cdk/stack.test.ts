@@ -1,6 +1,8 @@
 /** cdk: the example stack, synthesized once, asserting the properties cronfence owns. */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -35,6 +37,14 @@ beforeAll(() => {
 function sweeper(): Sweeper {
   if (!synth.stack.sweeper) throw new Error('the example stack has no sweeper');
   return synth.stack.sweeper;
+}
+
+/** The cloud-assembly directory holding a function's bundled asset. */
+function assetDir(owner: { function: IConstruct }): string {
+  const code = synth.stack.resolve((owner.function.node.defaultChild as CfnFunction).code) as {
+    s3Key: string;
+  };
+  return join(synth.app.synth().directory, `asset.${code.s3Key.replace(/\.zip$/, '')}`);
 }
 
 /** The logical id of a construct's CloudFormation resource. */
@@ -291,13 +301,8 @@ describe('observability', () => {
 
 describe('the bundled assets', () => {
   it('are minified ESM (index.mjs exporting handler) with a source map, built by local esbuild', () => {
-    const assembly = synth.app.synth();
     for (const job of [...synth.stack.jobs, sweeper()]) {
-      const code = synth.stack.resolve((job.function.node.defaultChild as CfnFunction).code) as {
-        s3Key: string;
-      };
-      const hash = code.s3Key.replace(/\.zip$/, '');
-      const dir = join(assembly.directory, `asset.${hash}`);
+      const dir = assetDir(job);
       expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
       const source = readFileSync(join(dir, 'index.mjs'), 'utf8');
       expect(source).toMatch(/^import\{createRequire\}from'node:module'/);
@@ -308,4 +313,19 @@ describe('the bundled assets', () => {
       if (source.length > 10_000) expect(source.length / source.split('\n').length).toBeGreaterThan(1000);
     }
   });
+
+  it.each(['daily-report', 'merchant-settlement'])(
+    'load as ESM on this Node and export the %s handler',
+    (name) => {
+      const job = synth.stack.jobs.find((j) => j.definition.name === name);
+      if (!job) throw new Error(`no job ${name}`);
+      const file = join(assetDir(job), 'index.mjs');
+      const script = `const m = await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(typeof m.handler, m.handler.job?.name);`;
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        env: { PATH: process.env.PATH, CRONFENCE_TABLE: 'cronfence', AWS_REGION: 'eu-central-1' },
+        encoding: 'utf8',
+      });
+      expect(out.trim()).toBe(`function ${name}`);
+    },
+  );
 });
