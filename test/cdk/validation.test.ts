@@ -118,3 +118,33 @@ describe('synth warns about DST', () => {
     expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('DST'))).toHaveLength(0);
   });
 });
+
+describe('synth warns about schedules the alarms or the sweeper cannot fully follow', () => {
+  const warningsOf = (entry: JobEntry) =>
+    Annotations.fromStack(synthesize(props(entry)).stack)
+      .findWarning('*', Match.anyValue())
+      .map((w) => String(w.entry.data));
+
+  it('a weekly job: the no-success alarm looks back 7 days, not two periods', () => {
+    const warnings = warningsOf(
+      job({ name: 'weekly', schedule: 'cron(0 12 ? * SUN *)', timeZone: 'Europe/Berlin' }),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/job "weekly": its period is 604800 s; .* looks back 7 days/),
+    );
+  });
+
+  it('a rate job without a pinned start: the sweeper cannot know its slots', () => {
+    const warnings = warningsOf(job({ name: 'every5', schedule: 'rate(5 minutes)' }));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/job "every5": rate\(5 minutes\) has no pinned start/),
+    );
+  });
+
+  it('a one-time at() already in the past: it will never fire', () => {
+    const warnings = warningsOf(job({ name: 'once', schedule: 'at(2020-01-01T00:00:00)' }));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/job "once": .*at\(\) is in the past .* never fire again/),
+    );
+  });
+});
