@@ -20,6 +20,8 @@ export interface JobEntry {
   readonly entry: string;
   /** Application tables the job writes. @default - every application table of the stack */
   readonly tables?: readonly TableSchema[];
+  /** Scheduler StartDate; pin it for rate jobs so the sweeper can count their slots. @default - none */
+  readonly start?: Date;
 }
 
 /** Properties of {@link CronfenceStack}. */
@@ -118,6 +120,7 @@ export class CronfenceStack extends Stack {
             }
             return table;
           }),
+          ...(job.start ? { start: job.start } : {}),
           ...(props.now ? { now: props.now } : {}),
         }),
     );
