@@ -72,12 +72,15 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
   if (!(toMs > fromMs))
     throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
   let local: DynamoDbLocal | undefined;
+  let stopping = false;
   const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping) return; // a second Ctrl-C (or the wrapper forwarding it) must not skip the clean-up
+    stopping = true;
     print(`\n${sig}: stopping DynamoDB Local`);
     void (local?.stop() ?? Promise.resolve()).then(() => process.exit(130));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     let endpoint = process.env.DYNAMODB_ENDPOINT;
     if (!endpoint) {
