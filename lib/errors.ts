@@ -74,7 +74,10 @@ export class InvalidJobDefinitionError extends CronfenceError {
   readonly field: string;
   readonly value: unknown;
   constructor(field: string, value: unknown, problem: string) {
-    super(ErrorCode.InvalidJobDefinition, `invalid job definition: "${field}" = ${showValue(value)}: ${problem}`);
+    super(
+      ErrorCode.InvalidJobDefinition,
+      `invalid job definition: "${field}" = ${showValue(value)}: ${problem}`,
+    );
     this.field = field;
     this.value = value;
   }
@@ -121,7 +124,10 @@ export class StaleFenceError extends CronfenceError {
   readonly storedFence: number | undefined;
   readonly item: Record<string, unknown> | undefined;
   constructor(key: string, fence: number, storedFence: number | undefined, item?: Record<string, unknown>) {
-    super(ErrorCode.StaleFence, `stale fence for ${key}: wrote with fence ${fence}, stored fence is ${storedFence}`);
+    super(
+      ErrorCode.StaleFence,
+      `stale fence for ${key}: wrote with fence ${fence}, stored fence is ${storedFence}`,
+    );
     this.fence = fence;
     this.storedFence = storedFence;
     this.item = item;

@@ -73,7 +73,11 @@ export function validateJobName(name: unknown): string {
  */
 export function validateTimeZone(timeZone: unknown, field = 'timeZone'): string {
   if (typeof timeZone !== 'string' || timeZone.length === 0 || /^[+-]\d/.test(timeZone)) {
-    throw new InvalidJobDefinitionError(field, timeZone, 'must be an IANA time zone name such as "Europe/Berlin"');
+    throw new InvalidJobDefinitionError(
+      field,
+      timeZone,
+      'must be an IANA time zone name such as "Europe/Berlin"',
+    );
   }
   try {
     new Intl.DateTimeFormat('en-US', { timeZone }).format(0);
@@ -81,7 +85,11 @@ export function validateTimeZone(timeZone: unknown, field = 'timeZone'): string 
     throw new InvalidJobDefinitionError(field, timeZone, 'is not an IANA time zone known to this runtime');
   }
   if (timeZone !== 'UTC' && !timeZone.includes('/')) {
-    throw new InvalidJobDefinitionError(field, timeZone, 'must be an IANA zone name (Area/City), not an abbreviation');
+    throw new InvalidJobDefinitionError(
+      field,
+      timeZone,
+      'must be an IANA zone name (Area/City), not an abbreviation',
+    );
   }
   return timeZone;
 }

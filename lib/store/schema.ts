@@ -103,7 +103,10 @@ export function createTableInput(schema: TableSchema, tableName: string): Create
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
     KeySchema,
-    AttributeDefinitions: [...attrs].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType })),
+    AttributeDefinitions: [...attrs].map(([AttributeName, AttributeType]) => ({
+      AttributeName,
+      AttributeType,
+    })),
     ...(GlobalSecondaryIndexes?.length ? { GlobalSecondaryIndexes } : {}),
   };
 }

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+/**
+ * The `cronfence` CLI, on commander (a maintained, typed argument parser with help and errors built in).
+ * Each subcommand registers itself from lib/cli.
+ */
+import { Command } from 'commander';
+import { exampleApp } from '../functions/example-app.js';
+import { registerStart } from '../lib/cli/start.js';
+
+const program = new Command('cronfence')
+  .description('One business effect per scheduled occurrence, on AWS.')
+  .showHelpAfterError()
+  .exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  });
+
+registerStart(program, exampleApp);
+
+program.parseAsync().catch((err: Error) => {
+  console.error(`cronfence: ${err.message}`);
+  process.exitCode = 2;
+});

@@ -1,0 +1,35 @@
+/**
+ * Example job: every day at 02:30 Europe/Berlin, build the report for the slot's local date and store
+ * it with a fenced write (a paused old holder cannot overwrite a newer holder's report).
+ */
+import { defineJob } from '../lib/index.js';
+import { MERCHANTS } from './merchants.js';
+import { reportsTable, tableName } from './tables.js';
+
+export const handler = defineJob({
+  name: 'daily-report',
+  schedule: 'cron(30 2 * * ? *)',
+  timeZone: 'Europe/Berlin',
+  lease: { durationSeconds: 60 },
+  timeoutSeconds: 120,
+  run: async (ctx) => {
+    const lines = MERCHANTS.map(
+      (m) => `${m.merchantId} ${m.name}: ${m.currency} ${(m.dailyVolumeCents / 100).toFixed(2)}`,
+    );
+    ctx.throwIfAborted();
+    await ctx.fencedPut(
+      tableName(reportsTable),
+      { reportDate: ctx.businessDate },
+      {
+        title: `Daily report ${ctx.businessDate}`,
+        slot: ctx.slot.id,
+        merchantCount: MERCHANTS.length,
+        lines,
+      },
+    );
+    ctx.setDetail('reportDate', ctx.businessDate);
+  },
+});
+
+/** The job definition (read by the CDK app). */
+export const job = handler.job;

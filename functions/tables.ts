@@ -1,0 +1,28 @@
+/**
+ * The example application's business tables (not cronfence's): created by `npm start` and the
+ * CDK app from these schemas.
+ */
+import type { TableSchema } from '../lib/index.js';
+
+/** Daily reports, one per local report date (protected item, written with a fenced write). */
+export const reportsTable: TableSchema = {
+  defaultName: 'cronfence-example-reports',
+  envVar: 'REPORTS_TABLE',
+  partitionKey: { name: 'reportDate', type: 'S' },
+};
+
+/** Settlements, one insert-once row per merchant and settlement date. */
+export const settlementsTable: TableSchema = {
+  defaultName: 'cronfence-example-settlements',
+  envVar: 'SETTLEMENTS_TABLE',
+  partitionKey: { name: 'merchantId', type: 'S' },
+  sortKey: { name: 'settlementDate', type: 'S' },
+};
+
+/** Every example table. */
+export const exampleTables: readonly TableSchema[] = [reportsTable, settlementsTable];
+
+/** Physical name of a table: its env var (set by CDK / the emulator) or its default name. */
+export function tableName(schema: TableSchema): string {
+  return process.env[schema.envVar] ?? schema.defaultName;
+}

@@ -1,0 +1,157 @@
+/**
+ * Parsing of invocation payloads: the Input template EventBridge Scheduler sends (see
+ * {@link SCHEDULER_INPUT_TEMPLATE}) and the manual / catch-up forms the CLI and the sweeper send.
+ * Validated with valibot (small, tree-shakable: keeps the Lambda bundle near the bare baseline).
+ */
+import * as v from 'valibot';
+import { InvalidEventError } from '../errors.js';
+import { Trigger } from './outcomes.js';
+
+/**
+ * The target Input a cronfence schedule carries. Scheduler substitutes the context attributes
+ * (AWS docs: "Adding context attributes to your target"): `scheduled-time` is the occurrence it
+ * meant (UTC, whole minute), `execution-id` is new per attempt, `attempt-number` counts retries.
+ */
+export function schedulerInputTemplate(job: string): string {
+  return JSON.stringify({
+    job,
+    scheduledTime: '<aws.scheduler.scheduled-time>',
+    scheduleArn: '<aws.scheduler.schedule-arn>',
+    executionId: '<aws.scheduler.execution-id>',
+    attemptNumber: '<aws.scheduler.attempt-number>',
+  });
+}
+/** {@link schedulerInputTemplate} with a placeholder job, for docs. */
+export const SCHEDULER_INPUT_TEMPLATE = schedulerInputTemplate('<job>');
+
+/** A parsed invocation: which job, which slot instant, and why it was invoked. */
+export interface InvocationEvent {
+  /** Job name the event is for. */
+  readonly job: string;
+  /** The slot's instant from `<aws.scheduler.scheduled-time>` (or the manual request), epoch ms. */
+  readonly scheduledTimeMs: number;
+  /** Nominal local slot (`yyyy-MM-ddTHH:mm`) for a shifted DST-gap slot; only catch-up/manual events carry it. */
+  readonly slotLocalTime?: string;
+  readonly trigger: Trigger;
+  /** Shard index for fanned-out jobs. @default undefined (unsharded) */
+  readonly shard?: number;
+  readonly scheduleArn?: string;
+  readonly executionId?: string;
+  /** Scheduler's attempt number (1 = first delivery). */
+  readonly attemptNumber?: number;
+  /** Who asked for a manual run (required for `manual`). */
+  readonly requestedBy?: string;
+  /** Why a manual / catch-up run was asked for. */
+  readonly reason?: string;
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+const LOCAL_MINUTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
+
+/** The calendar fields exist (no Feb 31, no 24:00): Date.parse alone rolls such values over. */
+function isRealInstant(text: string): boolean {
+  const [y, mo, d, h, mi] = [0, 5, 8, 11, 14].map((i) => Number(text.slice(i, i + (i === 0 ? 4 : 2))));
+  if (y === undefined || mo === undefined || d === undefined || h === undefined || mi === undefined)
+    return false;
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return (
+    mo >= 1 &&
+    mo <= 12 &&
+    d >= 1 &&
+    d <= daysInMonth &&
+    h <= 23 &&
+    mi <= 59 &&
+    !Number.isNaN(Date.parse(text))
+  );
+}
+
+const Text = (max: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(max, `must be at most ${max} characters`),
+  );
+
+const EventSchema = v.object({
+  job: Text(64),
+  scheduledTime: v.pipe(
+    v.string('is required: the slot comes from <aws.scheduler.scheduled-time>, never from "now"'),
+    v.regex(ISO_INSTANT, 'must be an ISO-8601 instant with a zone, e.g. 2026-03-28T01:30:00Z'),
+    v.check(isRealInstant, 'is not a real date and time'),
+  ),
+  trigger: v.optional(
+    v.picklist(['schedule', 'manual', 'catch-up'], 'must be "schedule", "manual" or "catch-up"'),
+  ),
+  slot: v.optional(
+    v.pipe(v.string('must be a string'), v.regex(LOCAL_MINUTE, 'must be a local time yyyy-MM-ddTHH:mm')),
+  ),
+  shard: v.optional(
+    v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(0, 'must be >= 0')),
+  ),
+  scheduleArn: v.optional(Text(2048)),
+  executionId: v.optional(Text(256)),
+  attemptNumber: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()], 'must be a number'),
+      v.transform((x) => Number(x)),
+      v.integer('must be a whole number'),
+      v.minValue(1, 'must be >= 1'),
+    ),
+  ),
+  requestedBy: v.optional(Text(128)),
+  reason: v.optional(Text(1024)),
+});
+
+/**
+ * Parse and validate an invocation payload.
+ * @param raw the Lambda event as received (object, or a JSON string).
+ * @throws InvalidEventError naming the first bad field and its value (e.g. a missing `scheduledTime`).
+ * @example parseInvocationEvent({ job: 'daily-report', scheduledTime: '2026-03-28T01:30:00Z' })
+ */
+export function parseInvocationEvent(raw: unknown): InvocationEvent {
+  let input = raw;
+  if (typeof raw === 'string') {
+    try {
+      input = JSON.parse(raw);
+    } catch {
+      throw new InvalidEventError('(event)', raw, 'is a string that is not JSON');
+    }
+  }
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new InvalidEventError('(event)', input, 'must be a JSON object');
+  }
+  const result = v.safeParse(EventSchema, input);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const field = issue.path?.map((p) => String(p.key)).join('.') ?? '(event)';
+    const value = (input as Record<string, unknown>)[issue.path?.[0]?.key as string];
+    throw new InvalidEventError(field, value, issue.message);
+  }
+  const e = result.output;
+  const trigger: Trigger =
+    e.trigger === 'manual'
+      ? Trigger.Manual
+      : e.trigger === 'catch-up'
+        ? Trigger.CatchUp
+        : (e.attemptNumber ?? 1) > 1
+          ? Trigger.Retry
+          : Trigger.Schedule;
+  if (trigger === Trigger.Manual && e.requestedBy === undefined) {
+    throw new InvalidEventError('requestedBy', undefined, 'is required for a manual run (who asked for it)');
+  }
+  if (e.slot !== undefined && trigger !== Trigger.Manual && trigger !== Trigger.CatchUp) {
+    throw new InvalidEventError('slot', e.slot, 'only manual and catch-up events may name a nominal slot');
+  }
+  return {
+    job: e.job,
+    scheduledTimeMs: Date.parse(e.scheduledTime),
+    trigger,
+    ...(e.slot !== undefined && { slotLocalTime: e.slot }),
+    ...(e.shard !== undefined && { shard: e.shard }),
+    ...(e.scheduleArn !== undefined && { scheduleArn: e.scheduleArn }),
+    ...(e.executionId !== undefined && { executionId: e.executionId }),
+    ...(e.attemptNumber !== undefined && { attemptNumber: e.attemptNumber }),
+    ...(e.requestedBy !== undefined && { requestedBy: e.requestedBy }),
+    ...(e.reason !== undefined && { reason: e.reason }),
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * Pure lease decisions (DESIGN.md protocol 0–1, 6): what a claim's returned item means, and the
+ * bounded set of recently succeeded slots. The stores turn these into requests; nothing here does I/O.
+ */
+
+/** The lease item as stored (`pk = JOB#<job>[#<shard>]`, `sk = LEASE`). */
+export interface LeaseItem {
+  /** Owner token of the current or last holder: the run id of one invocation attempt. */
+  readonly owner?: string;
+  /** Fencing token: incremented by every claim, never reset (the item is never deleted). */
+  readonly fence?: number;
+  /** Lease expiry by the claimer's clock, epoch ms; 0 after a release. */
+  readonly leaseUntilMs?: number;
+  /** Slot id the current or last holder runs. */
+  readonly slot?: string;
+  /** `running` while held, `released` after a release. A takeover of `running` means the holder died. */
+  readonly holderState?: 'running' | 'released';
+  readonly acquiredAtMs?: number;
+  readonly renewedAtMs?: number;
+  readonly releasedAtMs?: number;
+  /** Lambda request id of the holder (diagnostics only: retries reuse it, so it is not an owner). */
+  readonly lambdaRequestId?: string;
+  /** Recently succeeded slot ids, bounded (see {@link nextDoneSlots}). */
+  readonly doneSlots?: ReadonlySet<string>;
+}
+
+/** The previous holder a claim displaced, from the claim's ALL_OLD item. */
+export interface PreviousHolder {
+  readonly runId: string;
+  readonly slot: string;
+  readonly fence: number;
+  readonly leaseUntilMs: number;
+  /** True when the previous holder never released: its run is to be recorded `abandoned`. */
+  readonly abandoned: boolean;
+}
+
+/** Outcome of a claim, decided from the item DynamoDB returned. */
+export type ClaimDecision =
+  | {
+      readonly kind: 'acquired';
+      readonly fence: number;
+      readonly doneSlots: ReadonlySet<string>;
+      readonly previous?: PreviousHolder;
+      readonly ownWrite: boolean;
+    }
+  | {
+      readonly kind: 'held';
+      readonly holderRunId: string;
+      readonly holderSlot: string;
+      readonly leaseUntilMs: number;
+      readonly fence: number;
+      readonly sameSlot: boolean;
+    }
+  | { readonly kind: 'already-succeeded'; readonly fence: number };
+
+/**
+ * Decide after a successful claim: the new fence is the old one + 1, and an old holder that never
+ * released is abandoned (we could only claim because its lease had expired).
+ */
+export function decideClaimSucceeded(old: LeaseItem | undefined): ClaimDecision {
+  const oldFence = old?.fence ?? 0;
+  const previous: PreviousHolder | undefined =
+    old?.owner !== undefined && old.slot !== undefined
+      ? {
+          runId: old.owner,
+          slot: old.slot,
+          fence: oldFence,
+          leaseUntilMs: old.leaseUntilMs ?? 0,
+          abandoned: old.holderState === 'running',
+        }
+      : undefined;
+  return {
+    kind: 'acquired',
+    fence: oldFence + 1,
+    doneSlots: old?.doneSlots ?? new Set(),
+    ownWrite: false,
+    ...(previous && { previous }),
+  };
+}
+
+/**
+ * Decide after a claim's condition failed, from the current item (ALL_OLD on condition failure).
+ * If the item names us as owner, our earlier try was applied and only its response was lost
+ * (protocol step 0): we hold the lease with the stored fence.
+ */
+export function decideClaimFailed(
+  current: LeaseItem | undefined,
+  me: { runId: string; slotId: string; force?: boolean },
+): ClaimDecision {
+  if (current?.owner === me.runId && current.fence !== undefined) {
+    return {
+      kind: 'acquired',
+      fence: current.fence,
+      doneSlots: current.doneSlots ?? new Set(),
+      ownWrite: true,
+    };
+  }
+  if (!me.force && current?.doneSlots?.has(me.slotId)) {
+    return { kind: 'already-succeeded', fence: current.fence ?? 0 };
+  }
+  return {
+    kind: 'held',
+    holderRunId: current?.owner ?? '(unknown)',
+    holderSlot: current?.slot ?? '(unknown)',
+    leaseUntilMs: current?.leaseUntilMs ?? 0,
+    fence: current?.fence ?? 0,
+    sameSlot: current?.slot === me.slotId,
+  };
+}
+
+/**
+ * The done set after `slotId` succeeded: add it and keep the `max` newest ids (slot ids sort by time:
+ * ISO local or UTC stamps). Computed from the claim's returned item, so release needs no read.
+ */
+export function nextDoneSlots(done: ReadonlySet<string>, slotId: string, max: number): Set<string> {
+  const all = [...new Set([...done, slotId])].sort();
+  return new Set(all.slice(Math.max(0, all.length - max)));
+}
+
+/**
+ * Lease expiry for a claim or renewal: `now + lease`, but never past the Lambda deadline plus a margin
+ * (DESIGN.md: the lease never outlives the Lambda timeout).
+ */
+export function leaseUntil(nowMs: number, leaseMs: number, remainingMs: number, marginMs = 1_000): number {
+  return nowMs + Math.min(leaseMs, Math.max(0, remainingMs) + marginMs);
+}

@@ -1,0 +1,100 @@
+/**
+ * Ports (STYLE.md convention 2): what the run use case needs from storage and time. DynamoDB
+ * adapters in lib/store implement them; one contract suite runs against every implementation.
+ */
+import type { ClaimDecision, LeaseItem } from './lease.js';
+import type { Outcome, Reason, Trigger } from './outcomes.js';
+
+/** Source of the current time, epoch ms. Tests and drills inject skewed or controlled clocks. */
+export interface Clock {
+  now(): number;
+}
+
+/** The system clock. */
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Which lease: a job, or one shard of it. */
+export interface LeaseRef {
+  readonly job: string;
+  readonly shard?: number;
+}
+
+/** Arguments of a claim. */
+export interface ClaimRequest extends LeaseRef {
+  readonly runId: string;
+  readonly slotId: string;
+  readonly nowMs: number;
+  readonly leaseUntilMs: number;
+  readonly lambdaRequestId?: string;
+  /** Claim even if the slot is in the done set (manual re-runs). @default false */
+  readonly force?: boolean;
+}
+
+/** Lease operations, each one conditional write (DESIGN.md protocol 1, 2, 6). */
+export interface LeaseStore {
+  /** Claim; never throws for "held" or "already succeeded" — those are decisions. @throws StoreError */
+  claim(req: ClaimRequest): Promise<ClaimDecision>;
+  /** Extend the lease. @throws LeaseLostError when owner or fence changed; StoreError */
+  renew(ref: LeaseRef & { runId: string; fence: number; nowMs: number; leaseUntilMs: number }): Promise<void>;
+  /**
+   * Release: leaseUntilMs = 0, holderState released; with `doneSlots`, record the slot as succeeded.
+   * @throws LeaseLostError when owner or fence changed; StoreError
+   */
+  release(
+    ref: LeaseRef & { runId: string; fence: number; nowMs: number; doneSlots?: ReadonlySet<string> },
+  ): Promise<void>;
+  /** Read the lease item (CLI and tests only; never on the run's path). */
+  get(ref: LeaseRef): Promise<LeaseItem | undefined>;
+}
+
+/** What a run saw of another holder (skips, takeovers). */
+export interface HolderSeen {
+  readonly runId: string;
+  readonly slot: string;
+  readonly leaseUntilMs: number;
+  readonly fence: number;
+}
+
+/** One run record: one per invocation attempt (DESIGN.md "Data model"). */
+export interface RunRecord {
+  readonly job: string;
+  readonly shard?: number;
+  readonly slot: string;
+  readonly scheduledTime: string;
+  readonly businessDate: string;
+  readonly runId: string;
+  readonly trigger: Trigger;
+  readonly requestedBy?: string;
+  readonly requestReason?: string;
+  readonly lambdaRequestId?: string;
+  readonly executionId?: string;
+  readonly attemptNumber?: number;
+  readonly fence?: number;
+  readonly outcome: Outcome;
+  readonly reason?: Reason;
+  readonly holderSeen?: HolderSeen;
+  readonly startedAtMs: number;
+  readonly finishedAtMs?: number;
+  readonly durationMs?: number;
+  readonly error?: { readonly name: string; readonly message: string };
+  /** Free-form details a job or the runtime adds (e.g. counts, the effect that needs review). */
+  readonly details?: Record<string, unknown>;
+}
+
+/** Run record persistence. */
+export interface RunStore {
+  /**
+   * Write the terminal record of a run. Overwrites only an `abandoned` mark a successor left
+   * (the run was slow, not dead); a lost-response retry of our own write is accepted.
+   * @throws StoreError
+   */
+  put(record: RunRecord, retentionDays: number): Promise<void>;
+  /** Record a displaced holder's run as `abandoned`, unless it already wrote its record. @throws StoreError */
+  markAbandoned(
+    job: string,
+    holder: HolderSeen,
+    byRunId: string,
+    nowMs: number,
+    retentionDays: number,
+  ): Promise<void>;
+}

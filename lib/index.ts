@@ -1,0 +1,26 @@
+/**
+ * cronfence public surface: named re-exports only.
+ */
+
+export {
+  type InvocationEvent,
+  parseInvocationEvent,
+  SCHEDULER_INPUT_TEMPLATE,
+  schedulerInputTemplate,
+} from './core/event.js';
+export type { JobDefinition } from './core/job-definition.js';
+export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
+export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';
+export { systemClock } from './core/ports.js';
+export { parseScheduleExpression, type ScheduleExpression } from './core/schedule/expression.js';
+export { type Slot, slotFromLocalTime, slotFromScheduledTime } from './core/schedule/slot.js';
+export * from './errors.js';
+export { defineJob, type JobHandler, type JobOptions, validateJob } from './runtime/define-job.js';
+export { createDeps, type RuntimeDeps } from './runtime/deps.js';
+export type { JobContext } from './runtime/job-context.js';
+export type { RunSummary } from './runtime/run-session.js';
+export { createDocumentClient } from './store/client.js';
+export { DynamoLeaseStore } from './store/lease-store.js';
+export { DynamoResultStore, type InsertOnceResult } from './store/result-store.js';
+export { DynamoRunStore } from './store/run-store.js';
+export { createTableInput, Keys, libraryTable, PROBLEMS_INDEX, type TableSchema } from './store/schema.js';

@@ -1,0 +1,154 @@
+/**
+ * `defineJob`: a job's schedule, zone and lease, validated once, plus its body — turned into a
+ * middy-wrapped Lambda handler that carries its {@link JobDefinition} as `handler.job`.
+ */
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import {
+  type JobDefinition,
+  MAX_LAMBDA_TIMEOUT_SECONDS,
+  validateJobName,
+  validateTimeZone,
+} from '../core/job-definition.js';
+import { parseScheduleExpression, type ScheduleExpression } from '../core/schedule/expression.js';
+import { InvalidJobDefinitionError } from '../errors.js';
+import { createDeps, type RuntimeDeps } from './deps.js';
+import type { JobContext } from './job-context.js';
+import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
+import type { RunSummary } from './run-session.js';
+
+/** What a job author writes. Optional fields take the documented defaults of {@link JobDefinition}. */
+export interface JobOptions {
+  readonly name: string;
+  readonly schedule: string;
+  /** @default 'UTC' */
+  readonly timeZone?: string;
+  readonly lease: { readonly durationSeconds: number; readonly renewFraction?: number };
+  /** @default 60 */
+  readonly timeoutSeconds?: number;
+  /** @default 'slot-date' */
+  readonly businessDate?: 'slot-date' | 'previous-day';
+  readonly dstGap?: 'skip' | 'shift';
+  readonly catchUp?: JobDefinition['catchUp'];
+  /** @default 1 */
+  readonly shards?: number;
+  /** @default 30 */
+  readonly runRetentionDays?: number;
+  /** @default 64 */
+  readonly rememberSlots?: number;
+  /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
+  run(ctx: JobContext): Promise<unknown>;
+}
+
+/** A Lambda handler made by {@link defineJob}. */
+export type JobHandler = ((
+  event: unknown,
+  context: Context | CronfenceLambdaContext,
+) => Promise<RunSummary>) & {
+  /** The validated definition (read by the CDK app, the emulator and the sweeper). */
+  readonly job: JobDefinition;
+  /** The parsed schedule expression. */
+  readonly expression: ScheduleExpression;
+  /** Build a handler for the same job on other dependencies (tests, drills, the local emulator). */
+  withDeps(deps: () => RuntimeDeps, onSummary?: (s: RunSummary) => void): JobHandler;
+};
+
+function positive(field: string, value: unknown, max = Number.POSITIVE_INFINITY): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) {
+    throw new InvalidJobDefinitionError(
+      field,
+      value,
+      `must be a number > 0${max < Number.POSITIVE_INFINITY ? ` and <= ${max}` : ''}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Validate a job's options into a {@link JobDefinition}.
+ * @throws InvalidJobDefinitionError (name, timeZone, lease.durationSeconds > timeoutSeconds, ...),
+ *   InvalidScheduleError (the expression, naming the bad part).
+ */
+export function validateJob(options: Omit<JobOptions, 'run'>): {
+  definition: JobDefinition;
+  expression: ScheduleExpression;
+} {
+  const name = validateJobName(options.name);
+  const expression = parseScheduleExpression(options.schedule);
+  const timeZone = validateTimeZone(options.timeZone ?? 'UTC');
+  const timeoutSeconds = positive('timeoutSeconds', options.timeoutSeconds ?? 60, MAX_LAMBDA_TIMEOUT_SECONDS);
+  const durationSeconds = positive('lease.durationSeconds', options.lease?.durationSeconds);
+  if (durationSeconds > timeoutSeconds) {
+    throw new InvalidJobDefinitionError(
+      'lease.durationSeconds',
+      durationSeconds,
+      `must be <= the function timeout (timeoutSeconds = ${timeoutSeconds})`,
+    );
+  }
+  const renewFraction = positive('lease.renewFraction', options.lease.renewFraction ?? 1 / 3, 0.9);
+  const shards = options.shards ?? 1;
+  if (!Number.isInteger(shards) || shards < 1 || shards > 1000)
+    throw new InvalidJobDefinitionError('shards', shards, 'must be an integer from 1 to 1000');
+  const businessDate = options.businessDate ?? 'slot-date';
+  if (businessDate !== 'slot-date' && businessDate !== 'previous-day') {
+    throw new InvalidJobDefinitionError(
+      'businessDate',
+      businessDate,
+      'must be "slot-date" or "previous-day"',
+    );
+  }
+  const definition: JobDefinition = {
+    name,
+    schedule: options.schedule,
+    timeZone,
+    lease: { durationSeconds, renewFraction },
+    timeoutSeconds,
+    businessDate,
+    ...(options.dstGap !== undefined && { dstGap: options.dstGap }),
+    ...(options.catchUp !== undefined && { catchUp: options.catchUp }),
+    shards,
+    runRetentionDays: positive('runRetentionDays', options.runRetentionDays ?? 30, 3650),
+    rememberSlots: positive('rememberSlots', options.rememberSlots ?? 64, 1000),
+  };
+  return { definition, expression };
+}
+
+/**
+ * Define a job: validates at definition time and returns its Lambda handler.
+ * @throws InvalidJobDefinitionError / InvalidScheduleError at import time for a bad definition.
+ * @example
+ * export const handler = defineJob({
+ *   name: 'daily-report', schedule: 'cron(30 2 * * ? *)', timeZone: 'Europe/Berlin',
+ *   lease: { durationSeconds: 60 }, timeoutSeconds: 120,
+ *   run: async (ctx) => ctx.fencedPut(table, { reportDate: ctx.businessDate }, { body }),
+ * });
+ */
+export function defineJob(options: JobOptions): JobHandler {
+  const { definition, expression } = validateJob(options);
+  let cached: RuntimeDeps | undefined;
+  const fromEnv = () => {
+    cached ??= createDeps();
+    return cached;
+  };
+  const build = (deps: () => RuntimeDeps, onSummary?: (s: RunSummary) => void): JobHandler => {
+    const base = async (_event: unknown, context: CronfenceLambdaContext): Promise<RunSummary> => {
+      const ctx = context.cronfence;
+      if (!ctx) throw new Error('cronfence middleware did not run');
+      const aborted = new Promise<never>((_, reject) => {
+        if (ctx.signal.aborted) reject(ctx.signal.reason);
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+      });
+      await Promise.race([options.run(ctx), aborted]);
+      return undefined as unknown as RunSummary; // `after` replaces it with the run summary
+    };
+    const handler = middy(base).use(
+      cronfenceMiddleware({ definition, expression, deps, ...(onSummary && { onSummary }) }),
+    );
+    return Object.assign(handler as unknown as JobHandler, {
+      job: definition,
+      expression,
+      withDeps: build,
+    });
+  };
+  return build(fromEnv);
+}

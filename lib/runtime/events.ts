@@ -1,0 +1,59 @@
+/**
+ * Decisions the runtime reports as they happen (one per protocol step), for structured logs and
+ * metrics (lib/runtime/observability) and for drills' timelines. Every event names job, slot and runId.
+ */
+import type { RunSummary } from './run-session.js';
+
+/** Fields every runtime event carries. */
+export interface EventBase {
+  readonly job: string;
+  readonly slot: string;
+  readonly runId: string;
+  readonly trigger: string;
+  readonly fence?: number;
+  readonly shard?: number;
+  /** When it happened by the run's clock, epoch ms. */
+  readonly atMs: number;
+}
+
+/** A runtime decision. */
+export type RuntimeEvent =
+  | (EventBase & {
+      readonly type: 'claim-won';
+      readonly leaseUntilMs: number;
+      readonly ownWrite: boolean;
+      readonly previousRunId?: string;
+    })
+  | (EventBase & {
+      readonly type: 'claim-lost';
+      readonly reason: string;
+      readonly holderRunId?: string;
+      readonly leaseUntilMs?: number;
+    })
+  | (EventBase & {
+      readonly type: 'abandoned-marked';
+      readonly abandonedRunId: string;
+      readonly abandonedSlot: string;
+    })
+  | (EventBase & {
+      readonly type: 'renew';
+      readonly ok: boolean;
+      readonly leaseUntilMs: number;
+      readonly error?: string;
+    })
+  | (EventBase & {
+      readonly type: 'stale-write-rejected';
+      readonly storedFence?: number;
+      readonly target: string;
+    })
+  | (EventBase & {
+      readonly type: 'effect-transition';
+      readonly key: string;
+      readonly from: string;
+      readonly to: string;
+      readonly note?: string;
+    })
+  | (EventBase & { readonly type: 'finish'; readonly summary: RunSummary });
+
+/** A subscriber to runtime events. Must not throw (errors are swallowed). */
+export type Observer = (event: RuntimeEvent) => void;

@@ -1,0 +1,114 @@
+/**
+ * Keeps a claimed lease alive while the job body runs (DESIGN.md protocol 2): renews every
+ * `renewFraction` of the lease, and aborts the body through its AbortSignal when a renewal is
+ * refused (lease lost), when the lease would lapse without a successful renewal, or when the
+ * Lambda deadline is near.
+ */
+
+import { leaseUntil } from '../core/lease.js';
+import type { Clock, LeaseRef, LeaseStore } from '../core/ports.js';
+import { DeadlineError, LeaseLostError } from '../errors.js';
+
+/** Options of a {@link LeaseKeeper}. */
+export interface LeaseKeeperOptions {
+  readonly leases: LeaseStore;
+  readonly clock: Clock;
+  readonly ref: LeaseRef & { readonly runId: string; readonly fence: number };
+  /** Lease duration, ms. */
+  readonly leaseMs: number;
+  /** Renew after this fraction of the lease. @default 1/3 */
+  readonly renewFraction: number;
+  /** Local view of the current expiry, epoch ms (the claim's leaseUntilMs). */
+  readonly leaseUntilMs: number;
+  /** Lambda time left, ms. */
+  readonly remainingTimeMs: () => number;
+  /** Stop work this long before the Lambda deadline, ms. @default 2000 */
+  readonly deadlineMarginMs?: number;
+  /** Called after every renewal attempt (for logs/metrics). */
+  readonly onRenew?: (result: { ok: boolean; leaseUntilMs: number; error?: unknown }) => void;
+}
+
+/** Renewal loop + abort controller for one run. */
+export class LeaseKeeper {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private untilMs: number;
+  private stopped = false;
+  /** Number of successful renewals. */
+  renewals = 0;
+
+  constructor(private readonly o: LeaseKeeperOptions) {
+    this.untilMs = o.leaseUntilMs;
+  }
+
+  /** Aborted with a LeaseLostError or DeadlineError as `reason`. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Current local view of the lease expiry, epoch ms. */
+  get leaseUntilMs(): number {
+    return this.untilMs;
+  }
+
+  start(): void {
+    this.schedule(this.o.leaseMs * this.o.renewFraction);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Abort the body with `reason` and stop renewing. */
+  abort(reason: Error): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    this.stop();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    const margin = this.o.deadlineMarginMs ?? 2_000;
+    const untilDeadline = this.o.remainingTimeMs() - margin;
+    const untilLapse = this.untilMs - this.o.clock.now();
+    const next = Math.max(0, Math.min(delayMs, untilDeadline, untilLapse));
+    this.timer = setTimeout(() => void this.tick(), next);
+    this.timer.unref?.();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    const margin = this.o.deadlineMarginMs ?? 2_000;
+    const remaining = this.o.remainingTimeMs();
+    if (remaining <= margin) {
+      this.abort(new DeadlineError(remaining, 'continue the job body'));
+      return;
+    }
+    const now = this.o.clock.now();
+    if (now >= this.untilMs) {
+      this.abort(
+        new LeaseLostError(
+          `lease of ${this.o.ref.job} lapsed at ${this.untilMs} without a successful renewal`,
+        ),
+      );
+      return;
+    }
+    const until = leaseUntil(now, this.o.leaseMs, remaining);
+    try {
+      await this.o.leases.renew({ ...this.o.ref, nowMs: now, leaseUntilMs: until });
+      if (this.stopped) return;
+      this.untilMs = until;
+      this.renewals++;
+      this.o.onRenew?.({ ok: true, leaseUntilMs: until });
+      this.schedule(this.o.leaseMs * this.o.renewFraction);
+    } catch (err) {
+      this.o.onRenew?.({ ok: false, leaseUntilMs: this.untilMs, error: err });
+      if (err instanceof LeaseLostError) {
+        this.abort(err);
+        return;
+      }
+      // Transient (throttled, timeout): try again soon; the lapse check above bounds how long.
+      this.schedule(Math.min(1_000, this.o.leaseMs / 10));
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The middy middleware that wires {@link RunSession} into a Lambda handler (STYLE.md convention 7):
+ * `before` parses the event and claims, `after` records success and releases, `onError` always
+ * records the run and releases the lease.
+ */
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { parseInvocationEvent } from '../core/event.js';
+import type { JobDefinition } from '../core/job-definition.js';
+import type { ScheduleExpression } from '../core/schedule/expression.js';
+import { UnknownJobError } from '../errors.js';
+import type { RuntimeDeps } from './deps.js';
+import type { JobContext } from './job-context.js';
+import { RunSession, type RunSummary } from './run-session.js';
+
+/** Options of {@link cronfenceMiddleware}. */
+export interface CronfenceMiddlewareOptions {
+  readonly definition: JobDefinition;
+  readonly expression: ScheduleExpression;
+  /** Dependencies, resolved at the first invocation. */
+  readonly deps: () => RuntimeDeps;
+  /** Called with every finished invocation's summary (logs, metrics, the emulator's printout). */
+  readonly onSummary?: (summary: RunSummary) => void;
+}
+
+/** The Lambda context as the job handler sees it after `before`: the JobContext under `cronfence`. */
+export type CronfenceLambdaContext = Context & { cronfence?: JobContext };
+
+/** Property under which a rethrown error carries the failed run's summary. */
+export const RUN_SUMMARY = 'cronfenceRunSummary';
+
+/** The run summary a failed invocation's rethrown error carries, if any. */
+export function summaryOfError(err: unknown): RunSummary | undefined {
+  return (err as Record<string, RunSummary> | undefined)?.[RUN_SUMMARY];
+}
+
+interface Internal {
+  session?: RunSession;
+}
+
+/**
+ * Build the middleware. The base handler receives the {@link JobContext} as `context.cronfence`
+ * and races it against the lease's AbortSignal.
+ */
+export function cronfenceMiddleware(
+  options: CronfenceMiddlewareOptions,
+): MiddlewareObj<unknown, RunSummary, Error, CronfenceLambdaContext> {
+  const { definition } = options;
+  const state = (request: Request<unknown, RunSummary, Error, CronfenceLambdaContext>) =>
+    request.internal as unknown as Internal;
+
+  return {
+    before: async (request) => {
+      const event = parseInvocationEvent(request.event);
+      if (event.job !== definition.name) throw new UnknownJobError(event.job, [definition.name]);
+      const session = new RunSession(definition, options.expression, options.deps(), event, request.context);
+      state(request).session = session;
+      const begun = await session.begin();
+      if (begun.kind === 'skipped') {
+        options.onSummary?.(begun.summary);
+        return begun.summary;
+      }
+      request.context.cronfence = begun.ctx;
+      return undefined;
+    },
+    after: async (request) => {
+      const session = state(request).session;
+      if (!session) return;
+      const summary = await session.succeed();
+      options.onSummary?.(summary);
+      request.response = summary;
+    },
+    onError: async (request) => {
+      const session = state(request).session;
+      if (!session?.claimed) return; // nothing claimed, nothing to record: the error propagates
+      const { summary, rethrow } = await session.fail(request.error);
+      options.onSummary?.(summary);
+      if (!rethrow) request.response = summary;
+      else if (request.error && typeof request.error === 'object') {
+        Object.defineProperty(request.error, RUN_SUMMARY, {
+          value: summary,
+          enumerable: false,
+          configurable: true,
+        });
+      }
+    },
+  };
+}

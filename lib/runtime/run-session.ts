@@ -1,0 +1,347 @@
+/**
+ * The run use case for one invocation attempt (DESIGN.md protocol 0–6): claim, run the body under
+ * a kept lease, then write exactly one run record and release. The middy middleware calls it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { InvocationEvent } from '../core/event.js';
+import type { JobDefinition } from '../core/job-definition.js';
+import { leaseUntil, nextDoneSlots } from '../core/lease.js';
+import { Outcome, Reason, Trigger } from '../core/outcomes.js';
+import type { HolderSeen, RunRecord } from '../core/ports.js';
+import type { ScheduleExpression } from '../core/schedule/expression.js';
+import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
+import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
+import { Keys } from '../store/schema.js';
+import type { RuntimeDeps } from './deps.js';
+import type { EventBase, RuntimeEvent } from './events.js';
+import type { JobContext } from './job-context.js';
+import { LeaseKeeper } from './lease-keeper.js';
+
+/** Omit over each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** The Lambda context fields the runtime uses. */
+export interface LambdaLikeContext {
+  readonly awsRequestId: string;
+  getRemainingTimeInMillis(): number;
+}
+
+/** What a handler returns (and `npm start` prints) for one invocation. */
+export interface RunSummary {
+  readonly job: string;
+  readonly slot: string;
+  readonly scheduledTime: string;
+  readonly trigger: Trigger;
+  readonly runId: string;
+  readonly outcome: Outcome;
+  readonly reason?: Reason;
+  readonly fence?: number;
+  readonly holderSeen?: HolderSeen;
+  readonly durationMs: number;
+  readonly error?: { name: string; message: string };
+}
+
+/** Skip claiming when less than this much Lambda time is left, ms. */
+export const MIN_REMAINING_TO_CLAIM_MS = 3_000;
+
+/** A new owner token: time-ordered and random, one per invocation attempt (never the Lambda request id). */
+export function newRunId(nowMs: number): string {
+  return `${nowMs.toString(36).padStart(9, '0')}-${randomBytes(5).toString('hex')}`;
+}
+
+function errorSummary(err: unknown): { name: string; message: string } {
+  const e = err as Error;
+  return { name: e?.name ?? 'Error', message: String(e?.message ?? err).slice(0, 500) };
+}
+
+/** One invocation attempt's run. */
+export class RunSession {
+  readonly runId: string;
+  readonly slot: Slot;
+  private readonly startedAtMs: number;
+  private fence: number | undefined;
+  private doneSlots: ReadonlySet<string> = new Set();
+  private keeper: LeaseKeeper | undefined;
+  private finished = false;
+  private readonly details: Record<string, unknown> = {};
+
+  constructor(
+    private readonly def: JobDefinition,
+    expression: ScheduleExpression,
+    private readonly deps: RuntimeDeps,
+    private readonly event: InvocationEvent,
+    private readonly lambda: LambdaLikeContext,
+  ) {
+    this.startedAtMs = deps.clock.now();
+    this.runId = newRunId(this.startedAtMs);
+    this.slot =
+      event.slotLocalTime !== undefined && expression.kind === 'cron'
+        ? slotFromLocalTime(event.slotLocalTime, expression, def.timeZone, def.businessDate)
+        : slotFromScheduledTime(event.scheduledTimeMs, expression, def.timeZone, def.businessDate);
+  }
+
+  /** True once the lease is ours (the finish must record and release). */
+  get claimed(): boolean {
+    return this.fence !== undefined;
+  }
+
+  /** Claim the lease. Returns the job context, or the summary of a skip (already recorded). @throws StoreError */
+  async begin(): Promise<{ kind: 'run'; ctx: JobContext } | { kind: 'skipped'; summary: RunSummary }> {
+    const { leases, runs, clock } = this.deps;
+    const remaining = this.lambda.getRemainingTimeInMillis();
+    if (remaining < MIN_REMAINING_TO_CLAIM_MS) {
+      return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.Deadline) };
+    }
+    const nowMs = clock.now();
+    const leaseMs = this.def.lease.durationSeconds * 1000;
+    const untilMs = leaseUntil(nowMs, leaseMs, remaining);
+    const decision = await leases.claim({
+      job: this.def.name,
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
+      runId: this.runId,
+      slotId: this.slot.id,
+      nowMs,
+      leaseUntilMs: untilMs,
+      lambdaRequestId: this.lambda.awsRequestId,
+      // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
+      // keys make it produce no second result); every other trigger honours the done set.
+      force: this.event.trigger === Trigger.Manual,
+    });
+    if (decision.kind === 'already-succeeded') {
+      this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
+      return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.AlreadySucceeded) };
+    }
+    if (decision.kind === 'held') {
+      const holderSeen = {
+        runId: decision.holderRunId,
+        slot: decision.holderSlot,
+        leaseUntilMs: decision.leaseUntilMs,
+        fence: decision.fence,
+      };
+      const reason = decision.sameSlot ? Reason.LeaseHeld : Reason.Overlap;
+      this.emit({
+        type: 'claim-lost',
+        reason,
+        holderRunId: decision.holderRunId,
+        leaseUntilMs: decision.leaseUntilMs,
+      });
+      return { kind: 'skipped', summary: await this.record(Outcome.Skipped, reason, { holderSeen }) };
+    }
+    this.fence = decision.fence;
+    this.doneSlots = decision.doneSlots;
+    this.emit({
+      type: 'claim-won',
+      leaseUntilMs: untilMs,
+      ownWrite: decision.ownWrite,
+      ...(decision.previous && { previousRunId: decision.previous.runId }),
+    });
+    if (decision.previous?.abandoned) {
+      const p = decision.previous;
+      await runs.markAbandoned(
+        this.def.name,
+        { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },
+        this.runId,
+        nowMs,
+        this.def.runRetentionDays,
+      );
+      this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
+    }
+    this.keeper = new LeaseKeeper({
+      leases,
+      clock,
+      ref: {
+        job: this.def.name,
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        runId: this.runId,
+        fence: decision.fence,
+      },
+      leaseMs,
+      renewFraction: this.def.lease.renewFraction,
+      leaseUntilMs: untilMs,
+      remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
+      onRenew: (r) =>
+        this.emit({
+          type: 'renew',
+          ok: r.ok,
+          leaseUntilMs: r.leaseUntilMs,
+          ...(r.error !== undefined && { error: String((r.error as Error)?.message ?? r.error) }),
+        }),
+    });
+    this.keeper.start();
+    await this.pause('after-claim');
+    return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
+  }
+
+  /** Record `succeeded` and release, remembering the slot as done. @throws StoreError */
+  async succeed(): Promise<RunSummary> {
+    await this.pause('before-finish');
+    this.keeper?.stop();
+    const summary = await this.record(Outcome.Succeeded);
+    await this.release(true);
+    return summary;
+  }
+
+  /**
+   * Record a body or protocol failure. Stale runs (lease lost, stale fence) are final: no release,
+   * no rethrow. Other failures release without marking the slot done and ask for a rethrow so
+   * Lambda/Scheduler retry. @returns the summary and whether the caller should rethrow.
+   */
+  async fail(err: unknown): Promise<{ summary: RunSummary; rethrow: boolean }> {
+    this.keeper?.stop();
+    if (!this.claimed || this.finished)
+      return { summary: this.summary(Outcome.Failed, Reason.Error, err), rethrow: true };
+    if (err instanceof StaleFenceError || err instanceof LeaseLostError) {
+      if (err instanceof StaleFenceError) {
+        this.emit({
+          type: 'stale-write-rejected',
+          target: err.message,
+          ...(err.storedFence !== undefined && { storedFence: err.storedFence }),
+        });
+      }
+      const reason = err instanceof StaleFenceError ? Reason.StaleFence : Reason.LeaseLost;
+      const summary = await this.record(Outcome.Stale, reason, { error: err });
+      return { summary, rethrow: false };
+    }
+    const reason =
+      err instanceof DeadlineError
+        ? Reason.Deadline
+        : err instanceof StoreError
+          ? Reason.StoreError
+          : Reason.Error;
+    const summary = await this.record(Outcome.Failed, reason, { error: err });
+    await this.release(false).catch(() => undefined); // lease expires anyway; a retry claims after it
+    return { summary, rethrow: true };
+  }
+
+  /** Report a decision to the observer (never throws). */
+  emit(event: DistributiveOmit<RuntimeEvent, keyof EventBase>): void {
+    const observe = this.deps.observe;
+    if (!observe) return;
+    try {
+      observe({
+        job: this.def.name,
+        slot: this.slot.id,
+        runId: this.runId,
+        trigger: this.event.trigger,
+        ...(this.fence !== undefined && { fence: this.fence }),
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        atMs: this.deps.clock.now(),
+        ...event,
+      } as RuntimeEvent);
+    } catch {
+      // observers must not break runs
+    }
+  }
+
+  private async pause(
+    name: 'after-claim' | 'before-write' | 'before-finish',
+    key?: Record<string, unknown>,
+  ): Promise<void> {
+    if (this.deps.pausePoint && this.fence !== undefined) {
+      await this.deps.pausePoint(name, {
+        job: this.def.name,
+        runId: this.runId,
+        fence: this.fence,
+        ...(key && { key }),
+      });
+    }
+  }
+
+  private async release(done: boolean): Promise<void> {
+    if (this.fence === undefined) return;
+    await this.deps.leases.release({
+      job: this.def.name,
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
+      runId: this.runId,
+      fence: this.fence,
+      nowMs: this.deps.clock.now(),
+      ...(done && { doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def.rememberSlots) }),
+    });
+  }
+
+  private summary(outcome: Outcome, reason?: Reason, error?: unknown, holderSeen?: HolderSeen): RunSummary {
+    return {
+      job: this.def.name,
+      slot: this.slot.id,
+      scheduledTime: new Date(this.slot.scheduledTimeMs).toISOString(),
+      trigger: this.event.trigger,
+      runId: this.runId,
+      outcome,
+      ...(reason && { reason }),
+      ...(this.fence !== undefined && { fence: this.fence }),
+      ...(holderSeen && { holderSeen }),
+      durationMs: this.deps.clock.now() - this.startedAtMs,
+      ...(error !== undefined && { error: errorSummary(error) }),
+    };
+  }
+
+  private async record(
+    outcome: Outcome,
+    reason?: Reason,
+    extra: { holderSeen?: HolderSeen; error?: unknown } = {},
+  ): Promise<RunSummary> {
+    const finishedAtMs = this.deps.clock.now();
+    const e = this.event;
+    const rec: RunRecord = {
+      job: this.def.name,
+      ...(e.shard !== undefined && { shard: e.shard }),
+      slot: this.slot.id,
+      scheduledTime: new Date(this.slot.scheduledTimeMs).toISOString(),
+      businessDate: this.slot.businessDate,
+      runId: this.runId,
+      trigger: e.trigger,
+      ...(e.requestedBy !== undefined && { requestedBy: e.requestedBy }),
+      ...(e.reason !== undefined && { requestReason: e.reason }),
+      lambdaRequestId: this.lambda.awsRequestId,
+      ...(e.executionId !== undefined && { executionId: e.executionId }),
+      ...(e.attemptNumber !== undefined && { attemptNumber: e.attemptNumber }),
+      ...(this.fence !== undefined && { fence: this.fence }),
+      outcome,
+      ...(reason && { reason }),
+      ...(extra.holderSeen && { holderSeen: extra.holderSeen }),
+      startedAtMs: this.startedAtMs,
+      finishedAtMs,
+      durationMs: finishedAtMs - this.startedAtMs,
+      ...(extra.error !== undefined && { error: errorSummary(extra.error) }),
+      ...(Object.keys(this.details).length > 0 && { details: this.details }),
+    };
+    await this.deps.runs.put(rec, this.def.runRetentionDays);
+    this.finished = true;
+    const summary = this.summary(outcome, reason, extra.error, extra.holderSeen);
+    this.emit({ type: 'finish', summary });
+    return summary;
+  }
+
+  private context(fence: number, keeper: LeaseKeeper): JobContext {
+    const { results, clock } = this.deps;
+    const leaseKey = Keys.lease(this.def.name, this.event.shard).pk;
+    const fc = () => ({ leaseKey, runId: this.runId, fence, nowMs: clock.now() });
+    const guard = () => {
+      if (keeper.signal.aborted) throw keeper.signal.reason;
+    };
+    return {
+      job: this.def.name,
+      slot: this.slot,
+      businessDate: this.slot.businessDate,
+      trigger: this.event.trigger,
+      runId: this.runId,
+      fence,
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
+      signal: keeper.signal,
+      remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
+      nowMs: () => clock.now(),
+      throwIfAborted: guard,
+      fencedPut: async (tableName, key, attributes) => {
+        await this.pause('before-write', key);
+        return results.fencedPut({ tableName, key }, attributes, fc());
+      },
+      insertOnce: async (tableName, key, attributes) => {
+        await this.pause('before-write', key);
+        return results.insertOnce({ tableName, key }, attributes, fc());
+      },
+      setDetail: (name, value) => {
+        this.details[name] = value;
+      },
+    };
+  }
+}

@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+// Three layers (STYLE.md): unit (pure, no network), integ (DynamoDB Local via globalSetup), cdk (synth only).
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
+      {
+        test: {
+          name: 'integ',
+          include: ['test/integ/**/*.test.ts'],
+          globalSetup: ['test/helpers/dynamodb-global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 },
+      },
+    ],
+  },
+});
