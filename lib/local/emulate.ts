@@ -62,19 +62,16 @@ export async function emulate(handlers: readonly JobHandler[], deps: RuntimeDeps
       definition: h.job,
       expression: h.expression,
       startMs: o.fromMs,
-      invoke: async (payload: Record<string, unknown>) => {
-        const slotsOf = slotsByJob.get(h.job.name) ?? [];
-        const r = await deliver(h, { job: h.job.name, scheduledTimeMs: Date.parse(String(payload.scheduledTime)), label: 'sweeper', extra: payload });
+      invoke: async (payload: Record<string, unknown>, slot: Slot) => {
+        const r = await deliver(h, { job: h.job.name, scheduledTimeMs: slot.scheduledTimeMs, label: 'sweeper', extra: payload });
         record(r);
-        const ran = r.summary?.slot;
-        if (ran && !slotsOf.some((s) => s.id === ran)) {
-          slotsOf.push({ id: ran, scheduledTimeMs: Date.parse(String(payload.scheduledTime)), localTime: String(payload.slot ?? ran), businessDate: '' });
-        }
+        const slotsOf = slotsByJob.get(h.job.name) ?? [];
+        if (!slotsOf.some((s) => s.id === slot.id)) slotsOf.push(slot);
       },
     }));
-    const report = await sweep({ doc: deps.doc, tableName: deps.tableName, runs: deps.runs, clock, log: () => undefined }, targets, o.graceMs ?? 600_000);
+    const sweepDeps = { doc: deps.doc, tableName: deps.tableName, runs: deps.runs, clock, log: () => undefined };
+    const report = await sweep(sweepDeps, targets, o.graceMs ?? 600_000, o.fromMs);
     for (const d of report.decisions) {
-      // Only slots inside the emulated range are the emulation's business.
       sweepDecisions.push(d);
       print.sweep(d, atMs);
     }

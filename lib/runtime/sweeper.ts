@@ -21,7 +21,7 @@ export interface SweepTarget {
   /** Rate jobs: the pinned Scheduler start, epoch ms. */
   readonly startMs?: number;
   /** Invoke the job asynchronously with this payload (Lambda Invoke `Event`, or in-process locally). */
-  invoke(payload: Record<string, unknown>): Promise<void>;
+  invoke(payload: Record<string, unknown>, slot: Slot): Promise<void>;
 }
 
 /** Catch-up used for a job that declares none: shifted DST-gap slots only, over one day. */
@@ -91,16 +91,24 @@ export function catchUpPayload(job: string, slot: Slot, why: string): Record<str
 /**
  * Sweep every target once.
  * @param graceMs leave slots younger than this to Scheduler and Lambda's own retries, ms. @default 600_000
+ * @param notBeforeMs ignore slots at or before this instant (the emulator's range start), epoch ms. @default none
  * @throws StoreError when DynamoDB cannot be read (nothing is invoked for that job).
  */
-export async function sweep(deps: SweepDeps, targets: readonly SweepTarget[], graceMs = 600_000): Promise<SweepReport> {
+export async function sweep(
+  deps: SweepDeps,
+  targets: readonly SweepTarget[],
+  graceMs = 600_000,
+  notBeforeMs = Number.NEGATIVE_INFINITY,
+): Promise<SweepReport> {
   const nowMs = deps.clock.now();
   const log = deps.log ?? ((l) => console.log(JSON.stringify(l)));
   const report: SweepReport = { nowMs, jobs: [], decisions: [] };
   for (const t of targets) {
     const job = t.definition.name;
     const catchUp = t.definition.catchUp ?? DEFAULT_CATCH_UP;
-    const { fromMs, toMs } = sweepWindow(nowMs, catchUp.windowHours, graceMs);
+    const window = sweepWindow(nowMs, catchUp.windowHours, graceMs);
+    const fromMs = Math.max(window.fromMs, notBeforeMs);
+    const toMs = window.toMs;
     const expected = enumerateSlots({ ...t.definition, schedule: t.expression, ...(t.startMs !== undefined && { startMs: t.startMs }) }, fromMs, toMs);
     const done = await succeededIds(deps, job, expected);
     const plan = planCatchUp({ expected, succeededIds: done, mode: catchUp.mode, maxSlotsPerSweep: catchUp.maxSlotsPerSweep });
@@ -112,7 +120,7 @@ export async function sweep(deps: SweepDeps, targets: readonly SweepTarget[], gr
     };
     for (const slot of plan.trigger) {
       const why = slot.shifted ? 'dst-gap-shift' : 'missed';
-      await t.invoke(catchUpPayload(job, slot, why));
+      await t.invoke(catchUpPayload(job, slot, why), slot);
       decide({ job, slot: slot.id, action: 'triggered', reason: why });
     }
     for (const { slot, reason } of plan.skipped) {
