@@ -40,13 +40,22 @@ export interface EmulatePrinter {
 }
 
 /** Play the timeline. Handlers must already be bound to `deps` (withDeps). */
-export async function emulate(handlers: readonly JobHandler[], deps: RuntimeDeps, o: EmulateOptions, print: EmulatePrinter): Promise<EmulateResult> {
+export async function emulate(
+  handlers: readonly JobHandler[],
+  deps: RuntimeDeps,
+  o: EmulateOptions,
+  print: EmulatePrinter,
+): Promise<EmulateResult> {
   const summaries: RunSummary[] = [];
   const slotsByJob = new Map<string, Slot[]>();
   const sweepDecisions: SweepDecision[] = [];
   const plan: { handler: JobHandler; slot: Slot }[] = [];
   for (const h of handlers) {
-    const all = enumerateSlots({ ...h.job, schedule: h.expression, startMs: o.fromMs }, o.fromMs, o.toMs).filter((s) => !s.shifted);
+    const all = enumerateSlots(
+      { ...h.job, schedule: h.expression, startMs: o.fromMs },
+      o.fromMs,
+      o.toMs,
+    ).filter((s) => !s.shifted);
     const slots = o.maxPerJob === undefined ? all : all.slice(0, o.maxPerJob);
     slotsByJob.set(h.job.name, [...slots]);
     for (const slot of slots) plan.push({ handler: h, slot });
@@ -63,13 +72,24 @@ export async function emulate(handlers: readonly JobHandler[], deps: RuntimeDeps
       expression: h.expression,
       startMs: o.fromMs,
       invoke: async (payload: Record<string, unknown>, slot: Slot) => {
-        const r = await deliver(h, { job: h.job.name, scheduledTimeMs: slot.scheduledTimeMs, label: 'sweeper', extra: payload });
+        const r = await deliver(h, {
+          job: h.job.name,
+          scheduledTimeMs: slot.scheduledTimeMs,
+          label: 'sweeper',
+          extra: payload,
+        });
         record(r);
         const slotsOf = slotsByJob.get(h.job.name) ?? [];
         if (!slotsOf.some((s) => s.id === slot.id)) slotsOf.push(slot);
       },
     }));
-    const sweepDeps = { doc: deps.doc, tableName: deps.tableName, runs: deps.runs, clock, log: () => undefined };
+    const sweepDeps = {
+      doc: deps.doc,
+      tableName: deps.tableName,
+      runs: deps.runs,
+      clock,
+      log: () => undefined,
+    };
     const report = await sweep(sweepDeps, targets, o.graceMs ?? 600_000, o.fromMs);
     for (const d of report.decisions) {
       sweepDecisions.push(d);

@@ -103,8 +103,12 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
 
     const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar] });
     const handlers = app.handlers.map((h) => h.withDeps(() => deps));
-    print(`Emulating EventBridge Scheduler from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}, with the sweeper`);
-    print(`${'job'.padEnd(20)} ${'slot'.padEnd(17)} ${'trigger'.padEnd(9)} ${'outcome'.padEnd(10)} ${'reason'.padEnd(18)} ${'fence'.padEnd(9)} ${'took'.padStart(6)}`);
+    print(
+      `Emulating EventBridge Scheduler from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}, with the sweeper`,
+    );
+    print(
+      `${'job'.padEnd(20)} ${'slot'.padEnd(17)} ${'trigger'.padEnd(9)} ${'outcome'.padEnd(10)} ${'reason'.padEnd(18)} ${'fence'.padEnd(9)} ${'took'.padStart(6)}`,
+    );
     const { summaries, slotsByJob } = await emulate(
       handlers,
       deps,
@@ -117,7 +121,8 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
       },
       {
         delivery: (r) => print(line(r)),
-        sweep: (d) => print(`${'sweeper'.padEnd(20)} ${d.slot.padEnd(17)} ${d.job} ${d.action} (${d.reason})`),
+        sweep: (d) =>
+          print(`${'sweeper'.padEnd(20)} ${d.slot.padEnd(17)} ${d.job} ${d.action} (${d.reason})`),
       },
     );
     const checks = [

@@ -102,7 +102,8 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
     throw new InvalidJobDefinitionError('dstGap', options.dstGap, 'must be "skip" or "shift"');
   }
   const runRetentionDays = positive('runRetentionDays', options.runRetentionDays ?? 30, 3650);
-  if (options.catchUp !== undefined) validateCatchUp(options.catchUp, { schedule: expression, runRetentionDays }, Date.now());
+  if (options.catchUp !== undefined)
+    validateCatchUp(options.catchUp, { schedule: expression, runRetentionDays }, Date.now());
   const definition: JobDefinition = {
     name,
     schedule: options.schedule,

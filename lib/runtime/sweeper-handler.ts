@@ -29,10 +29,21 @@ export function parseSweeperJobs(raw: string | undefined): JobRef[] {
   try {
     parsed = JSON.parse(raw ?? '');
   } catch {
-    throw new InvalidJobDefinitionError(SWEEPER_JOBS_ENV, raw, 'must be a JSON array of {"name","functionArn"}');
+    throw new InvalidJobDefinitionError(
+      SWEEPER_JOBS_ENV,
+      raw,
+      'must be a JSON array of {"name","functionArn"}',
+    );
   }
-  if (!Array.isArray(parsed) || !parsed.every((j) => typeof j?.name === 'string' && typeof j?.functionArn === 'string')) {
-    throw new InvalidJobDefinitionError(SWEEPER_JOBS_ENV, raw, 'must be a JSON array of {"name","functionArn"}');
+  if (
+    !Array.isArray(parsed) ||
+    !parsed.every((j) => typeof j?.name === 'string' && typeof j?.functionArn === 'string')
+  ) {
+    throw new InvalidJobDefinitionError(
+      SWEEPER_JOBS_ENV,
+      raw,
+      'must be a JSON array of {"name","functionArn"}',
+    );
   }
   return parsed as JobRef[];
 }
@@ -41,7 +52,9 @@ export function parseSweeperJobs(raw: string | undefined): JobRef[] {
  * Build the sweeper's Lambda handler for the given job handlers (the app's registry).
  * @throws InvalidJobDefinitionError at the first invocation when `CRONFENCE_JOBS` names a job the bundle does not know.
  */
-export function sweeperHandler(handlers: readonly JobHandler[]): (event: unknown, context: Context) => Promise<SweepReport> {
+export function sweeperHandler(
+  handlers: readonly JobHandler[],
+): (event: unknown, context: Context) => Promise<SweepReport> {
   let lambda: LambdaClient | undefined;
   const base = async (): Promise<SweepReport> => {
     const refs = parseSweeperJobs(process.env[SWEEPER_JOBS_ENV]);
@@ -49,13 +62,24 @@ export function sweeperHandler(handlers: readonly JobHandler[]): (event: unknown
     const client = lambda;
     const targets: SweepTarget[] = refs.map((ref) => {
       const h = handlers.find((x) => x.job.name === ref.name);
-      if (!h) throw new InvalidJobDefinitionError(SWEEPER_JOBS_ENV, ref.name, `names a job this sweeper bundle does not contain (${handlers.map((x) => x.job.name).join(', ')})`);
+      if (!h)
+        throw new InvalidJobDefinitionError(
+          SWEEPER_JOBS_ENV,
+          ref.name,
+          `names a job this sweeper bundle does not contain (${handlers.map((x) => x.job.name).join(', ')})`,
+        );
       return {
         definition: h.job,
         expression: h.expression,
         ...(ref.startMs !== undefined && { startMs: ref.startMs }),
         invoke: async (payload) => {
-          await client.send(new InvokeCommand({ FunctionName: ref.functionArn, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(payload)) }));
+          await client.send(
+            new InvokeCommand({
+              FunctionName: ref.functionArn,
+              InvocationType: 'Event',
+              Payload: new TextEncoder().encode(JSON.stringify(payload)),
+            }),
+          );
         },
       };
     });

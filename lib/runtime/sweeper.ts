@@ -4,7 +4,7 @@
  * set and succeeded run records), and re-trigger the missing ones through the normal path with
  * trigger `catch-up`. Every decision lands in a run record (`catch-up-limit`) or a log line.
  */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobDefinition } from '../core/job-definition.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { Clock, RunStore } from '../core/ports.js';
@@ -38,7 +38,12 @@ export interface SweepDecision {
 /** What a sweep found and did. */
 export interface SweepReport {
   readonly nowMs: number;
-  readonly jobs: { readonly job: string; readonly expected: number; readonly succeeded: number; readonly missing: number }[];
+  readonly jobs: {
+    readonly job: string;
+    readonly expected: number;
+    readonly succeeded: number;
+    readonly missing: number;
+  }[];
   readonly decisions: SweepDecision[];
 }
 
@@ -54,7 +59,9 @@ export interface SweepDeps {
 
 async function succeededIds(deps: SweepDeps, job: string, slots: readonly Slot[]): Promise<Set<string>> {
   const done = new Set<string>();
-  const lease = await deps.doc.send(new GetCommand({ TableName: deps.tableName, Key: Keys.lease(job), ConsistentRead: true }));
+  const lease = await deps.doc.send(
+    new GetCommand({ TableName: deps.tableName, Key: Keys.lease(job), ConsistentRead: true }),
+  );
   for (const id of (lease.Item?.doneSlots as Set<string> | undefined) ?? []) done.add(id);
   const ids = slots.map((s) => s.id).sort();
   if (ids.length === 0) return done;
@@ -66,7 +73,12 @@ async function succeededIds(deps: SweepDeps, job: string, slots: readonly Slot[]
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         FilterExpression: 'outcome = :ok',
         ProjectionExpression: 'slot',
-        ExpressionAttributeValues: { ':pk': Keys.lease(job).pk, ':from': `RUN#${ids[0]}`, ':to': `RUN#${ids[ids.length - 1]}#\uffff`, ':ok': Outcome.Succeeded },
+        ExpressionAttributeValues: {
+          ':pk': Keys.lease(job).pk,
+          ':from': `RUN#${ids[0]}`,
+          ':to': `RUN#${ids[ids.length - 1]}#\uffff`,
+          ':ok': Outcome.Succeeded,
+        },
         ExclusiveStartKey: start,
       }),
     );
@@ -109,9 +121,18 @@ export async function sweep(
     const window = sweepWindow(nowMs, catchUp.windowHours, graceMs);
     const fromMs = Math.max(window.fromMs, notBeforeMs);
     const toMs = window.toMs;
-    const expected = enumerateSlots({ ...t.definition, schedule: t.expression, ...(t.startMs !== undefined && { startMs: t.startMs }) }, fromMs, toMs);
+    const expected = enumerateSlots(
+      { ...t.definition, schedule: t.expression, ...(t.startMs !== undefined && { startMs: t.startMs }) },
+      fromMs,
+      toMs,
+    );
     const done = await succeededIds(deps, job, expected);
-    const plan = planCatchUp({ expected, succeededIds: done, mode: catchUp.mode, maxSlotsPerSweep: catchUp.maxSlotsPerSweep });
+    const plan = planCatchUp({
+      expected,
+      succeededIds: done,
+      mode: catchUp.mode,
+      maxSlotsPerSweep: catchUp.maxSlotsPerSweep,
+    });
     const missing = plan.trigger.length + plan.skipped.length + plan.ignored.length;
     report.jobs.push({ job, expected: expected.length, succeeded: expected.length - missing, missing });
     const decide = (d: SweepDecision) => {
@@ -145,7 +166,8 @@ export async function sweep(
       }
       decide({ job, slot: slot.id, action: 'skipped', reason });
     }
-    for (const slot of plan.ignored) decide({ job, slot: slot.id, action: 'ignored', reason: 'catch-up-none' });
+    for (const slot of plan.ignored)
+      decide({ job, slot: slot.id, action: 'ignored', reason: 'catch-up-none' });
   }
   return report;
 }
