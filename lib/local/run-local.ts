@@ -5,6 +5,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Slot } from '../core/schedule/slot.js';
 import { InvalidArgumentError } from '../errors.js';
+import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import type { JobHandler } from '../runtime/define-job.js';
 import { createDeps } from '../runtime/deps.js';
 import type { RunSummary } from '../runtime/run-session.js';
@@ -103,6 +104,10 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
 
     const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar] });
     const handlers = app.handlers.map((h) => h.withDeps(() => deps));
+    for (const h of app.handlers) {
+      const warnings = dstWarnings({ ...h.job, schedule: h.expression }, fromMs);
+      if (warnings.length) print(`DST (${h.job.name}, ${h.job.timeZone}, next 3 years): ${warnings.map((w) => `${w.date} ${w.kind}`).join('; ')}`);
+    }
     print(
       `Emulating EventBridge Scheduler from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}, with the sweeper`,
     );
