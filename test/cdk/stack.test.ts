@@ -1,11 +1,12 @@
-/** cdk: the example stack, synthesized once, asserting the properties cronfence owns. */
+/** cdk: the example app's stack, synthesized once: the properties cronfence owns, and cdk-nag. */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { CfnElement } from 'aws-cdk-lib';
+import { type CfnElement, Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Sweeper } from '../../cdk/constructs/sweeper.js';
@@ -309,23 +310,62 @@ describe('the bundled assets', () => {
       expect(source).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       expect(source).not.toMatch(/module\.exports/);
       expect(source.trimEnd()).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map$/);
-      // Minified: newlines survive only inside template literals (the fixture sweeper is too small to tell).
+      // Minified: newlines survive only inside template literals (a tiny fixture is too small to tell).
       if (source.length > 10_000) expect(source.length / source.split('\n').length).toBeGreaterThan(1000);
     }
   });
 
-  it.each(['daily-report', 'merchant-settlement'])(
-    'load as ESM on this Node and export the %s handler',
-    (name) => {
-      const job = synth.stack.jobs.find((j) => j.definition.name === name);
-      if (!job) throw new Error(`no job ${name}`);
-      const file = join(assetDir(job), 'index.mjs');
-      const script = `const m = await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(typeof m.handler, m.handler.job?.name);`;
-      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-        env: { PATH: process.env.PATH, CRONFENCE_TABLE: 'cronfence', AWS_REGION: 'eu-central-1' },
-        encoding: 'utf8',
-      });
-      expect(out.trim()).toBe(`function ${name}`);
-    },
+  it.each([
+    ['daily-report', 'function daily-report'],
+    ['merchant-settlement', 'function merchant-settlement'],
+    ['cronfence-sweeper', 'function undefined'],
+  ])('load as ESM on this Node and export the %s handler', (name, expected) => {
+    const owner =
+      name === 'cronfence-sweeper' ? sweeper() : synth.stack.jobs.find((j) => j.definition.name === name);
+    if (!owner) throw new Error(`no function ${name}`);
+    const url = pathToFileURL(join(assetDir(owner), 'index.mjs')).href;
+    const script = `const m = await import(${JSON.stringify(url)}); console.log(typeof m.handler, m.handler.job?.name);`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH, CRONFENCE_TABLE: 'cronfence', AWS_REGION: 'eu-central-1' },
+      encoding: 'utf8',
+    });
+    expect(out.trim()).toBe(expected);
+  });
+});
+
+function acknowledgements(root: IConstruct): { path: string; id: string; reason: string }[] {
+  return root.node.findAll().flatMap((c) =>
+    c.node.metadata
+      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((m) =>
+        Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({
+          path: c.node.path,
+          id,
+          reason,
+        })),
+      ),
   );
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  it('reports zero unacknowledged findings', () => {
+    const report = new AwsSolutionsChecks().validateScope(synth.stack);
+    const findings = report.violations.map(
+      (v) =>
+        `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}: ${v.description}`,
+    );
+    expect(findings).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('has a reason of at least one sentence for every acknowledgement', () => {
+    const acks = acknowledgements(synth.stack);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const ack of acks) expect(ack.reason.length, `${ack.id} at ${ack.path}`).toBeGreaterThan(40);
+  });
+
+  it('acknowledges only the rules cronfence has decided on', () => {
+    const ids = new Set(acknowledgements(synth.stack).map((a) => a.id.replace(/^annotation::/i, '')));
+    expect([...ids].sort()).toEqual(['AwsSolutions-SNS2', 'AwsSolutions-SQS3']);
+  });
 });
