@@ -54,8 +54,12 @@ export interface ScheduledJobProps {
 }
 
 /**
- * Validate the parts of a job definition the deployment depends on. Throws an `Error` whose
- * message names the job, the field and the value.
+ * Validate the parts of a job definition the deployment depends on: name, timeout (1–900 s),
+ * lease (> 0, ≤ timeout), expression, zone and catch-up options.
+ * @returns the schedule check (period, DST warnings).
+ * @throws Error whose message names the job, the field and the value (`cronfence: job "x": ...`).
+ * @example
+ * validateJobForDeploy(dailyReport.job, new Date()).periodSeconds; // 86400
  */
 export function validateJobForDeploy(definition: JobDefinition, now: Date): ReturnType<typeof checkSchedule> {
   const name = String(definition.name);
