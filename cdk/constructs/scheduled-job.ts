@@ -14,7 +14,7 @@ import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
 import { grantApplicationTable, type LibraryTable } from './library-table.js';
-import { checkSchedule } from './schedule-check.js';
+import { checkSchedule, type ScheduleCheck } from './schedule-check.js';
 import type { SchemaTable } from './schema-table.js';
 
 /** Properties of {@link ScheduledJob}. */
@@ -61,7 +61,7 @@ export interface ScheduledJobProps {
  * @example
  * validateJobForDeploy(dailyReport.job, new Date()).periodSeconds; // 86400
  */
-export function validateJobForDeploy(definition: JobDefinition, now: Date): ReturnType<typeof checkSchedule> {
+export function validateJobForDeploy(definition: JobDefinition, now: Date): ScheduleCheck {
   const name = String(definition.name);
   const fail = (problem: string, cause?: unknown): never => {
     throw new Error(`cronfence: job "${name}": ${problem}`, { cause });
