@@ -21,6 +21,8 @@ export interface HttpJsonProviderOptions {
   readonly lookup: boolean;
   /** Give up waiting for a response after this long (the outcome is then unknown), ms. @default 5000 */
   readonly timeoutMs?: number;
+  /** See {@link EffectProvider.lookupSettleMs}, ms. @default 30000 */
+  readonly lookupSettleMs?: number;
 }
 
 /** Statuses below 500 that do not prove the request was refused. */
@@ -78,6 +80,7 @@ export function httpJsonProvider<T>(o: HttpJsonProviderOptions): EffectProvider<
   if (!o.lookup) return provider;
   return {
     ...provider,
+    lookupSettleMs: o.lookupSettleMs ?? 30_000,
     async lookup(key: string): Promise<LookupResult> {
       let res: Response;
       try {

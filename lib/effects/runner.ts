@@ -172,7 +172,17 @@ export class EffectRunner {
       this.transition(key, item.status, EffectStatus.Succeeded, 'looked up: the provider executed it');
       return { result: resultOf(settled.item, 'looked-up') };
     }
-    const moved = await this.o.store.moveToSending(key, item, this.o.fence());
+    const fc = this.o.fence();
+    const sinceSendMs = fc.nowMs - Number(item.sendingAtMs ?? item.createdAtMs);
+    const settleMs = provider.lookupSettleMs ?? 0;
+    if (sinceSendMs < settleMs) {
+      this.transition(key, item.status, item.status, 'looked up: not found yet; may still be in flight');
+      throw new EffectOutcomeUnknownError(
+        key,
+        `lookup found nothing, but the last send was ${sinceSendMs} ms ago (< lookupSettleMs ${settleMs}); it may still be in flight`,
+      );
+    }
+    const moved = await this.o.store.moveToSending(key, item, fc);
     if (moved.kind !== 'sending') return { retry: moved };
     this.transition(
       key,

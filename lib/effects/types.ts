@@ -58,6 +58,13 @@ export interface EffectProvider<TRequest = unknown> {
   send(key: string, request: TRequest): Promise<SendResult>;
   /** Ask the provider what happened under a key, when it offers that. */
   lookup?(key: string): Promise<LookupResult>;
+  /**
+   * A lookup that finds nothing proves the request was never executed only once this long has passed
+   * since it was sent: a request still in flight at the provider may execute later. Until then the
+   * effect stays `sending` (EffectOutcomeUnknownError) and a later run looks again. Measured between
+   * the sender's and the looker's clocks, so allow for skew. ms. @default 0
+   */
+  readonly lookupSettleMs?: number;
 }
 
 /** How a call to `ctx.effect` obtained its outcome. */

@@ -27,16 +27,25 @@ export const MODES: readonly (readonly [string, Capabilities])[] = [
   ['neither', { idempotencyKeys: false, lookup: false }],
 ];
 
-/** Adapters for the service's payouts and e-mails, declaring exactly the service's modes. */
+/** Adapter options a test may change. */
+export interface AdapterOptions {
+  /** @default 2000 */
+  readonly timeoutMs?: number;
+  /** @default 30000 (the adapter's default) */
+  readonly lookupSettleMs?: number;
+}
+
+/** Adapters for the service's payouts and e-mails, declaring `caps` (@default the service's modes). */
 export function providers(
   service: PaymentService,
   caps: Capabilities = service.modes,
-  timeoutMs = 2_000,
+  options: AdapterOptions = {},
 ): { payments: EffectProvider<PayoutRequest>; emails: EffectProvider<EmailRequest> } {
-  const base = { baseUrl: service.url, ...caps, timeoutMs };
+  const base = { baseUrl: service.url, ...caps, timeoutMs: options.timeoutMs ?? 2_000 };
+  const settle = options.lookupSettleMs !== undefined ? { lookupSettleMs: options.lookupSettleMs } : {};
   return {
-    payments: httpJsonProvider<PayoutRequest>({ ...base, name: 'payments', path: '/payouts' }),
-    emails: httpJsonProvider<EmailRequest>({ ...base, name: 'emails', path: '/emails' }),
+    payments: httpJsonProvider<PayoutRequest>({ ...base, ...settle, name: 'payments', path: '/payouts' }),
+    emails: httpJsonProvider<EmailRequest>({ ...base, ...settle, name: 'emails', path: '/emails' }),
   };
 }
 
@@ -44,10 +53,10 @@ export function providers(
 export async function paymentsSetup(
   caps: Capabilities,
   job: Omit<SettlementJobOptions, 'payments' | 'emails'> = {},
-  timeoutMs?: number,
+  options: AdapterOptions = {},
 ): Promise<{ service: PaymentService; settlement: JobHandler }> {
   const service = await startPaymentService(caps);
-  const p = providers(service, caps, timeoutMs);
+  const p = providers(service, caps, options);
   const settlement = settlementJob({ ...job, payments: () => p.payments, emails: () => p.emails });
   return { service, settlement };
 }
