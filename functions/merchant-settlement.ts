@@ -80,6 +80,7 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
     schedule: 'cron(0 1 * * ? *)',
     timeZone: 'Asia/Shanghai',
     businessDate: 'previous-day',
+    catchUp: { mode: 'all', windowHours: 72, maxSlotsPerSweep: 3 },
     lease: { durationSeconds: 120 },
     timeoutSeconds: 300,
     run: async (ctx) => {
