@@ -2,7 +2,13 @@
  * Pure effect decisions (DESIGN.md protocol 5): given the effect record DynamoDB returned when our
  * insert was refused, what may this run do? No I/O: the runner turns decisions into requests.
  */
-import { EffectStatus, FINAL_EFFECT_STATUSES } from './types.js';
+import {
+  type EffectItem,
+  type EffectResult,
+  type EffectSource,
+  EffectStatus,
+  FINAL_EFFECT_STATUSES,
+} from './types.js';
 
 /** The run asking, and what its provider supports. */
 export interface EffectActor {
@@ -66,5 +72,20 @@ export function decideExisting(stored: StoredEffect, me: EffectActor): EffectDec
   return {
     kind: 'review',
     why: `outcome of the call by ${who} is unknown and provider "${me.providerName}" supports neither idempotency keys nor lookup; not resent`,
+  };
+}
+
+/** The result a job sees, from a stored (or just written) effect record. */
+export function resultOf(item: EffectItem, source: EffectSource): EffectResult {
+  return {
+    key: item.key,
+    status: item.status as EffectResult['status'],
+    source,
+    ...(item.providerRef !== undefined && { providerRef: item.providerRef }),
+    ...(item.responseDigest !== undefined && { responseDigest: item.responseDigest }),
+    ...(item.error !== undefined && { error: item.error }),
+    ...(item.reviewReason !== undefined && { reviewReason: item.reviewReason }),
+    attempts: Number(item.attempts),
+    fence: Number(item.fence),
   };
 }

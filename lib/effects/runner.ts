@@ -12,7 +12,7 @@ import {
   StoreError,
 } from '../errors.js';
 import type { FenceContext } from '../store/result-store.js';
-import { decideExisting } from './decide.js';
+import { decideExisting, resultOf } from './decide.js';
 import type { DynamoEffectStore, EffectOutcomeUpdate, SendingResult } from './effect-store.js';
 import { digestOf, validateEffectKey } from './keys.js';
 import {
@@ -42,8 +42,11 @@ export interface EffectRunnerOptions {
   /** Called after validation, before the first write of each `effect(...)` (pause points, abort checks). */
   readonly beforeWrite?: (key: string) => Promise<void>;
   readonly onTransition?: (t: EffectTransition) => void;
-  /** Called whenever this run meets (or makes) an effect in `needs-review`. */
-  readonly onNeedsReview?: (key: string, why: string) => void;
+  /**
+   * The run record's details: every effect this run meets (or marks) in `needs-review` is listed under
+   * `effectsNeedingReview` as `{ key, why }`. @default none
+   */
+  readonly details?: Record<string, unknown>;
 }
 
 /** Times an effect may change under us between our refused write and our next one before we give up. */
@@ -94,8 +97,7 @@ export class EffectRunner {
         case 'conflict':
           throw new IdempotencyConflictError(key);
         case 'stored':
-          if (item.status === EffectStatus.NeedsReview)
-            this.o.onNeedsReview?.(key, String(item.reviewReason));
+          if (item.status === EffectStatus.NeedsReview) this.noteNeedsReview(key, String(item.reviewReason));
           return resultOf(item, 'stored');
         case 'stale':
           throw new StaleFenceError(
@@ -139,7 +141,7 @@ export class EffectRunner {
             continue;
           }
           this.transition(key, item.status, EffectStatus.NeedsReview, d.why);
-          this.o.onNeedsReview?.(key, d.why);
+          this.noteNeedsReview(key, d.why);
           return resultOf(settled.item, 'marked-for-review');
         }
       }
@@ -263,22 +265,14 @@ export class EffectRunner {
     );
   }
 
+  private noteNeedsReview(key: string, why: string): void {
+    const details = this.o.details;
+    if (!details) return;
+    const list = (details.effectsNeedingReview ?? []) as { key: string; why: string }[];
+    if (!list.some((n) => n.key === key)) details.effectsNeedingReview = [...list, { key, why }];
+  }
+
   private transition(key: string, from: string, to: string, note?: string): void {
     this.o.onTransition?.({ key, from, to, ...(note !== undefined && { note }) });
   }
-}
-
-/** The result a job sees, from a stored (or just written) effect record. */
-export function resultOf(item: EffectItem, source: EffectSource): EffectResult {
-  return {
-    key: item.key,
-    status: item.status as EffectResult['status'],
-    source,
-    ...(item.providerRef !== undefined && { providerRef: item.providerRef }),
-    ...(item.responseDigest !== undefined && { responseDigest: item.responseDigest }),
-    ...(item.error !== undefined && { error: item.error }),
-    ...(item.reviewReason !== undefined && { reviewReason: item.reviewReason }),
-    attempts: Number(item.attempts),
-    fence: Number(item.fence),
-  };
 }

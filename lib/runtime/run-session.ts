@@ -328,22 +328,16 @@ export class RunSession {
     const guard = () => {
       if (keeper.signal.aborted) throw keeper.signal.reason;
     };
-    const needsReview: { key: string; why: string }[] = [];
     const effects = new EffectRunner({
       store: new DynamoEffectStore(this.deps.doc, this.deps.tableName),
       job: this.def.name,
       fence: fc,
+      details: this.details, // effects needing review are named on the run record
       beforeWrite: async (key) => {
         guard();
         await this.pause('before-write', { effect: key });
-        guard();
       },
       onTransition: (t) => this.emit({ type: 'effect-transition', ...t }),
-      onNeedsReview: (key, why) => {
-        if (needsReview.some((n) => n.key === key)) return;
-        needsReview.push({ key, why });
-        this.details.effectsNeedingReview = needsReview; // the run record names each effect and why
-      },
     });
     return {
       job: this.def.name,

@@ -64,7 +64,13 @@ describe('d. 200 merchants, 3 concurrent duplicate invocations, one kill midway'
       round2.map((w, i) =>
         deliver(
           setup.settlement.withDeps(() => w.deps),
-          { job: JOB, scheduledTimeMs: SLOT_MS, attemptNumber: 2, awsRequestId: 'req-2', label: `retry ${i}` },
+          {
+            job: JOB,
+            scheduledTimeMs: SLOT_MS,
+            attemptNumber: 2,
+            awsRequestId: 'req-2',
+            label: `retry ${i}`,
+          },
         ),
       ),
     );
