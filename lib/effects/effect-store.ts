@@ -63,6 +63,9 @@ const TRANSACTION_CONFLICT_ATTEMPTS = 5;
 
 type Reason = { Code?: string; Item?: Record<string, unknown> };
 
+/** Sort key of every lease item; the run's fence context carries the lease's partition key. */
+const LEASE_SK = Keys.lease('any').sk;
+
 /** Effect store on the library table. */
 export class DynamoEffectStore {
   constructor(
@@ -236,7 +239,7 @@ export class DynamoEffectStore {
     const leaseCheck = {
       ConditionCheck: {
         TableName: this.tableName,
-        Key: { pk: fc.leaseKey, sk: Keys.lease('x').sk },
+        Key: { pk: fc.leaseKey, sk: LEASE_SK },
         ConditionExpression: OWNED,
         ExpressionAttributeNames: { '#owner': 'owner', '#fence': 'fence' },
         ExpressionAttributeValues: { ':me': fc.runId, ':fence': fc.fence },
