@@ -3,9 +3,9 @@
  * emulator firing the app's jobs with duplicate deliveries, then invariants read back from DynamoDB.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { InvalidArgumentError } from '../errors.js';
-import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import type { JobHandler } from '../runtime/define-job.js';
 import { createDeps } from '../runtime/deps.js';
 import type { RunSummary } from '../runtime/run-session.js';
@@ -21,6 +21,13 @@ import { type Check, verifyRunRecordsAndLeases } from './verify.js';
 export interface LocalApp {
   readonly handlers: readonly JobHandler[];
   readonly tables: readonly TableSchema[];
+  /**
+   * Start the app's local services (e.g. the payment service) after the tables exist; may set
+   * environment variables the handlers read. @default none
+   */
+  start?(print: (line: string) => void): Promise<void>;
+  /** Stop what `start` started; always called when `start` was. @default none */
+  stop?(print: (line: string) => void): Promise<void>;
   /** Business checks (one result per key), given the slots that ran per job. */
   verify(
     doc: DynamoDBDocumentClient,
@@ -74,6 +81,7 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
   let local: DynamoDbLocal | undefined;
   let stopping = false;
+  let started = false;
   const onSignal = (sig: NodeJS.Signals) => {
     if (stopping) return; // a second Ctrl-C (or the wrapper forwarding it) must not skip the clean-up
     stopping = true;
@@ -101,12 +109,17 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     for (const t of tables) process.env[t.schema.envVar] = t.tableName;
     await ensureTables(doc, tables);
     print(`Tables: ${tables.map((t) => t.tableName).join(', ')}`);
+    started = true;
+    await app.start?.(print);
 
     const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar] });
     const handlers = app.handlers.map((h) => h.withDeps(() => deps));
     for (const h of app.handlers) {
       const warnings = dstWarnings({ ...h.job, schedule: h.expression }, fromMs);
-      if (warnings.length) print(`DST (${h.job.name}, ${h.job.timeZone}, next 3 years): ${warnings.map((w) => `${w.date} ${w.kind}`).join('; ')}`);
+      if (warnings.length)
+        print(
+          `DST (${h.job.name}, ${h.job.timeZone}, next 3 years): ${warnings.map((w) => `${w.date} ${w.kind}`).join('; ')}`,
+        );
     }
     print(
       `Emulating EventBridge Scheduler from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}, with the sweeper`,
@@ -148,6 +161,7 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    if (started) await app.stop?.(print);
     if (local) {
       await local.stop();
       print(`DynamoDB Local (pid ${local.pid}) stopped`);
