@@ -127,7 +127,12 @@ describe.each(JOBS)('job $name', (job) => {
         Statement: Match.arrayWith([
           {
             Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Action: [
+              'dynamodb:ConditionCheckItem',
+              'dynamodb:GetItem',
+              'dynamodb:PutItem',
+              'dynamodb:UpdateItem',
+            ],
             Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Library'), 'Arn'] },
             Condition: {
               'ForAllValues:StringLike': {
