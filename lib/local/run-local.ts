@@ -12,6 +12,7 @@ import type { RunSummary } from '../runtime/run-session.js';
 import { createDocumentClient } from '../store/client.js';
 import { libraryTable, type TableSchema } from '../store/schema.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
+import { removeLocalState, writeLocalState } from './local-state.js';
 import { type DeliveryResult, deliver, deliveriesFor } from './scheduler-emulator.js';
 import { ensureTables } from './tables.js';
 import { type Check, verifyRunRecordsAndLeases } from './verify.js';
@@ -42,6 +43,8 @@ export interface RunLocalOptions {
   readonly lateCopies?: number;
   /** Where lines go. @default console.log */
   readonly print?: (line: string) => void;
+  /** Keep DynamoDB Local (and `.cronfence/local.json`) up after the run until SIGINT/SIGTERM. @default false */
+  readonly hold?: boolean;
 }
 
 function line(r: DeliveryResult): string {
@@ -72,8 +75,10 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
   if (!(toMs > fromMs))
     throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
   let local: DynamoDbLocal | undefined;
+  let statePath: string | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     print(`\n${sig}: stopping DynamoDB Local`);
+    if (statePath) removeLocalState(statePath);
     void (local?.stop() ?? Promise.resolve()).then(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
@@ -97,6 +102,14 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     for (const t of tables) process.env[t.schema.envVar] = t.tableName;
     await ensureTables(doc, tables);
     print(`Tables: ${tables.map((t) => t.tableName).join(', ')}`);
+    // Lets the `cronfence` CLI find this stack without flags while we run (lib/local/local-state).
+    statePath = writeLocalState({
+      endpoint,
+      region: process.env.AWS_REGION ?? 'us-east-1',
+      tables: Object.fromEntries(tables.map((t) => [t.schema.envVar, t.tableName])),
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    });
 
     const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar] });
     const slotsByJob = new Map<string, Slot[]>();
@@ -148,8 +161,15 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     const ok = checks.every((c) => c.ok);
     print(ok ? '\nAll invariants hold.' : '\nSome invariants FAILED.');
     doc.destroy();
+    if (options.hold) {
+      print(
+        `\nHolding DynamoDB Local at ${endpoint} for the cronfence CLI (see docs/operations.md); Ctrl-C stops it.`,
+      );
+      await new Promise<never>(() => setInterval(() => undefined, 3_600_000)); // onSignal stops it and exits
+    }
     return ok;
   } finally {
+    if (statePath) removeLocalState(statePath);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     if (local) {

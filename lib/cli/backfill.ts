@@ -1,0 +1,227 @@
+/**
+ * `cronfence backfill <job> --from D --to D --requested-by NAME --reason TEXT`: re-run a job's real
+ * slots in a range as manual runs (the deployed function, asynchronously, or the local handler with
+ * `--local`), with a progress bar, then a summary read from the run records the runs wrote.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { intArg } from './args.js';
+import {
+  defaultFunctionName,
+  type InvokeResult,
+  type Invoker,
+  lambdaInvoker,
+  localInvoker,
+  pool,
+} from './backfill-invoke.js';
+import { manualEvent, planBackfill } from './backfill-plan.js';
+import {
+  type BackfillRow,
+  backfillRecords,
+  countOutcomes,
+  type PlannedRun,
+  plannedKey,
+  settled,
+  summarize,
+} from './backfill-summary.js';
+import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
+import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
+import { type HandlerList, loadRegistry, requireJob, withJobsOption } from './registry.js';
+
+interface BackfillFlags extends ConnectionFlags {
+  readonly from: string;
+  readonly to: string;
+  readonly concurrency: number;
+  readonly dryRun?: boolean;
+  readonly requestedBy: string;
+  readonly reason: string;
+  readonly yes?: boolean;
+  readonly local?: boolean;
+  readonly function?: string;
+  readonly wait: number;
+  readonly jobs?: string;
+}
+
+/** Outcomes that make a backfill exit 1. */
+const BAD = new Set(['failed', 'stale', 'abandoned', 'pending', 'running', 'not-sent']);
+
+function text(flag: string, value: string, max: number): string {
+  const v = value.trim();
+  if (v.length === 0 || v.length > max) throw usage(flag, value, `must be 1 to ${max} characters`);
+  return v;
+}
+
+function rowsTable(rows: readonly BackfillRow[]): string {
+  return table(rows, [
+    { header: 'SLOT', cell: (r) => r.slot },
+    ...(rows.some((r) => r.shard !== undefined)
+      ? [{ header: 'SHARD', cell: (r: BackfillRow) => cell(r.shard) }]
+      : []),
+    { header: 'SCHEDULED', cell: (r) => r.scheduledTime },
+    { header: 'OUTCOME', cell: (r) => r.outcome },
+    { header: 'REASON', cell: (r) => cell(r.reason) },
+    { header: 'FENCE', cell: (r) => cell(r.fence) },
+    { header: 'ATTEMPTS', cell: (r) => String(r.attempts) },
+    { header: 'RUN ID', cell: (r) => cell(r.runId) },
+    { header: 'ERROR', cell: (r) => cell(r.error) },
+  ]);
+}
+
+/** Register `backfill` on the program. @param defaults the job registry used without `--jobs`. */
+export function registerBackfill(program: Command, defaults: HandlerList): void {
+  const cmd = program
+    .command('backfill')
+    .argument('<job>', 'job name')
+    .description("Re-run a job's past slots in a range as manual runs, then summarize their run records")
+    .requiredOption(
+      '--from <date>',
+      "first slot: yyyy-mm-dd (a whole day in the job's zone), a local slot time yyyy-mm-ddTHH:mm, or an ISO instant",
+    )
+    .requiredOption('--to <date>', 'last slot (inclusive), same forms as --from')
+    .requiredOption('--requested-by <name>', 'who asks for the re-run (recorded on every run record)')
+    .requiredOption('--reason <text>', 'why (recorded on every run record)')
+    .option('--concurrency <n>', 'invocations in flight at once', intArg('--concurrency', 1, 100), 4)
+    .option('--dry-run', 'list the slots that would run; invoke nothing')
+    .option('--yes', 'allow more than 1,000 slots')
+    .option('--local', "run the job's handler in this process instead of invoking the deployed function")
+    .option('--function <name|arn>', 'deployed function to invoke (default: cronfence-<job>)')
+    .option(
+      '--wait <seconds>',
+      'how long to wait for run records of asynchronous invocations',
+      intArg('--wait', 0, 3600),
+      120,
+    );
+  withJobsOption(withConnectionOptions(cmd)).action(
+    action(async (job: string, flags: BackfillFlags) => {
+      const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
+      const requestedBy = text('--requested-by', flags.requestedBy, 128);
+      const reason = text('--reason', flags.reason, 1024);
+      const startedAtMs = Date.now();
+      const plan = planBackfill(
+        handler.job,
+        handler.expression,
+        { from: flags.from, to: flags.to, yes: Boolean(flags.yes) },
+        startedAtMs,
+      );
+      const shards = handler.job.shards > 1 ? [...Array(handler.job.shards).keys()] : [undefined];
+      const planned: PlannedRun[] = plan.slots.flatMap((slot) =>
+        shards.map((shard) => ({ slot, ...(shard !== undefined && { shard }) })),
+      );
+      const later = plan.laterToday > 0 ? ` (${plan.laterToday} later slot(s) today not included)` : '';
+      if (flags.dryRun) {
+        const slots = plan.slots.map((s) => ({
+          slot: s.id,
+          scheduledTime: iso(s.scheduledTimeMs),
+          businessDate: s.businessDate,
+          ...(s.shifted && { shifted: true }),
+        }));
+        if (flags.json)
+          out(
+            toJson({
+              job,
+              dryRun: true,
+              count: slots.length,
+              shards: shards.length,
+              laterToday: plan.laterToday,
+              slots,
+            }),
+          );
+        else {
+          out(
+            `Dry run: ${slots.length} slot(s) of ${job} (${handler.job.schedule}, ${handler.job.timeZone})${later}; nothing invoked.`,
+          );
+          out(
+            table(slots, [
+              { header: 'SLOT', cell: (s) => s.slot },
+              { header: 'SCHEDULED', cell: (s) => s.scheduledTime },
+              { header: 'BUSINESS DATE', cell: (s) => s.businessDate },
+              {
+                header: 'NOTE',
+                cell: (s) => (s.shifted ? 'DST gap: runs at the first instant after it' : ''),
+              },
+            ]),
+          );
+        }
+        return ExitCode.Ok;
+      }
+      const conn = await connect(flags);
+      let invoker: Invoker | undefined;
+      try {
+        invoker = flags.local
+          ? localInvoker(conn, handler)
+          : await lambdaInvoker(conn, flags.function ?? defaultFunctionName(job));
+        const send = invoker;
+        const bar =
+          !flags.json && process.stderr.isTTY
+            ? new SingleBar({
+                format: `backfill ${job} [{bar}] {value}/{total} {last}`,
+                hideCursor: true,
+                stream: process.stderr,
+              })
+            : undefined;
+        bar?.start(planned.length, 0, { last: '' });
+        const sendErrors = new Map<string, string>();
+        await pool(
+          planned,
+          flags.concurrency,
+          (p) => send(manualEvent(job, p.slot, requestedBy, reason, p.shard)),
+          (r: InvokeResult, p) => {
+            if (!r.ok) sendErrors.set(plannedKey(p), r.error ?? 'error');
+            bar?.increment(1, { last: `${p.slot.id} ${r.summary?.outcome ?? (r.ok ? 'sent' : 'error')}` });
+          },
+        );
+        bar?.stop();
+        const request = { by: requestedBy, reason, sinceMs: startedAtMs - 60_000 };
+        let rows = summarize(
+          planned,
+          await backfillRecords(conn.doc, conn.tableName, job, planned, request),
+          sendErrors,
+        );
+        const deadline = Date.now() + flags.wait * 1000;
+        while (!flags.local && !settled(rows) && Date.now() < deadline) {
+          if (!flags.json)
+            process.stderr.write(
+              `waiting for run records: ${rows.filter((r) => r.outcome !== 'pending').length}/${rows.length}\r`,
+            );
+          await sleep(2000);
+          rows = summarize(
+            planned,
+            await backfillRecords(conn.doc, conn.tableName, job, planned, request),
+            sendErrors,
+          );
+        }
+        const counts = countOutcomes(rows);
+        if (flags.json) {
+          out(
+            toJson({
+              job,
+              requestedBy,
+              reason,
+              target: send.target,
+              requested: planned.length,
+              laterToday: plan.laterToday,
+              counts,
+              slots: rows,
+            }),
+          );
+        } else {
+          out(
+            `Backfill of ${job}: ${planned.length} run(s) for ${plan.slots.length} slot(s) via ${send.target}, requested by ${requestedBy}: "${reason}"${later}`,
+          );
+          out(rowsTable(rows));
+          out(
+            Object.entries(counts)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', '),
+          );
+          if (counts.pending) out(`Still pending: check later with \`cronfence runs ${job} --since 1h\`.`);
+        }
+        return rows.some((r) => BAD.has(r.outcome)) ? ExitCode.Failure : ExitCode.Ok;
+      } finally {
+        invoker?.close();
+        conn.close();
+      }
+    }),
+  );
+}
