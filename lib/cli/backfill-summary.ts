@@ -112,8 +112,3 @@ export function countOutcomes(rows: readonly BackfillRow[]): Record<string, numb
 export function plannedKey(p: PlannedRun): string {
   return key(p.slot.id, p.shard);
 }
-
-/** True when every planned run has a terminal record (nothing `pending` or `running`). */
-export function settled(rows: readonly BackfillRow[]): boolean {
-  return rows.every((r) => r.outcome !== 'pending' && r.outcome !== 'running');
-}

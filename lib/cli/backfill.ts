@@ -3,26 +3,17 @@
  * slots in a range as manual runs (the deployed function, asynchronously, or the local handler with
  * `--local`), with a progress bar, then a summary read from the run records the runs wrote.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { intArg } from './args.js';
-import {
-  defaultFunctionName,
-  type InvokeResult,
-  type Invoker,
-  lambdaInvoker,
-  localInvoker,
-  pool,
-} from './backfill-invoke.js';
-import { manualEvent, planBackfill } from './backfill-plan.js';
+import { defaultFunctionName, type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
+import { planBackfill } from './backfill-plan.js';
+import { executeBackfill } from './backfill-run.js';
 import {
   type BackfillRow,
   backfillRecords,
   countOutcomes,
   type PlannedRun,
-  plannedKey,
-  settled,
   summarize,
 } from './backfill-summary.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
@@ -39,7 +30,7 @@ interface BackfillFlags extends ConnectionFlags {
   readonly yes?: boolean;
   readonly local?: boolean;
   readonly function?: string;
-  readonly wait: number;
+  readonly wait?: number;
   readonly jobs?: string;
 }
 
@@ -81,16 +72,20 @@ export function registerBackfill(program: Command, defaults: HandlerList): void 
     .requiredOption('--to <date>', 'last slot (inclusive), same forms as --from')
     .requiredOption('--requested-by <name>', 'who asks for the re-run (recorded on every run record)')
     .requiredOption('--reason <text>', 'why (recorded on every run record)')
-    .option('--concurrency <n>', 'invocations in flight at once', intArg('--concurrency', 1, 100), 4)
+    .option(
+      '--concurrency <n>',
+      "leases worked at once (a sharded job's shards); a lease runs its slots one at a time",
+      intArg('--concurrency', 1, 100),
+      4,
+    )
     .option('--dry-run', 'list the slots that would run; invoke nothing')
     .option('--yes', 'allow more than 1,000 slots')
     .option('--local', "run the job's handler in this process instead of invoking the deployed function")
     .option('--function <name|arn>', 'deployed function to invoke (default: cronfence-<job>)')
     .option(
       '--wait <seconds>',
-      'how long to wait for run records of asynchronous invocations',
+      "asynchronous invocations: how long to wait for each slot's run record before sending the next (default: the job's timeout + 60)",
       intArg('--wait', 0, 3600),
-      120,
     );
   withJobsOption(withConnectionOptions(cmd)).action(
     action(async (job: string, flags: BackfillFlags) => {
@@ -161,36 +156,22 @@ export function registerBackfill(program: Command, defaults: HandlerList): void 
               })
             : undefined;
         bar?.start(planned.length, 0, { last: '' });
-        const sendErrors = new Map<string, string>();
-        await pool(
+        const request = { job, by: requestedBy, reason, sinceMs: startedAtMs - 60_000 };
+        const sendErrors = await executeBackfill({
+          conn,
+          invoker: send,
+          request,
           planned,
-          flags.concurrency,
-          (p) => send(manualEvent(job, p.slot, requestedBy, reason, p.shard)),
-          (r: InvokeResult, p) => {
-            if (!r.ok) sendErrors.set(plannedKey(p), r.error ?? 'error');
-            bar?.increment(1, { last: `${p.slot.id} ${r.summary?.outcome ?? (r.ok ? 'sent' : 'error')}` });
-          },
-        );
+          concurrency: flags.concurrency,
+          waitPerSlotMs: (flags.wait ?? handler.job.timeoutSeconds + 60) * 1000,
+          onProgress: (p, status) => bar?.increment(1, { last: `${p.slot.id} ${status}` }),
+        });
         bar?.stop();
-        const request = { by: requestedBy, reason, sinceMs: startedAtMs - 60_000 };
-        let rows = summarize(
+        const rows = summarize(
           planned,
           await backfillRecords(conn.doc, conn.tableName, job, planned, request),
           sendErrors,
         );
-        const deadline = Date.now() + flags.wait * 1000;
-        while (!flags.local && !settled(rows) && Date.now() < deadline) {
-          if (!flags.json)
-            process.stderr.write(
-              `waiting for run records: ${rows.filter((r) => r.outcome !== 'pending').length}/${rows.length}\r`,
-            );
-          await sleep(2000);
-          rows = summarize(
-            planned,
-            await backfillRecords(conn.doc, conn.tableName, job, planned, request),
-            sendErrors,
-          );
-        }
         const counts = countOutcomes(rows);
         if (flags.json) {
           out(
