@@ -84,7 +84,7 @@ export async function connect(
   }
   if (endpoint !== undefined) {
     try {
-      new URL(endpoint);
+      if (!/^https?:$/.test(new URL(endpoint).protocol)) throw new Error('not http(s)');
     } catch {
       throw usage(
         flags.endpoint ? '--endpoint' : source,

@@ -76,7 +76,7 @@ export function registerRuns(program: Command, defaults: HandlerList): void {
       const registry = await loadRegistry(flags.jobs, defaults);
       if (job !== undefined) requireJob(registry, job);
       if (!flags.failed && job === undefined) {
-        throw usage('<job>', undefined, 'name a job, or pass --failed to list problem runs across jobs');
+        throw usage('<job>', '(none)', 'name a job, or pass --failed to list problem runs across jobs');
       }
       if (flags.failed) {
         const bad = flags.outcome?.find((o) => !PROBLEM_OUTCOMES.includes(o as Outcome));
