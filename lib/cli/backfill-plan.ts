@@ -144,20 +144,22 @@ export function planBackfill(
   return { slots, laterToday, fromMs, toMs };
 }
 
-/** The manual invocation payload for one slot (`slot` names a shifted DST-gap slot's nominal time). */
+/**
+ * The manual invocation payload for one slot: `slot` names a shifted DST-gap slot's nominal time;
+ * `executionId` carries the backfill's id (stored on the run record, so its summary finds exactly its runs).
+ */
 export function manualEvent(
-  job: string,
+  request: { job: string; by: string; reason: string; backfillId: string },
   slot: Slot,
-  requestedBy: string,
-  reason: string,
   shard?: number,
 ): Record<string, unknown> {
   return {
-    job,
+    job: request.job,
     scheduledTime: `${new Date(slot.scheduledTimeMs).toISOString().slice(0, 19)}Z`,
     trigger: 'manual',
-    requestedBy,
-    reason,
+    requestedBy: request.by,
+    reason: request.reason,
+    executionId: request.backfillId,
     ...(slot.shifted && { slot: slot.localTime }),
     ...(shard !== undefined && { shard }),
   };

@@ -16,8 +16,8 @@ export interface BackfillRequest {
   readonly job: string;
   readonly by: string;
   readonly reason: string;
-  /** Records started before this instant are not this backfill's, epoch ms. */
-  readonly sinceMs: number;
+  /** Identifies this backfill: sent as every event's `executionId`, stored on each run record. */
+  readonly backfillId: string;
 }
 
 /** Options of {@link executeBackfill}. */
@@ -60,9 +60,7 @@ export async function executeBackfill(o: ExecuteOptions): Promise<Map<string, st
     o.concurrency,
     async (lane) => {
       for (const p of lane) {
-        const r = await o.invoker(
-          manualEvent(o.request.job, p.slot, o.request.by, o.request.reason, p.shard),
-        );
+        const r = await o.invoker(manualEvent(o.request, p.slot, p.shard));
         let status = r.summary?.outcome ?? (r.ok ? 'sent' : 'error');
         if (!r.ok && !r.summary) sendErrors.set(plannedKey(p), r.error ?? 'error');
         else if (!r.summary && o.waitPerSlotMs > 0) status = await awaitRecord(o, p);

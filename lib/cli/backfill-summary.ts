@@ -32,35 +32,31 @@ function key(slotId: string, shard: number | undefined): string {
   return shard === undefined ? slotId : `${slotId}#${shard}`;
 }
 
-/** The run records of a job's manual runs for the planned slots, requested by `by` for `reason` since `sinceMs`. */
+/** The run records this backfill (its `backfillId`, stored as `executionId`) produced for the planned slots. */
 export async function backfillRecords(
   doc: DynamoDBDocumentClient,
   tableName: string,
   job: string,
   planned: readonly PlannedRun[],
-  request: { by: string; reason: string; sinceMs: number },
+  request: { backfillId: string },
 ): Promise<Item[]> {
   const ids = planned.map((p) => p.slot.id).sort();
   return queryAll(doc, {
     TableName: tableName,
     KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :last',
-    FilterExpression: '#trigger = :manual AND #by = :by AND #why = :why AND #startedAtMs >= :since',
+    FilterExpression: '#trigger = :manual AND #executionId = :backfill',
     ExpressionAttributeNames: {
       '#pk': Attr.pk,
       '#sk': Attr.sk,
       '#trigger': 'trigger',
-      '#by': 'requestedBy',
-      '#why': 'requestReason',
-      '#startedAtMs': 'startedAtMs',
+      '#executionId': 'executionId',
     },
     ExpressionAttributeValues: {
       ':pk': Keys.lease(job).pk,
       ':first': `RUN#${ids[0]}#`,
       ':last': `RUN#${ids[ids.length - 1]}#\uffff`,
       ':manual': 'manual',
-      ':by': request.by,
-      ':why': request.reason,
-      ':since': request.sinceMs,
+      ':backfill': request.backfillId,
     },
     ConsistentRead: true,
   });

@@ -3,6 +3,7 @@
  * slots in a range as manual runs (the deployed function, asynchronously, or the local handler with
  * `--local`), with a progress bar, then a summary read from the run records the runs wrote.
  */
+import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { intArg } from './args.js';
@@ -156,7 +157,7 @@ export function registerBackfill(program: Command, defaults: HandlerList): void 
               })
             : undefined;
         bar?.start(planned.length, 0, { last: '' });
-        const request = { job, by: requestedBy, reason, sinceMs: startedAtMs - 60_000 };
+        const request = { job, by: requestedBy, reason, backfillId: `backfill-${randomUUID()}` };
         const sendErrors = await executeBackfill({
           conn,
           invoker: send,
@@ -177,6 +178,7 @@ export function registerBackfill(program: Command, defaults: HandlerList): void 
           out(
             toJson({
               job,
+              backfillId: request.backfillId,
               requestedBy,
               reason,
               target: send.target,
@@ -188,7 +190,7 @@ export function registerBackfill(program: Command, defaults: HandlerList): void 
           );
         } else {
           out(
-            `Backfill of ${job}: ${planned.length} run(s) for ${plan.slots.length} slot(s) via ${send.target}, requested by ${requestedBy}: "${reason}"${later}`,
+            `Backfill of ${job}: ${planned.length} run(s) for ${plan.slots.length} slot(s) via ${send.target}, requested by ${requestedBy}: "${reason}"${later} [${request.backfillId}]`,
           );
           out(rowsTable(rows));
           out(
