@@ -201,7 +201,7 @@ export function createObserver(options: ObserverOptions = {}): Observer {
         slot: event.slot,
         trigger: event.trigger,
         runId: event.runId,
-        fence: event.fence ?? null,
+        ...(event.fence !== undefined && { fence: event.fence }),
         ...(event.shard !== undefined && { shard: event.shard }),
         ...fields,
       });
