@@ -12,6 +12,7 @@ export const handler = defineJob({
   schedule: 'cron(0 1 * * ? *)',
   timeZone: 'Asia/Shanghai',
   businessDate: 'previous-day',
+  catchUp: { mode: 'all', windowHours: 72, maxSlotsPerSweep: 3 },
   lease: { durationSeconds: 120 },
   timeoutSeconds: 300,
   run: async (ctx) => {

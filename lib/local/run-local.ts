@@ -3,17 +3,18 @@
  * emulator firing the app's jobs with duplicate deliveries, then invariants read back from DynamoDB.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { InvalidArgumentError } from '../errors.js';
+import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import type { JobHandler } from '../runtime/define-job.js';
 import { createDeps } from '../runtime/deps.js';
 import type { RunSummary } from '../runtime/run-session.js';
 import { createDocumentClient } from '../store/client.js';
 import { libraryTable, type TableSchema } from '../store/schema.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
+import { emulate } from './emulate.js';
 import { removeLocalState, writeLocalState } from './local-state.js';
-import { type DeliveryResult, deliver, deliveriesFor } from './scheduler-emulator.js';
+import type { DeliveryResult } from './scheduler-emulator.js';
 import { ensureTables } from './tables.js';
 import { type Check, verifyRunRecordsAndLeases } from './verify.js';
 
@@ -76,13 +77,16 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
   let local: DynamoDbLocal | undefined;
   let statePath: string | undefined;
+  let stopping = false;
   const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping) return; // a second Ctrl-C (or the wrapper forwarding it) must not skip the clean-up
+    stopping = true;
     print(`\n${sig}: stopping DynamoDB Local`);
     if (statePath) removeLocalState(statePath);
     void (local?.stop() ?? Promise.resolve()).then(() => process.exit(130));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     let endpoint = process.env.DYNAMODB_ENDPOINT;
     if (!endpoint) {
@@ -112,41 +116,33 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     });
 
     const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar] });
-    const slotsByJob = new Map<string, Slot[]>();
-    const plan: { handler: JobHandler; slot: Slot }[] = [];
+    const handlers = app.handlers.map((h) => h.withDeps(() => deps));
     for (const h of app.handlers) {
-      const all = enumerateSlots({ ...h.job, schedule: h.expression, startMs: fromMs }, fromMs, toMs);
-      const slots = explicitRange ? all : all.slice(0, options.maxPerJob ?? 3);
-      slotsByJob.set(h.job.name, slots);
-      for (const slot of slots) plan.push({ handler: h.withDeps(() => deps), slot });
+      const warnings = dstWarnings({ ...h.job, schedule: h.expression }, fromMs);
+      if (warnings.length) print(`DST (${h.job.name}, ${h.job.timeZone}, next 3 years): ${warnings.map((w) => `${w.date} ${w.kind}`).join('; ')}`);
     }
-    plan.sort((a, b) => a.slot.scheduledTimeMs - b.slot.scheduledTimeMs);
     print(
-      `Emulating EventBridge Scheduler: ${plan.length} occurrences from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}`,
+      `Emulating EventBridge Scheduler from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}, with the sweeper`,
     );
     print(
       `${'job'.padEnd(20)} ${'slot'.padEnd(17)} ${'trigger'.padEnd(9)} ${'outcome'.padEnd(10)} ${'reason'.padEnd(18)} ${'fence'.padEnd(9)} ${'took'.padStart(6)}`,
     );
-    const summaries: RunSummary[] = [];
-    for (const { handler, slot } of plan) {
-      const extra = slot.shifted
-        ? { trigger: 'catch-up', slot: slot.localTime, requestedBy: 'sweeper', reason: 'dst-gap shift' }
-        : undefined;
-      const d = deliveriesFor(
-        handler.job.name,
-        slot.scheduledTimeMs,
-        options.concurrentCopies ?? 2,
-        options.lateCopies ?? 1,
-      );
-      const withExtra = (x: (typeof d.concurrent)[number]) => (extra ? { ...x, extra } : x);
-      const round1 = await Promise.all(d.concurrent.map((x) => deliver(handler, withExtra(x))));
-      const round2 = [];
-      for (const x of d.late) round2.push(await deliver(handler, withExtra(x)));
-      for (const r of [...round1, ...round2]) {
-        print(line(r));
-        if (r.summary) summaries.push(r.summary);
-      }
-    }
+    const { summaries, slotsByJob } = await emulate(
+      handlers,
+      deps,
+      {
+        fromMs,
+        toMs,
+        ...(!explicitRange && { maxPerJob: options.maxPerJob ?? 3 }),
+        concurrentCopies: options.concurrentCopies ?? 2,
+        lateCopies: options.lateCopies ?? 1,
+      },
+      {
+        delivery: (r) => print(line(r)),
+        sweep: (d) =>
+          print(`${'sweeper'.padEnd(20)} ${d.slot.padEnd(17)} ${d.job} ${d.action} (${d.reason})`),
+      },
+    );
     const checks = [
       ...(await verifyRunRecordsAndLeases(
         doc,

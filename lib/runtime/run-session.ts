@@ -177,7 +177,14 @@ export class RunSession {
     await this.pause('before-finish');
     this.keeper?.stop();
     const summary = await this.record(Outcome.Succeeded);
-    await this.release(true);
+    try {
+      await this.release(true);
+    } catch (err) {
+      // Recorded as succeeded (every write was fenced and accepted); a successor took the expired lease
+      // before our release. Nothing to undo: a later delivery of this slot finds its results.
+      if (!(err instanceof LeaseLostError)) throw err;
+      this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: err.message });
+    }
     return summary;
   }
 
