@@ -35,9 +35,6 @@ interface BackfillFlags extends ConnectionFlags {
   readonly jobs?: string;
 }
 
-/** Outcomes that make a backfill exit 1. */
-const BAD = new Set(['failed', 'stale', 'abandoned', 'pending', 'running', 'not-sent']);
-
 function text(flag: string, value: string, max: number): string {
   const v = value.trim();
   if (v.length === 0 || v.length > max) throw usage(flag, value, `must be 1 to ${max} characters`);
@@ -199,8 +196,14 @@ export function registerBackfill(program: Command, defaults: HandlerList): void 
               .join(', '),
           );
           if (counts.pending) out(`Still pending: check later with \`cronfence runs ${job} --since 1h\`.`);
+          if (counts.skipped) {
+            out(
+              `Skipped slots did not run: another run held the lease (\`cronfence lease ${job}\`); re-run them after its leaseUntil.`,
+            );
+          }
         }
-        return rows.some((r) => BAD.has(r.outcome)) ? ExitCode.Failure : ExitCode.Ok;
+        // Exit 0 only when every requested run succeeded (skipped, failed, stale, pending or unsent: 1).
+        return rows.every((r) => r.outcome === 'succeeded') ? ExitCode.Ok : ExitCode.Failure;
       } finally {
         invoker?.close();
         conn.close();
