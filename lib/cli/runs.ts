@@ -28,6 +28,9 @@ function note(r: Item): string {
   if (holder) return `holder ${holder.runId} (slot ${holder.slot})`;
   if (r.requestedBy) return `by ${r.requestedBy}${r.requestReason ? `: ${r.requestReason}` : ''}`;
   const details = r.details as Record<string, unknown> | undefined;
+  if (r.outcome === 'abandoned' && details?.detectedBy) {
+    return `never released (lease until ${iso(details.leaseUntilMs)}); found by ${details.detectedBy}`;
+  }
   return details ? toJson(details).replace(/\s+/g, ' ') : '';
 }
 
