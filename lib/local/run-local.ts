@@ -3,9 +3,9 @@
  * emulator firing the app's jobs with duplicate deliveries, then invariants read back from DynamoDB.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { InvalidArgumentError } from '../errors.js';
-import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import type { JobHandler } from '../runtime/define-job.js';
 import { createDeps } from '../runtime/deps.js';
 import type { RunSummary } from '../runtime/run-session.js';
@@ -22,6 +22,13 @@ import { type Check, verifyRunRecordsAndLeases } from './verify.js';
 export interface LocalApp {
   readonly handlers: readonly JobHandler[];
   readonly tables: readonly TableSchema[];
+  /**
+   * Start the app's local services (e.g. the payment service) after the tables exist; may set
+   * environment variables the handlers read. @default none
+   */
+  start?(print: (line: string) => void): Promise<void>;
+  /** Stop what `start` started; always called when `start` was. @default none */
+  stop?(print: (line: string) => void): Promise<void>;
   /** Business checks (one result per key), given the slots that ran per job. */
   verify(
     doc: DynamoDBDocumentClient,
@@ -78,9 +85,16 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
   let local: DynamoDbLocal | undefined;
   let statePath: string | undefined;
   let stopping = false;
+  let started = false;
+  let releaseHold: (() => void) | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     if (stopping) return; // a second Ctrl-C (or the wrapper forwarding it) must not skip the clean-up
     stopping = true;
+    if (releaseHold) {
+      print(`\n${sig}: stopping`);
+      releaseHold(); // the normal clean-up below runs
+      return;
+    }
     print(`\n${sig}: stopping DynamoDB Local`);
     if (statePath) removeLocalState(statePath);
     void (local?.stop() ?? Promise.resolve()).then(() => process.exit(130));
@@ -114,12 +128,17 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
       pid: process.pid,
       startedAt: new Date().toISOString(),
     });
+    started = true;
+    await app.start?.(print);
 
     const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar] });
     const handlers = app.handlers.map((h) => h.withDeps(() => deps));
     for (const h of app.handlers) {
       const warnings = dstWarnings({ ...h.job, schedule: h.expression }, fromMs);
-      if (warnings.length) print(`DST (${h.job.name}, ${h.job.timeZone}, next 3 years): ${warnings.map((w) => `${w.date} ${w.kind}`).join('; ')}`);
+      if (warnings.length)
+        print(
+          `DST (${h.job.name}, ${h.job.timeZone}, next 3 years): ${warnings.map((w) => `${w.date} ${w.kind}`).join('; ')}`,
+        );
     }
     print(
       `Emulating EventBridge Scheduler from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}, with the sweeper`,
@@ -161,13 +180,18 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
       print(
         `\nHolding DynamoDB Local at ${endpoint} for the cronfence CLI (see docs/operations.md); Ctrl-C stops it.`,
       );
-      await new Promise<never>(() => setInterval(() => undefined, 3_600_000)); // onSignal stops it and exits
+      const keepAlive = setInterval(() => undefined, 3_600_000);
+      await new Promise<void>((resolve) => {
+        releaseHold = resolve;
+      });
+      clearInterval(keepAlive);
     }
     return ok;
   } finally {
     if (statePath) removeLocalState(statePath);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    if (started) await app.stop?.(print);
     if (local) {
       await local.stop();
       print(`DynamoDB Local (pid ${local.pid}) stopped`);
