@@ -1,12 +1,10 @@
 /**
  * Manual reconciliation of an external effect (DESIGN.md protocol 5): an operator who checked the
  * provider moves an effect from `needs-review` to `succeeded` or `failed`, in ONE conditional
- * UpdateItem on the effect item (`Keys.effect(key)`), recording who, when and why on the item and
- * dropping it from the sparse `problems` index.
- *
- * Alignment note: written against the effect item shape `{ pk: 'EFFECT#<key>', sk: 'EFFECT', status,
- * fence, ... }` (lib/effects is being built in parallel); the condition fragment belongs in
- * lib/store/conditions.ts once both land.
+ * UpdateItem on the effect item (`Keys.effect(key)`, lib/effects' `EffectItem`), recording how
+ * (`resolvedBy = 'operator'`, as lib/effects records `lookup` / `resend`), who (`reviewedBy`), when
+ * (`reviewedAtMs`) and why (`reviewNote`), and dropping it from the sparse `problems` index.
+ * The condition fragment could move to lib/store/conditions.ts with the other effect conditions.
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CronfenceError, ErrorCode } from '../errors.js';
@@ -32,7 +30,7 @@ export class EffectNotInReviewError extends CronfenceError {
     super(
       ErrorCode.InvalidArgument,
       item
-        ? `effect "${key}" is ${String(item.status)}, not ${NEEDS_REVIEW}: nothing changed${item.resolvedBy ? ` (resolved by ${String(item.resolvedBy)})` : ''}`
+        ? `effect "${key}" is ${String(item.status)}, not ${NEEDS_REVIEW}: nothing changed${item.reviewedBy ? ` (resolved by ${String(item.reviewedBy)})` : ''}`
         : `no effect with key "${key}": nothing changed`,
     );
     this.key = key;
@@ -65,12 +63,14 @@ export async function resolveEffect(
         Key: Keys.effect(req.key),
         ConditionExpression: EFFECT_RESOLVE,
         UpdateExpression:
-          'SET #status = :as, #resolvedBy = :by, #resolvedAtMs = :now, #resolutionNote = :note, #updatedAtMs = :now REMOVE #problem, #problemAtMs',
+          'SET #status = :as, #resolvedBy = :operator, #reviewedBy = :by, #reviewedAtMs = :now, #reviewNote = :note, #finishedAtMs = :now, #updatedAtMs = :now REMOVE #problem, #problemAtMs',
         ExpressionAttributeNames: {
           '#status': 'status',
           '#resolvedBy': 'resolvedBy',
-          '#resolvedAtMs': 'resolvedAtMs',
-          '#resolutionNote': 'resolutionNote',
+          '#reviewedBy': 'reviewedBy',
+          '#reviewedAtMs': 'reviewedAtMs',
+          '#reviewNote': 'reviewNote',
+          '#finishedAtMs': 'finishedAtMs',
           '#updatedAtMs': 'updatedAtMs',
           '#problem': Attr.problem,
           '#problemAtMs': Attr.problemAtMs,
@@ -78,6 +78,7 @@ export async function resolveEffect(
         ExpressionAttributeValues: {
           ':needsReview': NEEDS_REVIEW,
           ':as': req.as,
+          ':operator': 'operator',
           ':by': req.by,
           ':now': req.nowMs,
           ':note': req.note,

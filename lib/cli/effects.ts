@@ -24,9 +24,14 @@ interface ResolveFlags extends ConnectionFlags {
   readonly by?: string;
 }
 
-/** The idempotency key of an effect item (`EFFECT#<key>`). */
+/** The idempotency key of an effect item (its `key`, else `EFFECT#<key>`). */
 function effectKey(item: Item): string {
-  return String(item.pk ?? '').replace(/^EFFECT#/, '');
+  return typeof item.key === 'string' ? item.key : String(item.pk ?? '').replace(/^EFFECT#/, '');
+}
+
+/** The job of an effect item (its `job`, else from the lease key `JOB#<job>[#<shard>]`). */
+function effectJob(item: Item): string {
+  return cell(item.job ?? (typeof item.leaseKey === 'string' ? item.leaseKey.split('#')[1] : undefined));
 }
 
 function whoAmI(): string {
@@ -72,13 +77,13 @@ export function registerEffects(program: Command): void {
           out(
             table(items, [
               { header: 'KEY', cell: effectKey },
-              { header: 'JOB', cell: (i) => cell(i.job) },
+              { header: 'JOB', cell: effectJob },
               { header: 'STATUS', cell: (i) => cell(i.status) },
               { header: 'FENCE', cell: (i) => cell(i.fence) },
               { header: 'ATTEMPTS', cell: (i) => cell(i.attempts) },
               { header: 'FLAGGED', cell: (i) => iso(i.problemAtMs) },
               { header: 'RUN ID', cell: (i) => cell(i.runId) },
-              { header: 'NOTE', cell: (i) => cell(i.note ?? i.lastError ?? i.error) },
+              { header: 'WHY', cell: (i) => cell(i.reviewReason) },
             ]),
           );
           out(
@@ -118,7 +123,7 @@ export function registerEffects(program: Command): void {
         if (flags.json) out(toJson({ key, ...publicView(item) }));
         else
           out(
-            `Effect ${key}: ${NEEDS_REVIEW} -> ${String(item.status)} by ${String(item.resolvedBy)} at ${iso(item.resolvedAtMs)} ("${note}")`,
+            `Effect ${key}: ${NEEDS_REVIEW} -> ${String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${note}")`,
           );
         return ExitCode.Ok;
       } finally {

@@ -21,12 +21,20 @@ async function putEffect(key: string, status: string, extra: Record<string, unkn
       Item: {
         pk: `EFFECT#${key}`,
         sk: 'EFFECT',
+        key,
         status,
+        requestHash: 'ab12',
         fence: 3,
-        job: 'merchant-settlement',
+        leaseKey: 'JOB#merchant-settlement',
         runId: 'run-7',
         attempts: 2,
-        ...(status === 'needs-review' && { problem: 'needs-review', problemAtMs: flaggedAtMs }),
+        createdAtMs: flaggedAtMs - 1000,
+        updatedAtMs: flaggedAtMs,
+        ...(status === 'needs-review' && {
+          reviewReason: 'timeout after send; provider has no lookup',
+          problem: 'needs-review',
+          problemAtMs: flaggedAtMs,
+        }),
         ...extra,
       },
     }),
@@ -53,13 +61,21 @@ describe('effects', () => {
       {
         key: 'payout-m1-2026-03-28',
         status: 'needs-review',
+        requestHash: 'ab12',
         fence: 3,
-        job: 'merchant-settlement',
+        leaseKey: 'JOB#merchant-settlement',
         runId: 'run-7',
         attempts: 2,
+        createdAtMs: flaggedAtMs - 1000,
+        updatedAtMs: flaggedAtMs,
+        reviewReason: 'timeout after send; provider has no lookup',
         problemAtMs: flaggedAtMs,
       },
     ]);
+    const table = await cli(['effects'], stackEnv(stack));
+    expect(table.stdout).toMatch(
+      /^payout-m1-2026-03-28\s+merchant-settlement\s+needs-review\s+3\s+2\s+\S+Z\s+run-7\s+timeout after send; provider has no lookup$/m,
+    );
   });
 
   it('resolves one conditionally, recording who, when and why, and takes it off the review list', async () => {
@@ -85,11 +101,13 @@ describe('effects', () => {
     const item = await effect('payout-m1-2026-03-28');
     expect(item).toMatchObject({
       status: 'succeeded',
-      resolvedBy: 'bob',
-      resolutionNote: 'provider shows paid',
+      resolvedBy: 'operator',
+      reviewedBy: 'bob',
+      reviewNote: 'provider shows paid',
       fence: 3,
     });
-    expect(item?.resolvedAtMs).toBeGreaterThanOrEqual(before);
+    expect(item?.reviewedAtMs).toBeGreaterThanOrEqual(before);
+    expect(item?.finishedAtMs).toBe(item?.reviewedAtMs);
     expect(item?.problem).toBeUndefined();
     const list = await cli(['effects'], stackEnv(stack));
     expect(list.stdout.trim()).toBe('No effects in needs-review.');
@@ -113,7 +131,7 @@ describe('effects', () => {
     );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/effect "payout-m2-2026-03-28" is succeeded, not needs-review: nothing changed/);
-    expect(await effect('payout-m2-2026-03-28')).not.toHaveProperty('resolvedBy');
+    expect(await effect('payout-m2-2026-03-28')).not.toHaveProperty('reviewedBy');
   });
 
   it.each([
