@@ -198,7 +198,7 @@ describe('lease', () => {
   });
 
   it('shows the last holder, its fence, and the slots that succeeded', async () => {
-    const r = await cli(['lease', 'daily-report', '--json'], stackEnv(lease));
+    const r = await cli(['lease', 'daily-report', '--jobs', 'functions/index.ts', '--json'], stackEnv(lease));
     expect(json(r)).toMatchObject({
       job: 'daily-report',
       state: 'released',
@@ -250,6 +250,11 @@ describe.concurrent('bad input exits 2 with a message naming the flag and value'
       'a --shard the job does not have',
       ['lease', 'daily-report', '--shard', '3'],
       /invalid --shard 3: job daily-report has 1 shard\(s\)/,
+    ],
+    [
+      'a --jobs module that cannot be imported',
+      ['lease', 'daily-report', '--jobs', './no-such-jobs.ts'],
+      /invalid --jobs "\.\/no-such-jobs\.ts": cannot be imported/,
     ],
     [
       'an endpoint that is not a URL',
