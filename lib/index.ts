@@ -24,3 +24,4 @@ export { DynamoLeaseStore } from './store/lease-store.js';
 export { DynamoResultStore, type InsertOnceResult } from './store/result-store.js';
 export { DynamoRunStore } from './store/run-store.js';
 export { createTableInput, Keys, libraryTable, PROBLEMS_INDEX, type TableSchema } from './store/schema.js';
+export * from './effects/index.js';

@@ -58,6 +58,9 @@ export function noSuccessWindow(periodSeconds: number): {
  * effects in needs-review (the runtime's EMF metrics, namespace `cronfence`, dimensions
  * `service`/`job`), visible DLQ messages, and no successful run within two schedule periods
  * (missing data breaches). For the sweeper: function errors and DLQ messages.
+ * @example
+ * const alarms = new CronfenceAlarms(stack, 'Alarms', { jobs: [dailyReport], sweeper });
+ * alarms.topic.addSubscription(new EmailSubscription('oncall@example.com'));
  */
 export class CronfenceAlarms extends Construct {
   /** Every alarm publishes here; subscribe an e-mail, chat or pager endpoint. */

@@ -90,7 +90,13 @@ export function metricDimensions(job: string): Record<string, string> {
  * DynamoDB actions a job function needs on its own library-table items (lease, run records,
  * effects): conditional puts and updates, plus GetItem for the effect/result reads the runtime does.
  */
-export const JOB_LIBRARY_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+// ConditionCheckItem: ctx.effect checks lease ownership inside a TransactWriteItems (lib/effects/effect-store.ts).
+export const JOB_LIBRARY_ACTIONS = [
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+] as const;
 /** DynamoDB actions the sweeper needs on every job's items: read runs and leases, record decisions. */
 export const SWEEPER_LIBRARY_ACTIONS = [
   'dynamodb:GetItem',

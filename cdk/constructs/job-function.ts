@@ -55,6 +55,10 @@ export interface JobFunctionProps {
  * source maps, Node 24 on arm64, its own log group with retention, a role without managed
  * policies (it may write only its own log group), and an async-invoke config whose on-failure
  * destination is the given DLQ.
+ * @example
+ * const fn = new JobFunction(this, 'Handler', {
+ *   entry: 'functions/daily-report.ts', projectRoot, timeoutSeconds: 120, deadLetterQueue,
+ * });
  */
 export class JobFunction extends Construct {
   /** The function. */

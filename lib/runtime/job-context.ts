@@ -49,7 +49,7 @@ export interface JobContext {
   ): Promise<InsertOnceResult>;
   /**
    * Perform an external side effect at most once per idempotency key (DESIGN.md protocol 5): the
-   * effect record at `EFFECT#<key>` goes `sending` (atomically with a lease ownership check) ->
+   * effect record at `EFFECT#<job>#<key>` goes `sending` (atomically with a lease ownership check) ->
    * `succeeded` | `failed` | `needs-review`. Later runs get the stored outcome with zero provider
    * calls; a run that finds `sending` resends with the SAME key if the provider honours keys, else
    * looks it up, else marks it `needs-review` (named on this run's record under `effectsNeedingReview`).

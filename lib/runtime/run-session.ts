@@ -329,7 +329,7 @@ export class RunSession {
       if (keeper.signal.aborted) throw keeper.signal.reason;
     };
     const effects = new EffectRunner({
-      store: new DynamoEffectStore(this.deps.doc, this.deps.tableName),
+      store: new DynamoEffectStore(this.deps.doc, this.deps.tableName, this.def.name),
       job: this.def.name,
       fence: fc,
       details: this.details, // effects needing review are named on the run record
