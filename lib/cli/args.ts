@@ -74,3 +74,13 @@ export function choiceArg(flag: string, allowed: readonly string[]) {
     return value;
   };
 }
+
+/** A job name (1-64 of A-Z a-z 0-9 _ -, starting with a letter). */
+export function jobNameArg(flag: string) {
+  return (value: string): string => {
+    if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(value)) {
+      throw new InvalidArgumentError(`${flag} ${JSON.stringify(value)} is not a job name`);
+    }
+    return value;
+  };
+}

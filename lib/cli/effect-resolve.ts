@@ -1,7 +1,7 @@
 /**
  * Manual reconciliation of an external effect (DESIGN.md protocol 5): an operator who checked the
  * provider moves an effect from `needs-review` to `succeeded` or `failed`, in ONE conditional
- * UpdateItem on the effect item (`Keys.effect(key)`, lib/effects' `EffectItem`), recording how
+ * UpdateItem on the effect item (`Keys.effect(job, key)`, lib/effects' `EffectItem`), recording how
  * (`resolvedBy = 'operator'`, as lib/effects records `lookup` / `resend`), who (`reviewedBy`), when
  * (`reviewedAtMs`) and why (`reviewNote`), and dropping it from the sparse `problems` index.
  * The condition fragment could move to lib/store/conditions.ts with the other effect conditions.
@@ -26,12 +26,12 @@ export const EFFECT_RESOLVE = '#status = :needsReview';
 export class EffectNotInReviewError extends CronfenceError {
   readonly key: string;
   readonly item: Record<string, unknown> | undefined;
-  constructor(key: string, item: Record<string, unknown> | undefined) {
+  constructor(key: string, item: Record<string, unknown> | undefined, job?: string) {
     super(
       ErrorCode.InvalidArgument,
       item
         ? `effect "${key}" is ${String(item.status)}, not ${NEEDS_REVIEW}: nothing changed${item.reviewedBy ? ` (resolved by ${String(item.reviewedBy)})` : ''}`
-        : `no effect with key "${key}": nothing changed`,
+        : `no effect with key "${key}"${job ? ` for job ${job}` : ''}: nothing changed`,
     );
     this.key = key;
     this.item = item;
@@ -40,6 +40,8 @@ export class EffectNotInReviewError extends CronfenceError {
 
 /** A resolution request. */
 export interface ResolveRequest {
+  /** The job whose run created the effect (effects are stored per job: `EFFECT#<job>#<key>`). */
+  readonly job: string;
   readonly key: string;
   readonly as: Resolution;
   readonly note: string;
@@ -60,7 +62,7 @@ export async function resolveEffect(
     const out = await doc.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: Keys.effect(req.key),
+        Key: Keys.effect(req.job, req.key),
         ConditionExpression: EFFECT_RESOLVE,
         UpdateExpression:
           'SET #status = :as, #resolvedBy = :operator, #reviewedBy = :by, #reviewedAtMs = :now, #reviewNote = :note, #finishedAtMs = :now, #updatedAtMs = :now REMOVE #problem, #problemAtMs',
@@ -89,7 +91,8 @@ export async function resolveEffect(
     );
     return out.Attributes ?? {};
   } catch (err) {
-    if (isConditionFailure(err)) throw new EffectNotInReviewError(req.key, itemOfConditionFailure(err));
+    if (isConditionFailure(err))
+      throw new EffectNotInReviewError(req.key, itemOfConditionFailure(err), req.job);
     throw storeError('UpdateItem (resolve effect)', err);
   }
 }

@@ -5,7 +5,7 @@
  */
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { choiceArg, intArg, sinceArg } from './args.js';
+import { choiceArg, intArg, jobNameArg, sinceArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { NEEDS_REVIEW, RESOLUTIONS, type Resolution, resolveEffect } from './effect-resolve.js';
 import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
@@ -19,14 +19,15 @@ interface ListFlags extends ConnectionFlags {
 }
 
 interface ResolveFlags extends ConnectionFlags {
+  readonly job: string;
   readonly as: Resolution;
   readonly note: string;
   readonly by?: string;
 }
 
-/** The idempotency key of an effect item (its `key`, else `EFFECT#<key>`). */
+/** The idempotency key of an effect item (its `key`, else from `EFFECT#<job>#<key>`). */
 function effectKey(item: Item): string {
-  return typeof item.key === 'string' ? item.key : String(item.pk ?? '').replace(/^EFFECT#/, '');
+  return typeof item.key === 'string' ? item.key : String(item.pk ?? '').replace(/^EFFECT#[^#]*#/, '');
 }
 
 /** The job of an effect item (its `job`, else from the lease key `JOB#<job>[#<shard>]`). */
@@ -42,12 +43,17 @@ function whoAmI(): string {
   }
 }
 
-/** Register `effects` (list) and `effects resolve` on the program. */
+/**
+ * Register `effects` on the program: `effects [list]` (the default subcommand) and `effects resolve`.
+ * The parent has no options of its own, so every flag reaches the subcommand.
+ */
 export function registerEffects(program: Command): void {
   const effects = program
     .command('effects')
-    .description('List effects awaiting manual review; `effects resolve` settles one')
-    .enablePositionalOptions() // `effects resolve K --json`: options after `resolve` are resolve's
+    .description('List effects awaiting manual review (`effects [list]`); `effects resolve` settles one');
+  const list = effects
+    .command('list', { isDefault: true })
+    .description('List effects in needs-review, newest first (sparse index `problems`)')
     .option(
       '--status <status>',
       `status to list (only ${NEEDS_REVIEW} is indexed)`,
@@ -59,9 +65,9 @@ export function registerEffects(program: Command): void {
       'only effects flagged since: 30m, 24h, 7d, a UTC date or an ISO instant (default: 30d)',
       sinceArg('--since'),
     )
-    .option('--job <name>', "only this job's effects")
+    .option('--job <name>', "only this job's effects", jobNameArg('--job'))
     .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50);
-  withConnectionOptions(effects).action(
+  withConnectionOptions(list).action(
     action(async (flags: ListFlags) => {
       const conn = await connect(flags);
       try {
@@ -87,7 +93,7 @@ export function registerEffects(program: Command): void {
             ]),
           );
           out(
-            `Resolve one after checking the provider: cronfence effects resolve <KEY> --as succeeded|failed --note "..."`,
+            `Resolve one after checking the provider: cronfence effects resolve <KEY> --job <JOB> --as succeeded|failed --note "..."`,
           );
         }
         return ExitCode.Ok;
@@ -103,6 +109,11 @@ export function registerEffects(program: Command): void {
     .description(
       'Settle an effect in needs-review as succeeded or failed (conditional write; records who, when, why)',
     )
+    .requiredOption(
+      '--job <name>',
+      'the job the effect belongs to (the JOB column of `effects`)',
+      jobNameArg('--job'),
+    )
     .requiredOption('--as <status>', 'succeeded or failed', choiceArg('--as', RESOLUTIONS))
     .requiredOption('--note <text>', 'what the provider said (recorded on the effect)')
     .option('--by <name>', 'who resolves it (default: the OS user)');
@@ -114,6 +125,7 @@ export function registerEffects(program: Command): void {
       const conn = await connect(flags);
       try {
         const item = await resolveEffect(conn.doc, conn.tableName, {
+          job: flags.job,
           key,
           as: flags.as,
           note,

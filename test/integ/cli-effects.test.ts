@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeLocalState } from '../../lib/local/local-state.js';
+import { Keys } from '../../lib/store/schema.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { cli, json, stackEnv } from './cli-harness.js';
 
@@ -19,9 +20,11 @@ async function putEffect(key: string, status: string, extra: Record<string, unkn
     new PutCommand({
       TableName: stack.tableName,
       Item: {
-        pk: `EFFECT#${key}`,
-        sk: 'EFFECT',
+        ...Keys.effect('merchant-settlement', key),
+        kind: 'effect',
         key,
+        job: 'merchant-settlement',
+        provider: 'bank',
         status,
         requestHash: 'ab12',
         fence: 3,
@@ -44,7 +47,7 @@ async function putEffect(key: string, status: string, extra: Record<string, unkn
 const effect = async (key: string) =>
   (
     await stack.doc.send(
-      new GetCommand({ TableName: stack.tableName, Key: { pk: `EFFECT#${key}`, sk: 'EFFECT' } }),
+      new GetCommand({ TableName: stack.tableName, Key: Keys.effect('merchant-settlement', key) }),
     )
   ).Item;
 
@@ -60,6 +63,8 @@ describe('effects', () => {
     expect(json(r)).toEqual([
       {
         key: 'payout-m1-2026-03-28',
+        job: 'merchant-settlement',
+        provider: 'bank',
         status: 'needs-review',
         requestHash: 'ab12',
         fence: 3,
@@ -85,6 +90,8 @@ describe('effects', () => {
         'effects',
         'resolve',
         'payout-m1-2026-03-28',
+        '--job',
+        'merchant-settlement',
         '--as',
         'succeeded',
         '--note',
@@ -119,6 +126,8 @@ describe('effects', () => {
         'effects',
         'resolve',
         'payout-m2-2026-03-28',
+        '--job',
+        'merchant-settlement',
         '--as',
         'failed',
         '--note',
@@ -136,14 +145,18 @@ describe('effects', () => {
 
   it.each([
     [
-      ['effects', 'resolve', 'no-such-key', '--as', 'failed', '--note', 'x'],
-      /no effect with key "no-such-key": nothing changed/,
+      ['effects', 'resolve', 'no-such-key', '--job', 'daily-report', '--as', 'failed', '--note', 'x'],
+      /no effect with key "no-such-key" for job daily-report: nothing changed/,
     ],
     [
-      ['effects', 'resolve', 'k', '--as', 'maybe', '--note', 'x'],
+      ['effects', 'resolve', 'k', '--job', 'daily-report', '--as', 'maybe', '--note', 'x'],
       /--as "maybe" must be one of succeeded, failed/,
     ],
     [['effects', '--status', 'sending'], /--status "sending" must be one of needs-review/],
+    [
+      ['effects', 'resolve', 'k', '--job', 'no#job', '--as', 'failed', '--note', 'x'],
+      /--job "no#job" is not a job name/,
+    ],
   ])('exits 2 for bad input: %j', async (args, message) => {
     const r = await cli(args, stackEnv(stack));
     expect(r.code).toBe(2);
