@@ -96,7 +96,10 @@ export function reportError(err: unknown): number {
     return ExitCode.Usage;
   }
   const message = (err as Error)?.message ?? String(err);
-  process.stderr.write(`cronfence: ${message}\n`);
+  const unreachable = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message)
+    ? ' (is the endpoint up? check --endpoint / DYNAMODB_ENDPOINT, or start DynamoDB Local with `npm start -- --hold`)'
+    : '';
+  process.stderr.write(`cronfence: ${message}${unreachable}\n`);
   if (err instanceof UnknownJobError || err instanceof CommanderArgumentError) return ExitCode.Usage;
   if (err instanceof CronfenceError && USAGE_CODES.includes(err.code)) return ExitCode.Usage;
   return ExitCode.Failure;
