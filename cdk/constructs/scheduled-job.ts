@@ -23,6 +23,12 @@ export interface ScheduledJobProps {
   readonly definition: JobDefinition;
   /** Handler file exporting `handler`, relative to `projectRoot` (e.g. `functions/daily-report.ts`). */
   readonly entry: string;
+  /**
+   * Physical function name: `cronfence backfill <job>` invokes `cronfence-<job>` unless told otherwise.
+   * Override it to deploy two stacks (stages) into one account and region.
+   * @default `cronfence-<job>`
+   */
+  readonly functionName?: string;
   /** Repository root (package-lock.json, node_modules, tsconfig.json). */
   readonly projectRoot: string;
   /** The library table: the job gets its own lease, run and effect items only. */
@@ -159,6 +165,8 @@ export class ScheduledJob extends Construct {
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
     const tables = props.tables ?? [];
     const fn = new JobFunction(this, 'Handler', {
+      // A predictable name lets `cronfence backfill <job>` find the function without --function.
+      functionName: props.functionName ?? `cronfence-${definition.name}`,
       entry: props.entry,
       projectRoot: props.projectRoot,
       timeoutSeconds: definition.timeoutSeconds,
