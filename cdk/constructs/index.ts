@@ -19,9 +19,9 @@ export {
   LAMBDA_RUNTIME,
   METRIC_NAMESPACE,
   METRIC_SERVICE,
-  MetricName,
   metricDimensions,
   READ_RUNS_ACTIONS,
+  RuntimeMetric,
   SWEEPER_LIBRARY_ACTIONS,
 } from './defaults.js';
 export { FunctionSchedule, type FunctionScheduleProps } from './function-schedule.js';

@@ -7,31 +7,10 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
+import { METRIC_NAMESPACE, METRIC_SERVICE, RuntimeMetric } from '../core/metrics.js';
 import type { Observer, RuntimeEvent } from './events.js';
 
-/** CloudWatch namespace of cronfence's metrics (the CDK alarms read it). */
-export const METRIC_NAMESPACE = 'cronfence';
-/** Value of the `service` dimension Powertools puts on every metric (and the logs' `service` key). */
-export const METRIC_SERVICE = 'cronfence';
-
-/**
- * Metric names, each emitted per job (dimensions `service` + `job`); `RunSkipped` additionally per
- * `Reason`. Values are counts of 1 per event, except `RunDuration` (milliseconds).
- */
-export const RuntimeMetric = {
-  RunSucceeded: 'RunSucceeded',
-  RunFailed: 'RunFailed',
-  RunSkipped: 'RunSkipped',
-  RunStale: 'RunStale',
-  RunAbandoned: 'RunAbandoned',
-  StaleWriteRejected: 'StaleWriteRejected',
-  EffectNeedsReview: 'EffectNeedsReview',
-  /** An invocation with trigger `catch-up` (a slot the sweeper re-triggered) ran to its finish. */
-  CatchUpTriggered: 'CatchUpTriggered',
-  RunDuration: 'RunDuration',
-} as const;
-/** Union of {@link RuntimeMetric} values. */
-export type RuntimeMetric = (typeof RuntimeMetric)[keyof typeof RuntimeMetric];
+export { METRIC_NAMESPACE, METRIC_SERVICE, RuntimeMetric } from '../core/metrics.js';
 
 const FINISH_METRIC: Partial<Record<string, RuntimeMetric>> = {
   succeeded: RuntimeMetric.RunSucceeded,
