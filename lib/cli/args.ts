@@ -3,13 +3,18 @@
  */
 import { InvalidArgumentError } from 'commander';
 
-/** A UTC date (`yyyy-mm-dd`) or an ISO-8601 instant, as epoch ms. */
+/** A UTC date (`yyyy-mm-dd`) or an ISO-8601 instant with a zone, as epoch ms; impossible dates (02-30) rejected. */
 export function instantArg(flag: string) {
   return (value: string): number => {
-    const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-    if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
+    const m =
+      /^(\d{4})-(\d{2})-(\d{2})(?:$|T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$)/.exec(value);
+    const ms = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+    const [y, mo, d] = [Number(m?.[1]), Number(m?.[2]), Number(m?.[3])];
+    const real =
+      m !== null && mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+    if (!real || Number.isNaN(ms)) {
       throw new InvalidArgumentError(
-        `${flag} ${JSON.stringify(value)} is not a date (yyyy-mm-dd or ISO-8601 instant)`,
+        `${flag} ${JSON.stringify(value)} is not a real date (yyyy-mm-dd, UTC, or an ISO-8601 instant with a zone)`,
       );
     }
     return ms;
