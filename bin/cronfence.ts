@@ -5,7 +5,12 @@
  */
 import { Command } from 'commander';
 import { exampleApp } from '../functions/example-app.js';
+import { handlers } from '../functions/index.js';
+import { registerBackfill } from '../lib/cli/backfill.js';
 import { registerDrill } from '../lib/cli/drill.js';
+import { registerEffects } from '../lib/cli/effects.js';
+import { registerLease } from '../lib/cli/lease.js';
+import { registerRuns } from '../lib/cli/runs.js';
 import { registerStart } from '../lib/cli/start.js';
 
 const program = new Command('cronfence')
@@ -16,6 +21,10 @@ const program = new Command('cronfence')
   });
 
 registerStart(program, exampleApp);
+registerRuns(program, handlers);
+registerLease(program, handlers);
+registerBackfill(program, handlers);
+registerEffects(program);
 registerDrill(program, exampleApp);
 
 program.parseAsync().catch((err: Error) => {

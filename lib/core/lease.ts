@@ -122,7 +122,7 @@ export function nextDoneSlots(done: ReadonlySet<string>, slotId: string, max: nu
  * A holder stops acting this long before its lease ends by its own clock, so a claimer whose clock is
  * up to this much ahead never overlaps it. Safety (fences, insert-once) never depends on it.
  */
-export const CLOCK_SKEW_BUDGET_MS = 1_000;
+export const CLOCK_SKEW_BUDGET_MS = 200;
 
 /**
  * Lease expiry for a claim or renewal: `now + lease`, but never past the Lambda deadline plus a margin

@@ -3,16 +3,20 @@
  * emulator firing the app's jobs with duplicate deliveries, then invariants read back from DynamoDB.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { InvalidArgumentError } from '../errors.js';
+import { ControlledClock } from '../faults/clock.js';
 import type { JobHandler } from '../runtime/define-job.js';
 import { createDeps } from '../runtime/deps.js';
 import type { RunSummary } from '../runtime/run-session.js';
 import { createDocumentClient } from '../store/client.js';
 import { libraryTable, type TableSchema } from '../store/schema.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
-import { type DeliveryResult, deliver, deliveriesFor } from './scheduler-emulator.js';
+import { emulate } from './emulate.js';
+import { removeLocalState, writeLocalState } from './local-state.js';
+import type { DeliveryResult } from './scheduler-emulator.js';
 import { ensureTables } from './tables.js';
 import { type Check, verifyRunRecordsAndLeases } from './verify.js';
 
@@ -20,6 +24,13 @@ import { type Check, verifyRunRecordsAndLeases } from './verify.js';
 export interface LocalApp {
   readonly handlers: readonly JobHandler[];
   readonly tables: readonly TableSchema[];
+  /**
+   * Start the app's local services (e.g. the payment service) after the tables exist; may set
+   * environment variables the handlers read. @default none
+   */
+  start?(print: (line: string) => void): Promise<void>;
+  /** Stop what `start` started; always called when `start` was. @default none */
+  stop?(print: (line: string) => void): Promise<void>;
   /** Business checks (one result per key), given the slots that ran per job. */
   verify(
     doc: DynamoDBDocumentClient,
@@ -28,11 +39,14 @@ export interface LocalApp {
   ): Promise<Check[]>;
 }
 
+/** Ranges larger than this many occurrences need `--yes`. */
+export const MAX_OCCURRENCES_WITHOUT_YES = 1_000;
+
 /** Options of {@link runLocal}. */
 export interface RunLocalOptions {
-  /** First instant of the emulated range, epoch ms. @default now */
+  /** Start of the emulated range (exclusive), epoch ms. @default `toMs` − 3 days */
   readonly fromMs?: number;
-  /** End of the emulated range, epoch ms. @default from + 3 days */
+  /** End of the emulated range (inclusive), epoch ms. @default now, or `fromMs` + 3 days when only `fromMs` is given */
   readonly toMs?: number;
   /** At most this many occurrences per job. @default 3 (unlimited with an explicit range) */
   readonly maxPerJob?: number;
@@ -42,6 +56,10 @@ export interface RunLocalOptions {
   readonly lateCopies?: number;
   /** Where lines go. @default console.log */
   readonly print?: (line: string) => void;
+  /** Keep DynamoDB Local (and `.cronfence/local.json`) up after the run until SIGINT/SIGTERM. @default false */
+  readonly hold?: boolean;
+  /** Allow more than {@link MAX_OCCURRENCES_WITHOUT_YES} occurrences. @default false */
+  readonly yes?: boolean;
 }
 
 function line(r: DeliveryResult): string {
@@ -66,18 +84,47 @@ function line(r: DeliveryResult): string {
  */
 export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Promise<boolean> {
   const print = options.print ?? ((l: string) => console.log(l));
-  const fromMs = options.fromMs ?? Date.now();
-  const explicitRange = options.toMs !== undefined;
-  const toMs = options.toMs ?? fromMs + 3 * 86_400_000;
-  if (!(toMs > fromMs))
-    throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
+  const DAYS_3 = 3 * 86_400_000;
+  const explicitRange = options.fromMs !== undefined || options.toMs !== undefined;
+  const toMs = options.toMs ?? (options.fromMs !== undefined ? options.fromMs + DAYS_3 : Date.now());
+  const fromMs = options.fromMs ?? toMs - DAYS_3;
+  if (!(toMs > fromMs)) {
+    throw new InvalidArgumentError(
+      '--to',
+      new Date(toMs).toISOString(),
+      `must be after --from (${new Date(fromMs).toISOString()})`,
+    );
+  }
+  const occurrences = app.handlers.reduce(
+    (n, h) => n + enumerateSlots({ ...h.job, schedule: h.expression, startMs: fromMs }, fromMs, toMs).length,
+    0,
+  );
+  if (occurrences > MAX_OCCURRENCES_WITHOUT_YES && !options.yes) {
+    throw new InvalidArgumentError(
+      '--from/--to',
+      `${new Date(fromMs).toISOString()}..${new Date(toMs).toISOString()}`,
+      `covers ${occurrences} occurrences (more than ${MAX_OCCURRENCES_WITHOUT_YES}); add --yes to play them all`,
+    );
+  }
   let local: DynamoDbLocal | undefined;
+  let statePath: string | undefined;
+  let stopping = false;
+  let started = false;
+  let releaseHold: (() => void) | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping) return; // a second Ctrl-C (or the wrapper forwarding it) must not skip the clean-up
+    stopping = true;
+    if (releaseHold) {
+      print(`\n${sig}: stopping`);
+      releaseHold(); // the normal clean-up below runs
+      return;
+    }
     print(`\n${sig}: stopping DynamoDB Local`);
+    if (statePath) removeLocalState(statePath);
     void (local?.stop() ?? Promise.resolve()).then(() => process.exit(130));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     let endpoint = process.env.DYNAMODB_ENDPOINT;
     if (!endpoint) {
@@ -97,43 +144,55 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     for (const t of tables) process.env[t.schema.envVar] = t.tableName;
     await ensureTables(doc, tables);
     print(`Tables: ${tables.map((t) => t.tableName).join(', ')}`);
+    // Lets the `cronfence` CLI find this stack without flags while we run (lib/local/local-state).
+    const written = writeLocalState({
+      endpoint,
+      region: process.env.AWS_REGION ?? 'us-east-1',
+      tables: Object.fromEntries(tables.map((t) => [t.schema.envVar, t.tableName])),
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    });
+    if (typeof written === 'string') statePath = written;
+    else
+      print(
+        `Another npm start (pid ${written.ownedBy}) owns .cronfence/local.json: the CLI keeps talking to that one`,
+      );
+    started = true;
+    await app.start?.(print);
 
-    const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar] });
-    const slotsByJob = new Map<string, Slot[]>();
-    const plan: { handler: JobHandler; slot: Slot }[] = [];
+    const clock = new ControlledClock();
+    const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar], clock });
+    const handlers = app.handlers.map((h) => h.withDeps(() => deps));
     for (const h of app.handlers) {
-      const all = enumerateSlots({ ...h.job, schedule: h.expression, startMs: fromMs }, fromMs, toMs);
-      const slots = explicitRange ? all : all.slice(0, options.maxPerJob ?? 3);
-      slotsByJob.set(h.job.name, slots);
-      for (const slot of slots) plan.push({ handler: h.withDeps(() => deps), slot });
+      const warnings = dstWarnings({ ...h.job, schedule: h.expression }, fromMs);
+      if (warnings.length)
+        print(
+          `DST (${h.job.name}, ${h.job.timeZone}, next 3 years): ${warnings.map((w) => `${w.date} ${w.kind}`).join('; ')}`,
+        );
     }
-    plan.sort((a, b) => a.slot.scheduledTimeMs - b.slot.scheduledTimeMs);
     print(
-      `Emulating EventBridge Scheduler: ${plan.length} occurrences from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}`,
+      `Emulating EventBridge Scheduler from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}, with the sweeper`,
     );
     print(
       `${'job'.padEnd(20)} ${'slot'.padEnd(17)} ${'trigger'.padEnd(9)} ${'outcome'.padEnd(10)} ${'reason'.padEnd(18)} ${'fence'.padEnd(9)} ${'took'.padStart(6)}`,
     );
-    const summaries: RunSummary[] = [];
-    for (const { handler, slot } of plan) {
-      const extra = slot.shifted
-        ? { trigger: 'catch-up', slot: slot.localTime, requestedBy: 'sweeper', reason: 'dst-gap shift' }
-        : undefined;
-      const d = deliveriesFor(
-        handler.job.name,
-        slot.scheduledTimeMs,
-        options.concurrentCopies ?? 2,
-        options.lateCopies ?? 1,
-      );
-      const withExtra = (x: (typeof d.concurrent)[number]) => (extra ? { ...x, extra } : x);
-      const round1 = await Promise.all(d.concurrent.map((x) => deliver(handler, withExtra(x))));
-      const round2 = [];
-      for (const x of d.late) round2.push(await deliver(handler, withExtra(x)));
-      for (const r of [...round1, ...round2]) {
-        print(line(r));
-        if (r.summary) summaries.push(r.summary);
-      }
-    }
+    const { summaries, slotsByJob } = await emulate(
+      handlers,
+      deps,
+      {
+        fromMs,
+        toMs,
+        ...(!explicitRange && { maxPerJob: options.maxPerJob ?? 3 }),
+        concurrentCopies: options.concurrentCopies ?? 2,
+        lateCopies: options.lateCopies ?? 1,
+        clock,
+      },
+      {
+        delivery: (r) => print(line(r)),
+        sweep: (d) =>
+          print(`${'sweeper'.padEnd(20)} ${d.slot.padEnd(17)} ${d.job} ${d.action} (${d.reason})`),
+      },
+    );
     const checks = [
       ...(await verifyRunRecordsAndLeases(
         doc,
@@ -148,10 +207,22 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     const ok = checks.every((c) => c.ok);
     print(ok ? '\nAll invariants hold.' : '\nSome invariants FAILED.');
     doc.destroy();
+    if (options.hold) {
+      print(
+        `\nHolding DynamoDB Local at ${endpoint} for the cronfence CLI (see docs/operations.md); Ctrl-C stops it.`,
+      );
+      const keepAlive = setInterval(() => undefined, 3_600_000);
+      await new Promise<void>((resolve) => {
+        releaseHold = resolve;
+      });
+      clearInterval(keepAlive);
+    }
     return ok;
   } finally {
+    if (statePath) removeLocalState(statePath);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    if (started) await app.stop?.(print);
     if (local) {
       await local.stop();
       print(`DynamoDB Local (pid ${local.pid}) stopped`);

@@ -11,10 +11,12 @@ import {
   validateTimeZone,
 } from '../core/job-definition.js';
 import { parseScheduleExpression, type ScheduleExpression } from '../core/schedule/expression.js';
+import { validateCatchUp } from '../core/schedule/validate.js';
 import { InvalidJobDefinitionError } from '../errors.js';
 import { createDeps, type RuntimeDeps } from './deps.js';
 import type { JobContext } from './job-context.js';
 import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
+import { createObserver } from './observability.js';
 import type { RunSummary } from './run-session.js';
 
 /** What a job author writes. Optional fields take the documented defaults of {@link JobDefinition}. */
@@ -97,6 +99,12 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
       'must be "slot-date" or "previous-day"',
     );
   }
+  if (options.dstGap !== undefined && options.dstGap !== 'skip' && options.dstGap !== 'shift') {
+    throw new InvalidJobDefinitionError('dstGap', options.dstGap, 'must be "skip" or "shift"');
+  }
+  const runRetentionDays = positive('runRetentionDays', options.runRetentionDays ?? 30, 3650);
+  if (options.catchUp !== undefined)
+    validateCatchUp(options.catchUp, { schedule: expression, runRetentionDays }, Date.now());
   const definition: JobDefinition = {
     name,
     schedule: options.schedule,
@@ -107,7 +115,7 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
     ...(options.dstGap !== undefined && { dstGap: options.dstGap }),
     ...(options.catchUp !== undefined && { catchUp: options.catchUp }),
     shards,
-    runRetentionDays: positive('runRetentionDays', options.runRetentionDays ?? 30, 3650),
+    runRetentionDays,
     rememberSlots: positive('rememberSlots', options.rememberSlots ?? 64, 1000),
   };
   return { definition, expression };
@@ -127,7 +135,8 @@ export function defineJob(options: JobOptions): JobHandler {
   const { definition, expression } = validateJob(options);
   let cached: RuntimeDeps | undefined;
   const fromEnv = () => {
-    cached ??= createDeps();
+    // Deployed functions log every decision and emit per-job EMF metrics (lib/runtime/observability).
+    cached ??= createDeps({ observe: createObserver() });
     return cached;
   };
   const build = (deps: () => RuntimeDeps, onSummary?: (s: RunSummary) => void): JobHandler => {

@@ -2,7 +2,6 @@
  * The run use case for one invocation attempt (DESIGN.md protocol 0–6): claim, run the body under
  * a kept lease, then write exactly one run record and release. The middy middleware calls it.
  */
-import { randomBytes } from 'node:crypto';
 import type { InvocationEvent } from '../core/event.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import { leaseUntil, nextDoneSlots } from '../core/lease.js';
@@ -10,49 +9,26 @@ import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
+import { validateSlot } from '../core/schedule/validate-slot.js';
 import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
-import { Keys } from '../store/schema.js';
 import type { RuntimeDeps } from './deps.js';
-import type { EventBase, RuntimeEvent } from './events.js';
-import type { JobContext } from './job-context.js';
+import { notify, type RuntimeEventBody } from './events.js';
+import { createJobContext, type JobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import {
+  errorSummary,
+  type LambdaLikeContext,
+  MIN_REMAINING_TO_CLAIM_MS,
+  newRunId,
+  type RunSummary,
+} from './run-summary.js';
 
-/** Omit over each member of a union. */
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** The Lambda context fields the runtime uses. */
-export interface LambdaLikeContext {
-  readonly awsRequestId: string;
-  getRemainingTimeInMillis(): number;
-}
-
-/** What a handler returns (and `npm start` prints) for one invocation. */
-export interface RunSummary {
-  readonly job: string;
-  readonly slot: string;
-  readonly scheduledTime: string;
-  readonly trigger: Trigger;
-  readonly runId: string;
-  readonly outcome: Outcome;
-  readonly reason?: Reason;
-  readonly fence?: number;
-  readonly holderSeen?: HolderSeen;
-  readonly durationMs: number;
-  readonly error?: { name: string; message: string };
-}
-
-/** Skip claiming when less than this much Lambda time is left, ms. */
-export const MIN_REMAINING_TO_CLAIM_MS = 3_000;
-
-/** A new owner token: time-ordered and random, one per invocation attempt (never the Lambda request id). */
-export function newRunId(nowMs: number): string {
-  return `${nowMs.toString(36).padStart(9, '0')}-${randomBytes(5).toString('hex')}`;
-}
-
-function errorSummary(err: unknown): { name: string; message: string } {
-  const e = err as Error;
-  return { name: e?.name ?? 'Error', message: String(e?.message ?? err).slice(0, 500) };
-}
+export {
+  type LambdaLikeContext,
+  MIN_REMAINING_TO_CLAIM_MS,
+  newRunId,
+  type RunSummary,
+} from './run-summary.js';
 
 /** One invocation attempt's run. */
 export class RunSession {
@@ -80,6 +56,13 @@ export class RunSession {
       event.slotLocalTime !== undefined && expression.kind === 'cron'
         ? slotFromLocalTime(event.slotLocalTime, expression, def.timeZone, def.businessDate)
         : slotFromScheduledTime(event.scheduledTimeMs, expression, def.timeZone, def.businessDate);
+    validateSlot(
+      expression,
+      this.slot,
+      event.scheduledTimeMs,
+      event.slotLocalTime !== undefined && expression.kind === 'cron',
+      this.startedAtMs,
+    );
   }
 
   /** True once the lease is ours (the finish must record and release). */
@@ -197,9 +180,15 @@ export class RunSession {
     this.keeper?.assertHeld();
     this.keeper?.stop();
     const summary = await this.record(Outcome.Succeeded);
-    await this.release(true).catch((err: unknown) => {
-      if (!(err instanceof StoreError || err instanceof LeaseLostError)) throw err;
-    });
+    try {
+      await this.release(true);
+    } catch (err) {
+      // Recorded as succeeded (every write was fenced and accepted). A successor took the expired lease
+      // before our release, or DynamoDB refused the release (throttled): the lease expires by itself,
+      // and a later delivery of this slot finds its results. The outcome stays what the record says.
+      if (!(err instanceof LeaseLostError || err instanceof StoreError)) throw err;
+      this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: err.message });
+    }
     return summary;
   }
 
@@ -236,23 +225,16 @@ export class RunSession {
   }
 
   /** Report a decision to the observer (never throws). */
-  emit(event: DistributiveOmit<RuntimeEvent, keyof EventBase>): void {
-    const observe = this.deps.observe;
-    if (!observe) return;
-    try {
-      observe({
-        job: this.def.name,
-        slot: this.slot.id,
-        runId: this.runId,
-        trigger: this.event.trigger,
-        ...(this.fence !== undefined && { fence: this.fence }),
-        ...(this.event.shard !== undefined && { shard: this.event.shard }),
-        atMs: this.deps.clock.now(),
-        ...event,
-      } as RuntimeEvent);
-    } catch {
-      // observers must not break runs
-    }
+  emit(event: RuntimeEventBody): void {
+    notify(this.deps.observe, event, {
+      job: this.def.name,
+      slot: this.slot.id,
+      runId: this.runId,
+      trigger: this.event.trigger,
+      ...(this.fence !== undefined && { fence: this.fence }),
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
+      atMs: this.deps.clock.now(),
+    });
   }
 
   private async pause(
@@ -335,37 +317,21 @@ export class RunSession {
   }
 
   private context(fence: number, keeper: LeaseKeeper): JobContext {
-    const { results, clock } = this.deps;
-    const leaseKey = Keys.lease(this.def.name, this.event.shard).pk;
-    const fc = () => ({ leaseKey, runId: this.runId, fence, nowMs: clock.now() });
-    // Before any work or write: still holding (not aborted, lease not lapsed by our clock, deadline
-    // not reached). Checked after the pause point too: a paused run must not send a write on waking.
-    const guard = () => keeper.assertHeld();
-    return {
+    return createJobContext({
+      deps: this.deps,
       job: this.def.name,
       slot: this.slot,
-      businessDate: this.slot.businessDate,
       trigger: this.event.trigger,
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
       fence,
-      ...(this.event.shard !== undefined && { shard: this.event.shard }),
       signal: keeper.signal,
       remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
-      nowMs: () => clock.now(),
-      throwIfAborted: guard,
-      fencedPut: async (tableName, key, attributes) => {
-        await this.pause('before-write', key);
-        guard();
-        return results.fencedPut({ tableName, key }, attributes, fc());
-      },
-      insertOnce: async (tableName, key, attributes) => {
-        await this.pause('before-write', key);
-        guard();
-        return results.insertOnce({ tableName, key }, attributes, fc());
-      },
-      setDetail: (name, value) => {
-        this.details[name] = value;
-      },
-    };
+      // Not aborted, lease not lapsed by our clock (minus the skew budget), deadline not reached.
+      assertHeld: () => keeper.assertHeld(),
+      details: this.details,
+      pause: (name, key) => this.pause(name, key),
+      emit: (e) => this.emit(e),
+    });
   }
 }

@@ -1,0 +1,284 @@
+/** cdk: the example app's stack, synthesized once, asserting the properties cronfence owns. */
+import { Match } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { logicalId, type Synthesized, sweeperOf, synthesize } from './support.js';
+
+let synth: Synthesized;
+const JOBS = [
+  {
+    name: 'daily-report',
+    schedule: 'cron(30 2 * * ? *)',
+    zone: 'Europe/Berlin',
+    timeout: 120,
+    table: 'REPORTS_TABLE',
+  },
+  {
+    name: 'merchant-settlement',
+    schedule: 'cron(0 1 * * ? *)',
+    zone: 'Asia/Shanghai',
+    timeout: 300,
+    table: 'SETTLEMENTS_TABLE',
+  },
+] as const;
+
+beforeAll(() => {
+  synth = synthesize();
+}, 120_000);
+
+const sweeper = () => sweeperOf(synth);
+const ref = (construct: IConstruct) => logicalId(synth, construct);
+
+describe('the library table', () => {
+  it('is on-demand with pk/sk from the schema module, TTL on expiresAt, PITR and deletion protection', () => {
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+  });
+
+  it('is retained when the stack is deleted', () => {
+    const tables = synth.template.findResources('AWS::DynamoDB::Table');
+    expect(Object.values(tables).map((t) => [t.DeletionPolicy, t.UpdateReplacePolicy])).toEqual(
+      Object.values(tables).map(() => ['Retain', 'Retain']),
+    );
+  });
+
+  it('has the sparse problems GSI keyed by problem and problemAtMs', () => {
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'problems',
+          KeySchema: [
+            { AttributeName: 'problem', KeyType: 'HASH' },
+            { AttributeName: 'problemAtMs', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
+  });
+
+  it('creates the application tables from their schemas, without TTL', () => {
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'merchantId', KeyType: 'HASH' },
+        { AttributeName: 'settlementDate', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: Match.absent(),
+      DeletionProtectionEnabled: true,
+    });
+  });
+});
+
+describe.each(JOBS)('job $name', (job) => {
+  it('has a schedule with its expression and zone, flexible window OFF, retries and a DLQ', () => {
+    synth.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Name: job.name,
+      ScheduleExpression: job.schedule,
+      ScheduleExpressionTimezone: job.zone,
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetters'), 'Arn'] } },
+      },
+    });
+  });
+
+  it('sends exactly the Input the runtime parses, with the Scheduler context attributes', () => {
+    const schedules = synth.template.findResources('AWS::Scheduler::Schedule', {
+      Properties: { Name: job.name },
+    });
+    const [schedule] = Object.values(schedules);
+    expect(schedule?.Properties.Target.Input).toBe(
+      `{"job":"${job.name}","scheduledTime":"<aws.scheduler.scheduled-time>",` +
+        '"scheduleArn":"<aws.scheduler.schedule-arn>","executionId":"<aws.scheduler.execution-id>",' +
+        '"attemptNumber":"<aws.scheduler.attempt-number>"}',
+    );
+  });
+
+  it('runs on Node 24, arm64, with the job timeout and table names in the environment', () => {
+    synth.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp(`job ${job.name}:`),
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Timeout: job.timeout,
+      Handler: 'index.handler',
+      Environment: {
+        Variables: Match.objectLike({
+          CRONFENCE_TABLE: { Ref: Match.stringLikeRegexp('^Library') },
+          [job.table]: { Ref: Match.anyValue() },
+          NODE_OPTIONS: '--enable-source-maps',
+        }),
+      },
+      LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
+    });
+  });
+
+  it('may touch only its own lease, run and effect items in the library table', () => {
+    synth.template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Effect: 'Allow',
+            Action: [
+              'dynamodb:ConditionCheckItem',
+              'dynamodb:GetItem',
+              'dynamodb:PutItem',
+              'dynamodb:UpdateItem',
+            ],
+            Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Library'), 'Arn'] },
+            Condition: {
+              'ForAllValues:StringLike': {
+                'dynamodb:LeadingKeys': [`JOB#${job.name}`, `JOB#${job.name}#*`, `EFFECT#${job.name}#*`],
+              },
+            },
+          },
+        ]),
+      },
+    });
+  });
+
+  it('retries async invocations twice and sends what still fails to its DLQ', () => {
+    const fn = synth.stack.jobs.find((j) => j.definition.name === job.name);
+    if (!fn) throw new Error(`no job ${job.name}`);
+    synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: ref(fn.function) },
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 21600,
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [ref(fn.deadLetterQueue), 'Arn'] } },
+      },
+    });
+  });
+
+  it('has six alarms (failed, stale, abandoned, needs-review, DLQ, no success in two periods)', () => {
+    const alarms = synth.template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { AlarmDescription: Match.stringLikeRegexp(`job "${job.name}"`) },
+    });
+    expect(Object.keys(alarms)).toHaveLength(6);
+    const metricNames = Object.values(alarms).map((a) => a.Properties.MetricName);
+    expect(metricNames.sort()).toEqual([
+      'ApproximateNumberOfMessagesVisible',
+      'EffectNeedsReview',
+      'RunAbandoned',
+      'RunFailed',
+      'RunStale',
+      'RunSucceeded',
+    ]);
+  });
+
+  it('alarms when no run succeeded within two daily periods, treating missing data as breaching', () => {
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp(`job "${job.name}": no successful run`),
+      Namespace: 'cronfence',
+      MetricName: 'RunSucceeded',
+      Dimensions: Match.arrayWith([{ Name: 'job', Value: job.name }]),
+      Period: 86400,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('^AlarmsTopic') }],
+    });
+  });
+});
+
+describe('the schedule roles', () => {
+  it('may each invoke exactly one function (no version wildcard) and write to its DLQ', () => {
+    const policies = synth.template.findResources('AWS::IAM::Policy', {
+      Properties: { Roles: [{ Ref: Match.stringLikeRegexp('ScheduleRole') }] },
+    });
+    expect(Object.keys(policies)).toHaveLength(3);
+    for (const policy of Object.values(policies)) {
+      const statements = policy.Properties.PolicyDocument.Statement as {
+        Action: string;
+        Resource: unknown;
+      }[];
+      expect(statements.map((s) => s.Action)).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
+      expect(statements[0]?.Resource).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
+    }
+  });
+
+  it('trust only EventBridge Scheduler acting for this account and this schedule', () => {
+    synth.template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          {
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: {
+              StringEquals: {
+                'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+                'aws:SourceArn': {
+                  'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/daily-report$')])],
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+  });
+});
+
+describe('the sweeper', () => {
+  it('runs on its own schedule and is told the job functions through CRONFENCE_JOBS', () => {
+    synth.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Name: 'cronfence-sweeper',
+      ScheduleExpression: 'rate(15 minutes)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+    });
+    synth.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('sweeper'),
+      Environment: { Variables: Match.objectLike({ CRONFENCE_JOBS: { 'Fn::Join': Match.anyValue() } }) },
+    });
+  });
+
+  it('may invoke the job functions and nothing else, and read/record runs of those jobs only', () => {
+    const role = synth.stack.resolve(sweeper().role.roleName);
+    const policies = Object.values(
+      synth.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [role] } }),
+    );
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement) as {
+      Action: string | string[];
+      Resource: unknown;
+      Condition?: unknown;
+    }[];
+    const invoke = statements.filter((s) => s.Action === 'lambda:InvokeFunction');
+    expect(invoke).toHaveLength(1);
+    expect(invoke[0]?.Resource).toEqual(
+      synth.stack.jobs.map((j) => ({ 'Fn::GetAtt': [ref(j.function), 'Arn'] })),
+    );
+    const dynamo = statements.filter((s) => String(s.Action).includes('dynamodb:'));
+    expect(dynamo).toEqual([
+      expect.objectContaining({
+        Condition: {
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': [
+              'JOB#daily-report',
+              'JOB#daily-report#*',
+              'JOB#merchant-settlement',
+              'JOB#merchant-settlement#*',
+            ],
+          },
+        },
+      }),
+    ]);
+  });
+});
+
+describe('observability', () => {
+  it('has one SNS topic for every alarm and a dashboard', () => {
+    synth.template.resourceCountIs('AWS::SNS::Topic', 1);
+    synth.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBe(6 * 2 + 2);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
+  });
+});
