@@ -131,8 +131,14 @@ export class Stage {
    * paused body woke up, so what a late body does after its run finished is observed too.
    */
   async run(maxSteps = 200_000): Promise<void> {
-    await this.time.run({ busy: () => this.workers.some((w) => w.faults.busy), maxSteps });
+    await this.time.run({
+      busy: () => this.workers.some((w) => w.faults.busy) || this.alsoBusy.some((b) => b()),
+      maxSteps,
+    });
   }
+
+  /** Other I/O virtual time must wait for (e.g. HTTP calls to a provider). */
+  readonly alsoBusy: (() => boolean)[] = [];
 
   /** Deliveries still running (killed or stuck). */
   get unsettled(): number {

@@ -35,7 +35,7 @@ export const PROTOCOL_STEPS: readonly ProtocolOp[] = [
 export function protocolOpOf(command: string, input: Record<string, unknown>): ProtocolOp {
   const update = String(input.UpdateExpression ?? '');
   const condition = String(input.ConditionExpression ?? '');
-  const keyText = JSON.stringify(input.Key ?? input.Item ?? {});
+  const keyText = JSON.stringify(input.Key ?? input.Item ?? input.TransactItems ?? {});
   if (/^(GetItem|Query|Scan|BatchGetItem)Command$/.test(command)) return ProtocolOp.Read;
   if (keyText.includes('EFFECT#')) return ProtocolOp.Effect;
   if (command === 'UpdateItemCommand') {

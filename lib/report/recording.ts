@@ -26,7 +26,7 @@ export type Recorded =
       readonly kind: 'process';
       readonly atMs: number;
       readonly worker: string;
-      readonly what: 'kill' | 'suspend' | 'skew' | 'deliver';
+      readonly what: 'kill' | 'suspend' | 'skew' | 'deliver' | 'provider-fault';
       readonly detail: string;
     };
 
@@ -70,7 +70,11 @@ export class Recorder {
   }
 
   /** Note a process-level fault or a delivery. */
-  process(worker: string, what: 'kill' | 'suspend' | 'skew' | 'deliver', detail: string): void {
+  process(
+    worker: string,
+    what: 'kill' | 'suspend' | 'skew' | 'deliver' | 'provider-fault',
+    detail: string,
+  ): void {
     this.entries.push({ kind: 'process', atMs: this.now(), worker, what, detail });
   }
 

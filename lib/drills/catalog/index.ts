@@ -3,6 +3,7 @@
  */
 import type { Drill } from '../types.js';
 import { duplicates, manualRerun, uncertain } from './deliveries.js';
+import { uncertainEffect } from './effects.js';
 import { deadlineMidRun, holderKilled, pausePastLease, renewalTimeout } from './holder.js';
 import { fastClaimsOverSlow, slowWaitsForFast } from './skew.js';
 import { throttlingAbsorbed, throttlingPerStep } from './throttling.js';
@@ -18,6 +19,9 @@ export const DRILLS: readonly Drill[] = [
   uncertain('claim'),
   uncertain('insert-once'),
   uncertain('fenced-write'),
+  uncertainEffect('provider'),
+  uncertainEffect('effect-sending'),
+  uncertainEffect('effect-finish'),
   throttlingAbsorbed,
   ...throttlingPerStep,
   fastClaimsOverSlow,
