@@ -9,6 +9,7 @@ import type { Observer } from '../runtime/events.js';
 import {
   MemoryClient,
   type MemoryDb,
+  MemoryEffectStore,
   MemoryLeaseStore,
   MemoryResultStore,
   MemoryRunStore,
@@ -45,6 +46,7 @@ export function createMemoryDeps(options: MemoryDepsOptions): RuntimeDeps {
     leases: new MemoryLeaseStore(client, tableName),
     runs: new MemoryRunStore(client, tableName),
     results: new MemoryResultStore(client),
+    effects: (job) => new MemoryEffectStore(client, tableName, job),
     clock: options.clock,
     ...(options.pausePoint && { pausePoint: options.pausePoint }),
     ...(options.observe && { observe: options.observe }),

@@ -66,8 +66,34 @@ type Reason = { Code?: string; Item?: Record<string, unknown> };
 /** Sort key of every lease item; the run's fence context carries the lease's partition key. */
 const LEASE_SK = Keys.lease('any').sk;
 
+/**
+ * The effect-record port: what {@link EffectRunner} needs. DynamoDB: {@link DynamoEffectStore}; in
+ * memory: `MemoryEffectStore` (lib/store/memory, the history explorer). One contract suite for both.
+ */
+export interface EffectStore {
+  /** Insert the record as `sending` atomically with a lease ownership check. @throws StoreError */
+  beginSending(
+    key: string,
+    fields: { requestHash: string; job: string; provider: string },
+    fc: FenceContext,
+  ): Promise<SendingResult>;
+  /** Take an effect over for (re)sending, atomically with a lease ownership check. @throws StoreError */
+  moveToSending(key: string, seen: SeenEffect, fc: FenceContext): Promise<SendingResult>;
+  /** Record the outcome of our own call. @throws StoreError */
+  finish(key: string, fc: FenceContext, outcome: EffectOutcomeUpdate): Promise<RecordResult>;
+  /** Settle an effect another call left in `sending` without calling the provider. @throws StoreError */
+  settle(
+    key: string,
+    seen: SeenEffect,
+    fc: FenceContext,
+    outcome: EffectOutcomeUpdate,
+  ): Promise<RecordResult>;
+  /** Read an effect record (CLI and tests only). @throws StoreError */
+  get(key: string): Promise<EffectItem | undefined>;
+}
+
 /** Effect store on the library table. */
-export class DynamoEffectStore {
+export class DynamoEffectStore implements EffectStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,

@@ -13,7 +13,7 @@ import {
 } from '../errors.js';
 import type { FenceContext } from '../store/result-store.js';
 import { decideExisting, resultOf } from './decide.js';
-import type { DynamoEffectStore, EffectOutcomeUpdate, SendingResult } from './effect-store.js';
+import type { EffectOutcomeUpdate, EffectStore, SendingResult } from './effect-store.js';
 import { digestOf, validateEffectKey } from './keys.js';
 import {
   type EffectItem,
@@ -35,7 +35,7 @@ export interface EffectTransition {
 
 /** What the runner needs from the run it serves. */
 export interface EffectRunnerOptions {
-  readonly store: DynamoEffectStore;
+  readonly store: EffectStore;
   readonly job: string;
   /** The run's fence context, with the current time. */
   readonly fence: () => FenceContext;

@@ -4,6 +4,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Clock, type LeaseStore, type ResultStore, type RunStore, systemClock } from '../core/ports.js';
+import type { EffectStore } from '../effects/effect-store.js';
 import { InvalidJobDefinitionError } from '../errors.js';
 import { createDocumentClient } from '../store/client.js';
 import { DynamoLeaseStore } from '../store/lease-store.js';
@@ -19,6 +20,8 @@ export interface RuntimeDeps {
   readonly leases: LeaseStore;
   readonly runs: RunStore;
   readonly results: ResultStore;
+  /** Effect records of a job. @default DynamoEffectStore on `doc` and `tableName` */
+  readonly effects?: (job: string) => EffectStore;
   readonly clock: Clock;
   /**
    * Pause points for drills and tests (see lib/faults): awaited at `after-claim`, `before-write`

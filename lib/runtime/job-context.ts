@@ -102,7 +102,7 @@ export function createJobContext(b: JobContextBinding): JobContext {
     else if (b.signal.aborted) throw b.signal.reason;
   };
   const effects = new EffectRunner({
-    store: new DynamoEffectStore(b.deps.doc, b.deps.tableName, b.job),
+    store: b.deps.effects?.(b.job) ?? new DynamoEffectStore(b.deps.doc, b.deps.tableName, b.job),
     job: b.job,
     fence: fc,
     details: b.details,

@@ -3,6 +3,7 @@
  * store passes in test/unit/drills).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoEffectStore } from '../../lib/effects/effect-store.js';
 import { storeContracts } from '../helpers/contracts/index.js';
 import { localStack } from '../helpers/local-stack.js';
 
@@ -13,6 +14,7 @@ storeContracts('DynamoDB stores', async () => {
     leases: deps.leases,
     runs: deps.runs,
     results: deps.results,
+    effects: new DynamoEffectStore(deps.doc, stack.tableName, 'contract-job'),
     tableName: stack.tableName,
     reports: stack.reports,
     settlements: stack.settlements,

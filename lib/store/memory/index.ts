@@ -13,6 +13,7 @@ export {
   unusedDocumentClient,
   type WriteLogEntry,
 } from './memory-db.js';
+export { MemoryEffectStore } from './memory-effect-store.js';
 export { MemoryLeaseStore } from './memory-lease-store.js';
 export { MemoryResultStore } from './memory-result-store.js';
 export { MemoryRunStore } from './memory-run-store.js';

@@ -3,6 +3,7 @@
  * items back, and the fault injector every request of the stores passes through.
  */
 import type { LeaseStore, ResultStore, RunStore } from '../../../lib/core/ports.js';
+import type { EffectStore } from '../../../lib/effects/effect-store.js';
 import type { FaultInjector } from '../../../lib/faults/sdk-faults.js';
 
 /** One implementation's stores on fresh tables. */
@@ -10,6 +11,8 @@ export interface StoreFixture {
   readonly leases: LeaseStore;
   readonly runs: RunStore;
   readonly results: ResultStore;
+  /** Effect records of job `contract-job` (the library table). */
+  readonly effects: EffectStore;
   /** Library table (leases, run records). */
   readonly tableName: string;
   /** A business table keyed by `reportDate` (S): fenced writes. */

@@ -2,6 +2,8 @@
  * Store contract suites: one set of tests every LeaseStore / RunStore / ResultStore implementation
  * passes (STYLE.md convention 2). Run against DynamoDB Local (test/integ) and in memory (test/unit).
  */
+
+import { effectStoreContract } from './effect-store.contract.js';
 import type { StoreFixture } from './fixture.js';
 import { leaseStoreContract } from './lease-store.contract.js';
 import { runAndResultStoreContract } from './run-result.contract.js';
@@ -12,4 +14,5 @@ export type { StoreFixture } from './fixture.js';
 export function storeContracts(name: string, make: () => Promise<StoreFixture>): void {
   leaseStoreContract(name, make);
   runAndResultStoreContract(name, make);
+  effectStoreContract(name, make);
 }

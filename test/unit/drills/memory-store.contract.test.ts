@@ -5,6 +5,7 @@ import { FaultInjector } from '../../../lib/faults/sdk-faults.js';
 import {
   MemoryClient,
   MemoryDb,
+  MemoryEffectStore,
   MemoryLeaseStore,
   MemoryResultStore,
   MemoryRunStore,
@@ -19,6 +20,7 @@ storeContracts('memory store', async () => {
     leases: new MemoryLeaseStore(client, 'lib'),
     runs: new MemoryRunStore(client, 'lib'),
     results: new MemoryResultStore(client),
+    effects: new MemoryEffectStore(client, 'lib', 'contract-job'),
     tableName: 'lib',
     reports: 'reports',
     settlements: 'settlements',
