@@ -22,6 +22,35 @@ export interface LeaseItem {
   readonly lambdaRequestId?: string;
   /** Recently succeeded slot ids, bounded (see {@link nextDoneSlots}). */
   readonly doneSlots?: ReadonlySet<string>;
+  /**
+   * The holder the latest claim displaced (`owner`, `slot`, `leaseUntilMs`, `holderState` before it;
+   * {@link NO_HOLDER} for the first claim). Lets a claim whose response was lost still find it.
+   */
+  readonly prevOwner?: string;
+  readonly prevSlot?: string;
+  readonly prevLeaseUntilMs?: number;
+  readonly prevHolderState?: string;
+}
+
+/** `prevOwner` / `prevSlot` of a lease item whose latest claim displaced nobody. */
+export const NO_HOLDER = '-';
+
+function displacedBy(old: LeaseItem): { displaced?: PreviousHolder } {
+  const d = displaced(old);
+  return d?.abandoned ? { displaced: d } : {};
+}
+
+/** The holder the latest claim displaced, as recorded on the item by that claim. */
+function displaced(item: LeaseItem): PreviousHolder | undefined {
+  if (item.prevOwner === undefined || item.prevOwner === NO_HOLDER || item.prevSlot === undefined)
+    return undefined;
+  return {
+    runId: item.prevOwner,
+    slot: item.prevSlot,
+    fence: (item.fence ?? 1) - 1,
+    leaseUntilMs: item.prevLeaseUntilMs ?? 0,
+    abandoned: item.prevHolderState === 'running',
+  };
 }
 
 /** The previous holder a claim displaced, from the claim's ALL_OLD item. */
@@ -32,6 +61,12 @@ export interface PreviousHolder {
   readonly leaseUntilMs: number;
   /** True when the previous holder never released: its run is to be recorded `abandoned`. */
   readonly abandoned: boolean;
+  /**
+   * The holder the previous holder's own claim displaced (the old item's `prev*`). When that claim's
+   * response was lost and every retry failed, the previous holder never learnt it held the lease and
+   * never marked this one: the new claimer marks it too (marking is conditional, so twice is harmless).
+   */
+  readonly displaced?: PreviousHolder;
 }
 
 /** Outcome of a claim, decided from the item DynamoDB returned. */
@@ -67,6 +102,7 @@ export function decideClaimSucceeded(old: LeaseItem | undefined): ClaimDecision 
           fence: oldFence,
           leaseUntilMs: old.leaseUntilMs ?? 0,
           abandoned: old.holderState === 'running',
+          ...(old.holderState === 'running' && displacedBy(old)),
         }
       : undefined;
   return {
@@ -81,18 +117,21 @@ export function decideClaimSucceeded(old: LeaseItem | undefined): ClaimDecision 
 /**
  * Decide after a claim's condition failed, from the current item (ALL_OLD on condition failure).
  * If the item names us as owner, our earlier try was applied and only its response was lost
- * (protocol step 0): we hold the lease with the stored fence.
+ * (protocol step 0): we hold the lease with the stored fence, and the item's `prev*` attributes name
+ * the holder that try displaced (to be marked abandoned if it never released).
  */
 export function decideClaimFailed(
   current: LeaseItem | undefined,
   me: { runId: string; slotId: string; force?: boolean },
 ): ClaimDecision {
   if (current?.owner === me.runId && current.fence !== undefined) {
+    const previous = displaced(current);
     return {
       kind: 'acquired',
       fence: current.fence,
       doneSlots: current.doneSlots ?? new Set(),
       ownWrite: true,
+      ...(previous && { previous }),
     };
   }
   if (!me.force && current?.doneSlots?.has(me.slotId)) {

@@ -63,15 +63,29 @@ export function isBusinessWrite(op: string): boolean {
 }
 
 /**
- * No run sends a business write after its terminal run record was written (a run that recorded
- * `failed`, `stale` or `succeeded` must have stopped starting work).
+ * True for a write that starts work: a business write, except an effect's outcome update (recording
+ * what an already-made provider call returned is finishing work, and must happen even late).
+ */
+export function startsWork(e: { op: string; command?: string }): boolean {
+  return isBusinessWrite(e.op) && !(e.op === 'effect' && e.command === 'UpdateItemCommand');
+}
+
+/**
+ * No run starts a business write after its terminal run record was written (a run that recorded
+ * `failed`, `stale` or `succeeded` must have stopped starting work). Not counted: the SDK's retries of
+ * a write sent before (in flight when the run stopped; the fence decides), and an effect call already
+ * made recording its outcome.
  */
 export function noWriteAfterFinish(entries: readonly Recorded[]): Check {
   const finishedAt = new Map<string, number>();
+  const started = new Set<string>();
   const late: string[] = [];
   for (const e of entries) {
     if (e.kind === 'runtime' && e.event.type === 'finish') finishedAt.set(e.event.runId, e.atMs);
-    if (e.kind === 'request' && isBusinessWrite(e.op) && e.runId !== undefined) {
+    if (e.kind === 'request' && startsWork(e) && e.runId !== undefined) {
+      const id = `${e.runId}|${e.op}|${e.key}`;
+      if (started.has(id)) continue; // an SDK retry of a write decided before: not new work
+      started.add(id);
       const done = finishedAt.get(e.runId); // entries are in order: any write after the finish counts
       if (done !== undefined)
         late.push(`${e.runId} ${e.op} ${((e.atMs - done) / 1000).toFixed(1)} s after its record`);

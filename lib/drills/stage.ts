@@ -71,6 +71,7 @@ export class Stage {
     const faults = new FaultInjector({
       sleep: (ms) => clock.sleep(ms),
       onRequest: this.recorder.onRequest(name),
+      onResult: this.recorder.onResult(name),
     });
     const pauses = new PausePlan();
     const deps = this.depsFor({
@@ -107,11 +108,20 @@ export class Stage {
     return w;
   }
 
-  /** Deliver `d` after `delayMs` of true time; resolves with the result when the handler settles. */
-  deliver(d: StagedDelivery, delayMs = 0, onSummary?: (s: RunSummary) => void): Promise<DeliveryResult> {
+  /**
+   * Deliver `d` after `delayMs` of true time; resolves with the result when the handler settles.
+   * @param pick choose the worker at delivery time (a killed environment is replaced). @default d.worker
+   */
+  deliver(
+    d: StagedDelivery,
+    delayMs = 0,
+    onSummary?: (s: RunSummary) => void,
+    pick?: () => Worker,
+  ): Promise<DeliveryResult> {
     this.outstanding++;
     return new Promise((resolve) => {
       this.time.schedule(delayMs, () => {
+        if (pick) d = { ...d, worker: pick() };
         this.recorder.process(
           d.worker.name,
           'deliver',

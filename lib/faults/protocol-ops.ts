@@ -67,6 +67,8 @@ function scalar(v: unknown): string | number | undefined {
  * the in-memory store puts on its requests.
  */
 export function requestMeta(input: Record<string, unknown>): { runId?: string; fence?: number } {
+  const inner = transactedWrite(input);
+  if (inner) return requestMeta(inner);
   const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
   const item = (input.Item ?? {}) as Record<string, unknown>;
   const runId = scalar(input.runId) ?? scalar(values[':me']) ?? scalar(item.runId);
@@ -75,4 +77,19 @@ export function requestMeta(input: Record<string, unknown>): { runId?: string; f
     ...(runId !== undefined && { runId: String(runId) }),
     ...(fence !== undefined && { fence: Number(fence) }),
   };
+}
+
+/**
+ * The write inside a TransactWriteItems request (the last Put/Update/Delete: cronfence's transactions
+ * are a lease ConditionCheck followed by the effect write), with the table name.
+ */
+export function transactedWrite(input: Record<string, unknown>): Record<string, unknown> | undefined {
+  const items = input.TransactItems;
+  if (!Array.isArray(items)) return undefined;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const t = items[i] as Record<string, Record<string, unknown> | undefined>;
+    const w = t.Put ?? t.Update ?? t.Delete;
+    if (w) return w;
+  }
+  return undefined;
 }

@@ -108,6 +108,11 @@ export interface FaultInjectorOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Called for every request attempt (tracing, explorer invariants). Must not throw. */
   readonly onRequest?: (req: FaultRequest & { op: ProtocolOp }, trace: FaultTrace) => void;
+  /**
+   * Called when an attempt that reached the store comes back: `ok`, `lost` (applied, response lost by
+   * an injected fault) or the error name (`ConditionalCheckFailedException`, ...). Must not throw.
+   */
+  readonly onResult?: (req: FaultRequest & { op: ProtocolOp }, result: string) => void;
 }
 
 const never = new Promise<never>(() => undefined);
@@ -194,9 +199,13 @@ export class FaultInjector {
     let out: T;
     try {
       out = await send();
+    } catch (err) {
+      this.result(req, op, String((err as Error)?.name ?? 'Error'));
+      throw err;
     } finally {
       this.inFlight--;
     }
+    this.result(req, op, a?.kind === 'apply-then-fail' ? 'lost' : 'ok');
     if (this.dead) return never;
     if (a?.kind === 'apply-then-fail') throw (a.error ?? timeoutError)();
     return out;
@@ -244,6 +253,14 @@ export class FaultInjector {
       { relation: 'after', toMiddleware: 'retryMiddleware', name: 'cronfenceFaults', override: true },
     );
     return this;
+  }
+
+  private result(req: FaultRequest, op: ProtocolOp, result: string): void {
+    try {
+      this.options.onResult?.({ ...req, op }, result);
+    } catch {
+      // tracing must not change the request
+    }
   }
 
   private trace(req: FaultRequest, op: ProtocolOp, t: FaultTrace): void {

@@ -4,7 +4,7 @@
  * skew), stamped with TRUE time (virtual time in drills), which the timeline report renders.
  */
 
-import { requestMeta } from '../faults/protocol-ops.js';
+import { requestMeta, transactedWrite } from '../faults/protocol-ops.js';
 import type { FaultRequest, FaultTrace, ProtocolOp } from '../faults/sdk-faults.js';
 import type { Observer, RuntimeEvent } from '../runtime/events.js';
 
@@ -16,11 +16,28 @@ export type Recorded =
       readonly atMs: number;
       readonly worker: string;
       readonly op: ProtocolOp;
+      /** Low-level command, e.g. `UpdateItemCommand`. */
+      readonly command: string;
       readonly table?: string;
+      /** The item's key, JSON. */
+      readonly key?: string;
       readonly runId?: string;
       readonly fence?: number;
       /** The injected fault that fired on this attempt (rule name and action kind). */
       readonly fault?: { readonly rule: string; readonly action: string };
+    }
+  | {
+      /** A store attempt came back: `ok`, `lost` (applied, response lost) or the error name. */
+      readonly kind: 'result';
+      readonly atMs: number;
+      readonly worker: string;
+      readonly op: ProtocolOp;
+      readonly table?: string;
+      /** The item's key, JSON. */
+      readonly key?: string;
+      readonly runId?: string;
+      readonly fence?: number;
+      readonly result: string;
     }
   | {
       readonly kind: 'process';
@@ -42,8 +59,15 @@ export interface Recording {
 export class Recorder {
   readonly entries: Recorded[] = [];
 
-  /** @param now true time, epoch ms */
-  constructor(private readonly now: () => number) {}
+  /**
+   * @param now true time, epoch ms
+   * @param keyNames key attribute names of a business table (to find a put item's key); the library
+   *   table's `pk`/`sk` are known. @default none
+   */
+  constructor(
+    private readonly now: () => number,
+    readonly keyNames: Map<string, readonly string[]> = new Map(),
+  ) {}
 
   /** An Observer for a worker's RuntimeDeps. */
   observer(worker: string): Observer {
@@ -56,15 +80,34 @@ export class Recorder {
   onRequest(worker: string): (req: FaultRequest & { op: ProtocolOp }, trace: FaultTrace) => void {
     return (req, trace) => {
       const meta = requestMeta(req.input);
-      const table = req.input.TableName;
+      const table = (transactedWrite(req.input) ?? req.input).TableName;
       this.entries.push({
         kind: 'request',
         atMs: this.now(),
         worker,
         op: req.op,
+        command: req.command,
         ...(typeof table === 'string' && { table }),
+        ...itemKey(req.input, this.keyNames),
         ...meta,
         ...(trace.rule !== undefined && { fault: { rule: trace.rule, action: String(trace.action) } }),
+      });
+    };
+  }
+
+  /** A FaultInjector `onResult` hook for a worker. */
+  onResult(worker: string): (req: FaultRequest & { op: ProtocolOp }, result: string) => void {
+    return (req, result) => {
+      const table = (transactedWrite(req.input) ?? req.input).TableName;
+      this.entries.push({
+        kind: 'result',
+        atMs: this.now(),
+        worker,
+        op: req.op,
+        ...(typeof table === 'string' && { table }),
+        ...itemKey(req.input, this.keyNames),
+        ...requestMeta(req.input),
+        result,
       });
     };
   }
@@ -89,4 +132,25 @@ export class Recorder {
       e.kind === 'runtime' && e.event.type === type ? [e.event as Extract<RuntimeEvent, { type: T }>] : [],
     );
   }
+}
+
+/** The key of the item a request addresses, canonical JSON (plain or marshalled input). */
+function itemKey(input: Record<string, unknown>, keyNames: Map<string, readonly string[]>): { key?: string } {
+  const inner = transactedWrite(input);
+  if (inner) return itemKey(inner, keyNames);
+  const key = input.Key as Record<string, unknown> | undefined;
+  if (key) return { key: canonicalKey(key) };
+  const item = input.Item as Record<string, unknown> | undefined;
+  if (!item) return {};
+  const names = keyNames.get(String(input.TableName)) ?? ['pk', 'sk'];
+  if (!names.every((n) => n in item)) return {};
+  return { key: canonicalKey(Object.fromEntries(names.map((n) => [n, item[n]]))) };
+}
+
+function canonicalKey(key: Record<string, unknown>): string {
+  const plain = Object.entries(key).map(([k, v]) => {
+    const a = v as { S?: string; N?: string };
+    return [k, typeof v === 'object' && v !== null ? (a.S ?? (a.N !== undefined ? Number(a.N) : v)) : v];
+  });
+  return JSON.stringify(plain.sort(([a], [b]) => String(a).localeCompare(String(b))));
 }

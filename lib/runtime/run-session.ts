@@ -131,8 +131,9 @@ export class RunSession {
       ownWrite: decision.ownWrite,
       ...(decision.previous && { previousRunId: decision.previous.runId }),
     });
-    if (decision.previous?.abandoned) {
-      const p = decision.previous;
+    // The holder we displaced, and the one it displaced if its claim was never acknowledged to it.
+    for (const p of [decision.previous, decision.previous?.displaced]) {
+      if (!p?.abandoned) continue;
       await runs.markAbandoned(
         this.def.name,
         { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },

@@ -8,6 +8,7 @@ import {
   decideClaimFailed,
   decideClaimSucceeded,
   type LeaseItem,
+  NO_HOLDER,
 } from '../core/lease.js';
 import type { ClaimRequest, LeaseRef, LeaseStore } from '../core/ports.js';
 import { LeaseLostError } from '../errors.js';
@@ -36,7 +37,9 @@ export class DynamoLeaseStore implements LeaseStore {
           Key: Keys.lease(req.job, req.shard),
           ConditionExpression: req.force ? CLAIM_FORCE : CLAIM,
           UpdateExpression:
-            'SET #owner = :me, #leaseUntilMs = :until, #slot = :slot, #holderState = :running, #acquiredAtMs = :now, #renewedAtMs = :now, #job = :job, #lambdaRequestId = :rid ADD #fence :one',
+            // prev*: the holder this claim displaces, kept on the item so that a claim whose response was
+            // lost (the retry sees its own write, not ALL_OLD) can still mark that holder abandoned.
+            'SET #owner = :me, #leaseUntilMs = :until, #slot = :slot, #holderState = :running, #acquiredAtMs = :now, #renewedAtMs = :now, #job = :job, #lambdaRequestId = :rid, #prevOwner = if_not_exists(#owner, :none), #prevSlot = if_not_exists(#slot, :none), #prevLeaseUntilMs = if_not_exists(#leaseUntilMs, :zero), #prevHolderState = if_not_exists(#holderState, :none) ADD #fence :one',
           ExpressionAttributeNames: {
             ...names,
             '#slot': 'slot',
@@ -46,6 +49,10 @@ export class DynamoLeaseStore implements LeaseStore {
             ...(!req.force && { '#doneSlots': 'doneSlots' }),
             '#job': 'job',
             '#lambdaRequestId': 'lambdaRequestId',
+            '#prevOwner': 'prevOwner',
+            '#prevSlot': 'prevSlot',
+            '#prevLeaseUntilMs': 'prevLeaseUntilMs',
+            '#prevHolderState': 'prevHolderState',
           },
           ExpressionAttributeValues: {
             ':me': req.runId,
@@ -56,6 +63,8 @@ export class DynamoLeaseStore implements LeaseStore {
             ':one': 1,
             ':job': req.job,
             ':rid': req.lambdaRequestId ?? '-',
+            ':none': NO_HOLDER,
+            ':zero': 0,
           },
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

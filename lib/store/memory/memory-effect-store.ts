@@ -20,6 +20,14 @@ import { type Item, type MemoryClient, MemoryConditionFailed } from './memory-db
 
 const LEASE_SK = Keys.lease('any').sk;
 
+/** A transaction whose condition failed (named like DynamoDB's), carrying what it found. */
+class TransactionCanceled extends Error {
+  constructor(readonly result: SendingResult) {
+    super('Transaction cancelled: ConditionalCheckFailed');
+    this.name = 'TransactionCanceledException';
+  }
+}
+
 /** Effect store on a {@link MemoryClient}, for one job. */
 export class MemoryEffectStore implements EffectStore {
   constructor(
@@ -120,10 +128,12 @@ export class MemoryEffectStore implements EffectStore {
         () => {
           if (first) return first;
           const lease = this.client.db.get(this.tableName, { pk: fc.leaseKey, sk: LEASE_SK });
-          if (lease?.owner !== fc.runId || lease.fence !== fc.fence) return { kind: 'lease-lost', lease };
+          if (lease?.owner !== fc.runId || lease.fence !== fc.fence)
+            throw new TransactionCanceled({ kind: 'lease-lost', lease });
           const cur = this.client.db.get(this.tableName, k);
           const item = next(cur);
-          if (!item) return { kind: 'existing', item: (cur ?? {}) as unknown as EffectItem };
+          if (!item)
+            throw new TransactionCanceled({ kind: 'existing', item: (cur ?? {}) as unknown as EffectItem });
           this.client.db.put(this.tableName, k, item, {
             op: 'effect',
             runId: fc.runId,
@@ -135,6 +145,7 @@ export class MemoryEffectStore implements EffectStore {
         },
       );
     } catch (err) {
+      if (err instanceof TransactionCanceled) return err.result;
       throw storeError(`TransactWriteItems (${what})`, err);
     }
   }

@@ -8,6 +8,7 @@ import {
   decideClaimFailed,
   decideClaimSucceeded,
   type LeaseItem,
+  NO_HOLDER,
 } from '../../core/lease.js';
 import type { ClaimRequest, LeaseRef, LeaseStore } from '../../core/ports.js';
 import { LeaseLostError } from '../../errors.js';
@@ -51,6 +52,10 @@ export class MemoryLeaseStore implements LeaseStore {
               renewedAtMs: req.nowMs,
               job: req.job,
               lambdaRequestId: req.lambdaRequestId ?? '-',
+              prevOwner: cur?.owner ?? NO_HOLDER,
+              prevSlot: cur?.slot ?? NO_HOLDER,
+              prevLeaseUntilMs: cur?.leaseUntilMs ?? 0,
+              prevHolderState: cur?.holderState ?? NO_HOLDER,
               fence,
             },
             { op: 'claim', runId: req.runId, fence, status: 'running', leaseUntilMs: req.leaseUntilMs },

@@ -1,0 +1,136 @@
+/**
+ * The invariants checked after every history, from what the store accepted (the recorder's result
+ * entries: `ok`, or `lost` = applied with the response lost), the run records, the handlers' summaries
+ * and the provider's executions. None depends on clocks except I4, which is about liveness of the
+ * lease itself and is checked against the skew budget.
+ */
+import type { Recorded } from '../../report/recording.js';
+import { type Check, check, isBusinessWrite, noWriteAfterFinish } from '../checks.js';
+import { explorerRows } from './jobs.js';
+import type { HistoryOutcome } from './run-history.js';
+
+/** Names of the invariants, in report order. */
+export const INVARIANTS = [
+  'I1 at most one business result per key',
+  'I2 no write accepted with a fence lower than one already stored',
+  'I3 exactly one terminal run record per invocation',
+  'I4 no live run holds a lease past leaseUntil + skew budget',
+  'I5 every effect executed by the provider at most once',
+  'I6 no business write after the run recorded its outcome',
+] as const;
+
+type Result = Extract<Recorded, { kind: 'result' }>;
+
+const accepted = (entries: readonly Recorded[]): Result[] =>
+  entries.filter((e): e is Result => e.kind === 'result' && (e.result === 'ok' || e.result === 'lost'));
+
+function oneResultPerKey(entries: readonly Recorded[]): Check {
+  const inserts = new Map<string, string[]>();
+  for (const e of accepted(entries)) {
+    if (e.op !== 'insert-once' || !String(e.table).includes(explorerRows.defaultName)) continue;
+    const k = String(e.key);
+    inserts.set(k, [...(inserts.get(k) ?? []), `${e.runId}@${e.fence}`]);
+  }
+  const twice = [...inserts].filter(([, w]) => new Set(w).size > 1);
+  return check(
+    INVARIANTS[0],
+    twice.length === 0,
+    twice.length
+      ? twice
+          .slice(0, 3)
+          .map(([k, w]) => `${k} inserted by ${w.join(', ')}`)
+          .join('; ')
+      : `${inserts.size} row keys, each inserted once`,
+  );
+}
+
+function noLowerFence(entries: readonly Recorded[]): Check {
+  const stored = new Map<string, number>();
+  const bad: string[] = [];
+  let writes = 0;
+  for (const e of accepted(entries)) {
+    if (!isBusinessWrite(e.op) || e.fence === undefined || e.key === undefined) continue;
+    writes++;
+    const k = `${e.table}|${e.key}`;
+    const max = stored.get(k) ?? Number.NEGATIVE_INFINITY;
+    if (e.fence < max) bad.push(`${e.op} ${e.key} fence ${e.fence} < stored ${max} (run ${e.runId})`);
+    stored.set(k, Math.max(max, e.fence));
+  }
+  return check(
+    INVARIANTS[1],
+    bad.length === 0,
+    bad.length ? bad.slice(0, 3).join('; ') : `${writes} accepted fenced writes, fences never went down`,
+  );
+}
+
+function oneRecordPerInvocation(o: HistoryOutcome): Check {
+  const bad: string[] = [];
+  const byRun = new Map<string, Record<string, unknown>[]>();
+  for (const r of o.records) byRun.set(String(r.runId), [...(byRun.get(String(r.runId)) ?? []), r]);
+  for (const [runId, rs] of byRun) {
+    if (rs.length !== 1) bad.push(`${runId}: ${rs.length} records`);
+    else if (rs[0]?.outcome === 'running') bad.push(`${runId}: record still running`);
+  }
+  for (const r of o.results) {
+    const s = r.summary;
+    if (!s) continue;
+    const rec = byRun.get(s.runId)?.[0];
+    if (!rec) bad.push(`${s.runId} (${r.delivery.label}): handler reported ${s.outcome}, no record`);
+    else if (rec.outcome !== s.outcome)
+      bad.push(`${s.runId}: handler reported ${s.outcome}, record says ${rec.outcome}`);
+  }
+  const claimed = new Set(accepted(o.entries).flatMap((e) => (e.op === 'claim' && e.runId ? [e.runId] : [])));
+  for (const runId of claimed)
+    if (!byRun.has(runId)) bad.push(`${runId} claimed the lease and has no record`);
+  return check(
+    INVARIANTS[2],
+    bad.length === 0,
+    bad.length
+      ? bad.slice(0, 3).join('; ')
+      : `${o.records.length} records for ${claimed.size} claiming runs and ${o.results.length} settled invocations`,
+  );
+}
+
+function noWritePastLease(entries: readonly Recorded[], skewBudgetMs: number): Check {
+  const until = new Map<string, number>();
+  const first = new Set<string>();
+  const late: string[] = [];
+  for (const e of entries) {
+    if (e.kind === 'runtime' && (e.event.type === 'claim-won' || (e.event.type === 'renew' && e.event.ok)))
+      until.set(e.event.runId, e.event.leaseUntilMs);
+    if (e.kind !== 'request' || !isBusinessWrite(e.op) || e.runId === undefined) continue;
+    const id = `${e.runId}|${e.op}|${e.key}`;
+    if (first.has(id)) continue; // an SDK retry of a write the run decided to send while it held the lease
+    first.add(id);
+    const u = until.get(e.runId);
+    if (u !== undefined && e.atMs > u + skewBudgetMs)
+      late.push(`${e.runId} ${e.op} ${e.key} ${e.atMs - u} ms past its lease`);
+  }
+  return check(
+    INVARIANTS[3],
+    late.length === 0,
+    late.length
+      ? late.slice(0, 3).join('; ')
+      : `${first.size} business writes started inside their run's lease (+${skewBudgetMs} ms)`,
+  );
+}
+
+/** Check every invariant on one history. */
+export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[] {
+  const twice = o.provider.executedTwice();
+  const finish = noWriteAfterFinish(o.entries);
+  return [
+    oneResultPerKey(o.entries),
+    noLowerFence(o.entries),
+    oneRecordPerInvocation(o),
+    noWritePastLease(o.entries, skewBudgetMs),
+    check(
+      INVARIANTS[4],
+      twice.length === 0,
+      twice.length
+        ? `executed twice: ${twice.join(', ')}`
+        : `${o.provider.executions.length} executions, each key once`,
+    ),
+    { ...finish, name: INVARIANTS[5] },
+  ];
+}
