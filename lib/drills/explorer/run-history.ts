@@ -98,7 +98,7 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
           spawn(i); // a killed environment is replaced by a fresh one (no faults) for later deliveries
         });
     };
-    spec.skewsMs.forEach((_, i) => spawn(i));
+    for (let i = 0; i < spec.skewsMs.length; i++) spawn(i);
     let last = 0;
     const used = new Set<string>();
     for (const d of spec.deliveries) {
