@@ -56,7 +56,13 @@ export type HistoryFault =
       readonly worker: number;
       readonly op: (typeof FAULT_OPS)[number];
       readonly ms: number;
-    };
+    }
+  /**
+   * The worker is cut off from the store for `ms` right after it sends its first business write: that
+   * write is stuck in the network the whole time, every renewal fails, the lease lapses, a successor
+   * may take over and write, and then the stuck write arrives (the fence must refuse it).
+   */
+  | { readonly kind: 'partition'; readonly worker: number; readonly ms: number };
 
 /** A whole history. */
 export interface HistorySpec {
@@ -81,7 +87,7 @@ export interface HistoryShape {
   readonly maxWorkers?: number;
   /** @default 6 */
   readonly maxSlots?: number;
-  /** @default 24 */
+  /** About this many deliveries at most (groups of 1–4 copies of one slot). @default 24 */
   readonly maxDeliveries?: number;
   /** @default 10 */
   readonly maxFaults?: number;
@@ -97,9 +103,8 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
   const half = Math.floor((shape.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS) / 2);
   const worker = fc.nat({ max: maxWorkers - 1 });
   const op = fc.constantFrom(...FAULT_OPS);
-  const delivery: fc.Arbitrary<Omit<HistoryDelivery, 'manual'>> = fc.record({
-    job: fc.constantFrom('report' as const, 'settle' as const),
-    slot: fc.nat({ max: (shape.maxSlots ?? 6) - 1 }),
+  // A slot is delivered as a group: the on-time copy, concurrent duplicates, late retries, manual re-runs.
+  const copy = fc.record({
     worker,
     delayMs: fc.oneof(
       fc.constant(0),
@@ -107,7 +112,16 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       fc.integer({ min: 0, max: 400_000 }),
     ),
     attempt: fc.integer({ min: 1, max: 4 }),
+    // about 1 copy in 20 is an operator's manual re-run
+    manual: fc.integer({ min: 0, max: 19 }).map((r) => r === 0),
   });
+  const group: fc.Arbitrary<HistoryDelivery[]> = fc
+    .record({
+      job: fc.constantFrom('report' as const, 'settle' as const),
+      slot: fc.nat({ max: (shape.maxSlots ?? 6) - 1 }),
+      copies: fc.array(copy, { minLength: 1, maxLength: 4 }),
+    })
+    .map((g) => g.copies.map((c) => ({ job: g.job, slot: g.slot, ...c })));
   const fault: fc.Arbitrary<HistoryFault> = fc.oneof(
     fc.record({
       kind: fc.constant('pause' as const),
@@ -123,13 +137,29 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       at: fc.constantFrom(...PAUSE_POINTS),
       nth: fc.integer({ min: 1, max: 3 }),
     }),
-    fc.record({ kind: fc.constant('throttle' as const), worker, op, times: fc.integer({ min: 1, max: 6 }) }),
+    // a few throttles (absorbed by SDK retries) or a long throttling episode (the step fails for minutes)
+    fc.record({
+      kind: fc.constant('throttle' as const),
+      worker,
+      op,
+      times: fc.oneof(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 20, max: 400 })),
+    }),
     fc.record({ kind: fc.constant('lost-response' as const), worker, op }),
+    {
+      // weighted up: the only in-budget way a stale write reaches the store (the fence's own test)
+      arbitrary: fc.record({
+        kind: fc.constant('partition' as const),
+        worker,
+        ms: fc.integer({ min: 61_000, max: 150_000 }),
+      }),
+      weight: 4,
+    },
     fc.record({
       kind: fc.constant('slow-request' as const),
       worker,
       op,
-      ms: fc.integer({ min: 10, max: 20_000 }),
+      // up to 90 s: a request stuck in the network past its lease (and a takeover): the fence decides
+      ms: fc.oneof(fc.integer({ min: 10, max: 5_000 }), fc.integer({ min: 30_000, max: 90_000 })),
     }),
   );
   return fc
@@ -145,11 +175,9 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         dropResponses: fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { maxLength: 3 }),
       }),
       workMs: fc.integer({ min: 0, max: 30_000 }),
-      deliveries: fc.array(
-        // about 1 in 20 deliveries is an operator's manual re-run
-        fc.tuple(delivery, fc.integer({ min: 0, max: 19 })).map(([d, r]) => ({ ...d, manual: r === 0 })),
-        { minLength: 1, maxLength: shape.maxDeliveries ?? 24 },
-      ),
+      deliveries: fc
+        .array(group, { minLength: 1, maxLength: Math.ceil((shape.maxDeliveries ?? 24) / 3) })
+        .map((groups) => groups.flat()),
       faults: fc.array(fault, { maxLength: shape.maxFaults ?? 10 }),
     })
     .map(({ workers, skews, provider, workMs, deliveries, faults }) => ({

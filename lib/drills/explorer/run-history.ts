@@ -4,7 +4,7 @@
  * out) so killed holders get their `abandoned` mark. Returns everything the invariants read.
  */
 import { forever } from '../../faults/pause-points.js';
-import { on, throttlingError } from '../../faults/sdk-faults.js';
+import { on, throttlingError, timeoutError } from '../../faults/sdk-faults.js';
 import type { DeliveryResult } from '../../local/scheduler-emulator.js';
 import type { Recorded } from '../../report/recording.js';
 import { Stage, type Worker } from '../stage.js';
@@ -27,6 +27,26 @@ export interface HistoryOutcome {
   /** Deliveries that never settled (killed). */
   readonly unsettled: number;
   readonly backend: HistoryBackend['name'];
+}
+
+function partition(w: Worker, ms: number): void {
+  let until = Number.NEGATIVE_INFINITY;
+  const cut = () => w.clock.time.nowMs < until;
+  w.faults.add({
+    name: `partition ${ms} ms: first business write stuck`,
+    match: (r) => {
+      if (!on.businessWrite(r) || until !== Number.NEGATIVE_INFINITY) return false;
+      until = w.clock.time.nowMs + ms;
+      return true;
+    },
+    action: { kind: 'delay', ms },
+  });
+  w.faults.add({
+    name: 'partition: request fails',
+    match: (r) => cut() && !on.businessWrite(r),
+    action: { kind: 'fail', error: () => timeoutError('injected: partitioned from DynamoDB') },
+    times: 1_000_000,
+  });
 }
 
 function applyFaults(spec: HistorySpec, i: number, w: Worker, replace: () => void): void {
@@ -60,6 +80,8 @@ function applyFaults(spec: HistorySpec, i: number, w: Worker, replace: () => voi
         action: { kind: 'fail', error: throttlingError },
         times: f.times,
       });
+    } else if (f.kind === 'partition') {
+      partition(w, f.ms);
     } else if (f.kind === 'lost-response') {
       w.faults.add({
         name: `${f.op} response lost`,
