@@ -53,7 +53,14 @@ async function scenarioHtml(): Promise<string> {
     action: () => a.suspend(90_000, { clockFrozen: true }),
   });
   a.faults.add({ name: 'renewal slow', match: on.renew, action: { kind: 'delay', ms: 5_000 }, times: 10 });
-  k.pauses.add({ name: 'kill', at: 'after-claim', action: async () => (k.kill(), forever()) });
+  k.pauses.add({
+    name: 'kill',
+    at: 'after-claim',
+    action: async () => {
+      k.kill();
+      return forever();
+    },
+  });
   const at = (worker: typeof a, handler: typeof report, delayMs: number, attempt = 1) =>
     stage.deliver(
       {
