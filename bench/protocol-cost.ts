@@ -75,7 +75,8 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 200)); // the holder has claimed and waits in its body
     for (let i = 0; i < MEASURED; i++) {
       const r = await deliverSlot(job, dup.deps, heldSlot, { label: 'duplicate' });
-      if (r.summary?.reason !== 'lease-held') throw new Error(`duplicate not lease-held: ${r.summary?.reason}`);
+      if (r.summary?.reason !== 'lease-held')
+        throw new Error(`duplicate not lease-held: ${r.summary?.reason}`);
     }
     const leaseHeld = per(dup.meter.snapshot(), MEASURED);
     release?.();
@@ -145,7 +146,10 @@ async function main(): Promise<void> {
           target: '<= 3 / 0',
           met: success.writes <= 3 && success.reads === 0,
         },
-        { figure: 'successful run: WCU (done set 64 / <5 slots)', value: `${success.wcu} / ${successSmallDoneSet.wcu}` },
+        {
+          figure: 'successful run: WCU (done set 64 / <5 slots)',
+          value: `${success.wcu} / ${successSmallDoneSet.wcu}`,
+        },
         {
           figure: 'duplicate (lease held): writes / reads',
           value: `${leaseHeld.writes} / ${leaseHeld.reads}`,

@@ -68,11 +68,14 @@ export function deliverSlot(
   i: number,
   extra: { attemptNumber?: number; awsRequestId?: string; label?: string } = {},
 ): Promise<DeliveryResult> {
-  return deliver(handler.withDeps(() => deps), {
-    job: handler.job.name,
-    scheduledTimeMs: slotMs(i),
-    label: extra.label ?? 'bench',
-    ...(extra.attemptNumber !== undefined && { attemptNumber: extra.attemptNumber }),
-    ...(extra.awsRequestId !== undefined && { awsRequestId: extra.awsRequestId }),
-  });
+  return deliver(
+    handler.withDeps(() => deps),
+    {
+      job: handler.job.name,
+      scheduledTimeMs: slotMs(i),
+      label: extra.label ?? 'bench',
+      ...(extra.attemptNumber !== undefined && { attemptNumber: extra.attemptNumber }),
+      ...(extra.awsRequestId !== undefined && { awsRequestId: extra.awsRequestId }),
+    },
+  );
 }

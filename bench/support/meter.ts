@@ -91,7 +91,11 @@ export class RequestMeter {
 
   private addCapacity(op: string, consumed: unknown): void {
     const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
-    for (const c of list as { CapacityUnits?: number; WriteCapacityUnits?: number; ReadCapacityUnits?: number }[]) {
+    for (const c of list as {
+      CapacityUnits?: number;
+      WriteCapacityUnits?: number;
+      ReadCapacityUnits?: number;
+    }[]) {
       this.units.set(op, (this.units.get(op) ?? 0) + (c.CapacityUnits ?? 0));
       if (c.WriteCapacityUnits !== undefined || c.ReadCapacityUnits !== undefined) {
         this.wcu += c.WriteCapacityUnits ?? 0;
