@@ -38,8 +38,10 @@ export interface BenchDynamo {
 
 /** Start (or connect to) DynamoDB and create uniquely named tables; the example jobs point at them. */
 export async function benchDynamo(): Promise<BenchDynamo> {
-  let local: DynamoDbLocal | undefined;
-  const endpoint = process.env.DYNAMODB_ENDPOINT ?? (local = await startDynamoDbLocal()).endpoint;
+  const local: DynamoDbLocal | undefined = process.env.DYNAMODB_ENDPOINT
+    ? undefined
+    : await startDynamoDbLocal();
+  const endpoint = process.env.DYNAMODB_ENDPOINT ?? (local as DynamoDbLocal).endpoint;
   const stop = async () => {
     await local?.stop();
   };
