@@ -10,6 +10,7 @@ export const handler = defineJob({
   name: 'daily-report',
   schedule: 'cron(30 2 * * ? *)',
   timeZone: 'Europe/Berlin',
+  catchUp: { mode: 'latest', windowHours: 48, maxSlotsPerSweep: 1 },
   lease: { durationSeconds: 60 },
   timeoutSeconds: 120,
   run: async (ctx) => {

@@ -1,41 +1,153 @@
 /**
  * Example job: every day at 01:00 Asia/Shanghai, settle the PREVIOUS local day for every merchant:
- * one insert-once row per merchant_id + settlement_date. A re-run (retry, duplicate, manual backfill)
- * finds the existing rows and writes nothing new.
+ * one insert-once row per merchant_id + settlement_date, one payout per merchant and date
+ * (`payout#<merchant>#<date>`) through the payment provider, and ONE notification e-mail per date.
+ * A re-run (retry, duplicate, manual backfill) finds the existing rows and stored effect outcomes and
+ * writes nothing new and calls no provider.
+ *
+ * The provider is configured by environment: `PAYMENTS_URL` (base URL; without it the job settles
+ * rows only and makes no payouts or e-mails), `PAYMENTS_CAPABILITIES` (`idempotency-keys`, `lookup`,
+ * both comma-separated, or `none`; @default `idempotency-keys`), `PAYMENTS_TIMEOUT_MS` (@default 5000),
+ * `SETTLEMENT_EMAIL_TO` (@default `finance@example.com`).
  */
-import { defineJob } from '../lib/index.js';
-import { MERCHANTS, settlementAmountCents } from './merchants.js';
+import { httpJsonProvider, parseCapabilities } from '../lib/effects/http-provider.js';
+import type { EffectProvider } from '../lib/effects/types.js';
+import { defineJob, type JobHandler } from '../lib/index.js';
+import { MERCHANTS, type Merchant, settlementAmountCents } from './merchants.js';
 import { settlementsTable, tableName } from './tables.js';
 
-export const handler = defineJob({
-  name: 'merchant-settlement',
-  schedule: 'cron(0 1 * * ? *)',
-  timeZone: 'Asia/Shanghai',
-  businessDate: 'previous-day',
-  lease: { durationSeconds: 120 },
-  timeoutSeconds: 300,
-  run: async (ctx) => {
-    const table = tableName(settlementsTable);
-    let inserted = 0;
-    let existing = 0;
-    for (const m of MERCHANTS) {
-      ctx.throwIfAborted();
-      const r = await ctx.insertOnce(
-        table,
-        { merchantId: m.merchantId, settlementDate: ctx.businessDate },
-        {
-          merchantName: m.name,
+/** A payout as the payment provider receives it. */
+export interface PayoutRequest {
+  readonly merchantId: string;
+  readonly settlementDate: string;
+  readonly amountCents: number;
+  readonly currency: string;
+}
+
+/** The settlement notification e-mail. Deterministic per date, so every run asks for the same one. */
+export interface EmailRequest {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+}
+
+/** Options of {@link settlementJob}. */
+export interface SettlementJobOptions {
+  /** @default 'merchant-settlement' */
+  readonly name?: string;
+  /** @default the merchants of data/merchants.json */
+  readonly merchants?: readonly Merchant[];
+  /** The payout provider, built at each run. @default from `PAYMENTS_URL` (none when unset) */
+  readonly payments?: () => EffectProvider<PayoutRequest> | undefined;
+  /** The e-mail provider, built at each run. @default from `PAYMENTS_URL` (`/emails`; none when unset) */
+  readonly emails?: () => EffectProvider<EmailRequest> | undefined;
+}
+
+function fromEnv<T>(path: string, name: string): EffectProvider<T> | undefined {
+  const baseUrl = process.env.PAYMENTS_URL;
+  if (!baseUrl) return undefined;
+  return httpJsonProvider<T>({
+    name,
+    baseUrl,
+    path,
+    ...parseCapabilities(process.env.PAYMENTS_CAPABILITIES),
+    timeoutMs: Number(process.env.PAYMENTS_TIMEOUT_MS ?? 5_000),
+  });
+}
+
+/** Idempotency key of a merchant's payout for a settlement date. */
+export function payoutKey(merchantId: string, settlementDate: string): string {
+  return `payout#${merchantId}#${settlementDate}`;
+}
+
+/** Idempotency key of the settlement e-mail for a date. */
+export function settlementEmailKey(settlementDate: string): string {
+  return `email#settlement#${settlementDate}`;
+}
+
+/**
+ * Build the settlement job (the exported `handler` is `settlementJob()`; tests build variants with
+ * other merchants or providers). Run details: `inserted`, `existing`, and with a provider `payouts`
+ * (`sent`, `resent`, `lookedUp`, `stored`, `markedForReview` — how each payout's outcome was obtained —
+ * and `succeeded`, `failed`, `needsReview`) and `email` (`<status> (<source>)`).
+ */
+export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
+  const merchants = options.merchants ?? MERCHANTS;
+  const payments = options.payments ?? (() => fromEnv<PayoutRequest>('/payouts', 'payments'));
+  const emails = options.emails ?? (() => fromEnv<EmailRequest>('/emails', 'emails'));
+  return defineJob({
+    name: options.name ?? 'merchant-settlement',
+    schedule: 'cron(0 1 * * ? *)',
+    timeZone: 'Asia/Shanghai',
+    businessDate: 'previous-day',
+    catchUp: { mode: 'all', windowHours: 72, maxSlotsPerSweep: 3 },
+    lease: { durationSeconds: 120 },
+    timeoutSeconds: 300,
+    run: async (ctx) => {
+      const table = tableName(settlementsTable);
+      const payer = payments();
+      const mailer = emails();
+      let inserted = 0;
+      let existing = 0;
+      let totalCents = 0;
+      const payouts = {
+        sent: 0,
+        resent: 0,
+        lookedUp: 0,
+        stored: 0,
+        markedForReview: 0,
+        succeeded: 0,
+        failed: 0,
+        needsReview: 0,
+      };
+      const bySource = {
+        sent: 'sent',
+        resent: 'resent',
+        'looked-up': 'lookedUp',
+        stored: 'stored',
+        'marked-for-review': 'markedForReview',
+      } as const;
+      const byStatus = { succeeded: 'succeeded', failed: 'failed', 'needs-review': 'needsReview' } as const;
+      for (const m of merchants) {
+        ctx.throwIfAborted();
+        const amountCents = settlementAmountCents(m, ctx.businessDate);
+        totalCents += amountCents;
+        const r = await ctx.insertOnce(
+          table,
+          { merchantId: m.merchantId, settlementDate: ctx.businessDate },
+          { merchantName: m.name, currency: m.currency, amountCents },
+        );
+        if (r.status === 'inserted') inserted++;
+        else existing++;
+        if (!payer) continue;
+        const payout: PayoutRequest = {
+          merchantId: m.merchantId,
+          settlementDate: ctx.businessDate,
+          amountCents,
           currency: m.currency,
-          amountCents: settlementAmountCents(m, ctx.businessDate),
-        },
-      );
-      if (r.status === 'inserted') inserted++;
-      else existing++;
-    }
-    ctx.setDetail('inserted', inserted);
-    ctx.setDetail('existing', existing);
-  },
-});
+        };
+        const p = await ctx.effect(payoutKey(m.merchantId, ctx.businessDate), payout, payer);
+        payouts[bySource[p.source]]++;
+        payouts[byStatus[p.status]]++;
+      }
+      ctx.setDetail('inserted', inserted);
+      ctx.setDetail('existing', existing);
+      if (payer) ctx.setDetail('payouts', payouts);
+      if (mailer) {
+        const email: EmailRequest = {
+          to: process.env.SETTLEMENT_EMAIL_TO ?? 'finance@example.com',
+          subject: `Settlement ${ctx.businessDate}`,
+          text: `${merchants.length} merchants settled for ${ctx.businessDate}, ${totalCents} cents in total.`,
+        };
+        const e = await ctx.effect(settlementEmailKey(ctx.businessDate), email, mailer);
+        ctx.setDetail('email', `${e.status} (${e.source})`);
+      }
+    },
+  });
+}
+
+/** The example's handler. */
+export const handler = settlementJob();
 
 /** The job definition (read by the CDK app). */
 export const job = handler.job;

@@ -155,6 +155,23 @@ export class IdempotencyConflictError extends CronfenceError {
   }
 }
 
+/**
+ * A provider call's outcome is unknown (timeout, dropped connection, 5xx). Nothing is resent under a
+ * new key: the effect stays `sending` and the next run reconciles it under the SAME key.
+ */
+export class EffectOutcomeUnknownError extends CronfenceError {
+  readonly key: string;
+  readonly why: string;
+  constructor(key: string, why: string) {
+    super(
+      ErrorCode.EffectOutcomeUnknown,
+      `outcome of effect "${key}" is unknown (${why}); it stays "sending" and the next run reconciles it under the same key`,
+    );
+    this.key = key;
+    this.why = why;
+  }
+}
+
 /** The Lambda deadline is too close to start (or continue) work. */
 export class DeadlineError extends CronfenceError {
   readonly remainingMs: number;

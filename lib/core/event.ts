@@ -48,6 +48,23 @@ export interface InvocationEvent {
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 const LOCAL_MINUTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
 
+/** The calendar fields exist (no Feb 31, no 24:00): Date.parse alone rolls such values over. */
+function isRealInstant(text: string): boolean {
+  const [y, mo, d, h, mi] = [0, 5, 8, 11, 14].map((i) => Number(text.slice(i, i + (i === 0 ? 4 : 2))));
+  if (y === undefined || mo === undefined || d === undefined || h === undefined || mi === undefined)
+    return false;
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return (
+    mo >= 1 &&
+    mo <= 12 &&
+    d >= 1 &&
+    d <= daysInMonth &&
+    h <= 23 &&
+    mi <= 59 &&
+    !Number.isNaN(Date.parse(text))
+  );
+}
+
 const Text = (max: number) =>
   v.pipe(
     v.string('must be a string'),
@@ -60,7 +77,7 @@ const EventSchema = v.object({
   scheduledTime: v.pipe(
     v.string('is required: the slot comes from <aws.scheduler.scheduled-time>, never from "now"'),
     v.regex(ISO_INSTANT, 'must be an ISO-8601 instant with a zone, e.g. 2026-03-28T01:30:00Z'),
-    v.check((s) => !Number.isNaN(Date.parse(s)), 'is not a real date'),
+    v.check(isRealInstant, 'is not a real date and time'),
   ),
   trigger: v.optional(
     v.picklist(['schedule', 'manual', 'catch-up'], 'must be "schedule", "manual" or "catch-up"'),

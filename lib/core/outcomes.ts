@@ -38,6 +38,8 @@ export const Reason = {
   AlreadySucceeded: 'already-succeeded',
   /** The slot's local time does not exist in the job's zone and the job uses `dstGap: skip`. */
   NonexistentLocalTime: 'nonexistent-local-time',
+  /** `latest` catch-up: a newer slot runs instead of this missed one. */
+  Superseded: 'superseded',
   /** More missed slots than the catch-up cap allows in one sweep. */
   CatchUpLimit: 'catch-up-limit',
   /** The Lambda had too little time left to claim, or reached its deadline mid-run. */

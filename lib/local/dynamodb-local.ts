@@ -74,6 +74,10 @@ export async function startDynamoDbLocal(
   });
   exited.catch(() => undefined);
   const endpoint = `http://127.0.0.1:${port}`;
+  // Last resort: if this process exits without stop() (uncaught error, process.exit), take Java with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let stopped: Promise<void> | undefined;
   const stop = () => {
     stopped ??= new Promise<void>((resolve) => {

@@ -3,7 +3,7 @@
  * emulator firing the app's jobs with duplicate deliveries, then invariants read back from DynamoDB.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { enumerateSlots } from '../core/schedule/enumerate.js';
+import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { JobHandler } from '../runtime/define-job.js';
@@ -12,7 +12,8 @@ import type { RunSummary } from '../runtime/run-session.js';
 import { createDocumentClient } from '../store/client.js';
 import { libraryTable, type TableSchema } from '../store/schema.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
-import { type DeliveryResult, deliver, deliveriesFor } from './scheduler-emulator.js';
+import { emulate } from './emulate.js';
+import type { DeliveryResult } from './scheduler-emulator.js';
 import { ensureTables } from './tables.js';
 import { type Check, verifyRunRecordsAndLeases } from './verify.js';
 
@@ -20,6 +21,13 @@ import { type Check, verifyRunRecordsAndLeases } from './verify.js';
 export interface LocalApp {
   readonly handlers: readonly JobHandler[];
   readonly tables: readonly TableSchema[];
+  /**
+   * Start the app's local services (e.g. the payment service) after the tables exist; may set
+   * environment variables the handlers read. @default none
+   */
+  start?(print: (line: string) => void): Promise<void>;
+  /** Stop what `start` started; always called when `start` was. @default none */
+  stop?(print: (line: string) => void): Promise<void>;
   /** Business checks (one result per key), given the slots that ran per job. */
   verify(
     doc: DynamoDBDocumentClient,
@@ -72,12 +80,16 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
   if (!(toMs > fromMs))
     throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
   let local: DynamoDbLocal | undefined;
+  let stopping = false;
+  let started = false;
   const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping) return; // a second Ctrl-C (or the wrapper forwarding it) must not skip the clean-up
+    stopping = true;
     print(`\n${sig}: stopping DynamoDB Local`);
     void (local?.stop() ?? Promise.resolve()).then(() => process.exit(130));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     let endpoint = process.env.DYNAMODB_ENDPOINT;
     if (!endpoint) {
@@ -97,43 +109,40 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     for (const t of tables) process.env[t.schema.envVar] = t.tableName;
     await ensureTables(doc, tables);
     print(`Tables: ${tables.map((t) => t.tableName).join(', ')}`);
+    started = true;
+    await app.start?.(print);
 
     const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar] });
-    const slotsByJob = new Map<string, Slot[]>();
-    const plan: { handler: JobHandler; slot: Slot }[] = [];
+    const handlers = app.handlers.map((h) => h.withDeps(() => deps));
     for (const h of app.handlers) {
-      const all = enumerateSlots({ ...h.job, schedule: h.expression, startMs: fromMs }, fromMs, toMs);
-      const slots = explicitRange ? all : all.slice(0, options.maxPerJob ?? 3);
-      slotsByJob.set(h.job.name, slots);
-      for (const slot of slots) plan.push({ handler: h.withDeps(() => deps), slot });
+      const warnings = dstWarnings({ ...h.job, schedule: h.expression }, fromMs);
+      if (warnings.length)
+        print(
+          `DST (${h.job.name}, ${h.job.timeZone}, next 3 years): ${warnings.map((w) => `${w.date} ${w.kind}`).join('; ')}`,
+        );
     }
-    plan.sort((a, b) => a.slot.scheduledTimeMs - b.slot.scheduledTimeMs);
     print(
-      `Emulating EventBridge Scheduler: ${plan.length} occurrences from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}`,
+      `Emulating EventBridge Scheduler from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}, with the sweeper`,
     );
     print(
       `${'job'.padEnd(20)} ${'slot'.padEnd(17)} ${'trigger'.padEnd(9)} ${'outcome'.padEnd(10)} ${'reason'.padEnd(18)} ${'fence'.padEnd(9)} ${'took'.padStart(6)}`,
     );
-    const summaries: RunSummary[] = [];
-    for (const { handler, slot } of plan) {
-      const extra = slot.shifted
-        ? { trigger: 'catch-up', slot: slot.localTime, requestedBy: 'sweeper', reason: 'dst-gap shift' }
-        : undefined;
-      const d = deliveriesFor(
-        handler.job.name,
-        slot.scheduledTimeMs,
-        options.concurrentCopies ?? 2,
-        options.lateCopies ?? 1,
-      );
-      const withExtra = (x: (typeof d.concurrent)[number]) => (extra ? { ...x, extra } : x);
-      const round1 = await Promise.all(d.concurrent.map((x) => deliver(handler, withExtra(x))));
-      const round2 = [];
-      for (const x of d.late) round2.push(await deliver(handler, withExtra(x)));
-      for (const r of [...round1, ...round2]) {
-        print(line(r));
-        if (r.summary) summaries.push(r.summary);
-      }
-    }
+    const { summaries, slotsByJob } = await emulate(
+      handlers,
+      deps,
+      {
+        fromMs,
+        toMs,
+        ...(!explicitRange && { maxPerJob: options.maxPerJob ?? 3 }),
+        concurrentCopies: options.concurrentCopies ?? 2,
+        lateCopies: options.lateCopies ?? 1,
+      },
+      {
+        delivery: (r) => print(line(r)),
+        sweep: (d) =>
+          print(`${'sweeper'.padEnd(20)} ${d.slot.padEnd(17)} ${d.job} ${d.action} (${d.reason})`),
+      },
+    );
     const checks = [
       ...(await verifyRunRecordsAndLeases(
         doc,
@@ -152,6 +161,7 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    if (started) await app.stop?.(print);
     if (local) {
       await local.stop();
       print(`DynamoDB Local (pid ${local.pid}) stopped`);

@@ -11,6 +11,7 @@ import {
   validateTimeZone,
 } from '../core/job-definition.js';
 import { parseScheduleExpression, type ScheduleExpression } from '../core/schedule/expression.js';
+import { validateCatchUp } from '../core/schedule/validate.js';
 import { InvalidJobDefinitionError } from '../errors.js';
 import { createDeps, type RuntimeDeps } from './deps.js';
 import type { JobContext } from './job-context.js';
@@ -97,6 +98,12 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
       'must be "slot-date" or "previous-day"',
     );
   }
+  if (options.dstGap !== undefined && options.dstGap !== 'skip' && options.dstGap !== 'shift') {
+    throw new InvalidJobDefinitionError('dstGap', options.dstGap, 'must be "skip" or "shift"');
+  }
+  const runRetentionDays = positive('runRetentionDays', options.runRetentionDays ?? 30, 3650);
+  if (options.catchUp !== undefined)
+    validateCatchUp(options.catchUp, { schedule: expression, runRetentionDays }, Date.now());
   const definition: JobDefinition = {
     name,
     schedule: options.schedule,
@@ -107,7 +114,7 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
     ...(options.dstGap !== undefined && { dstGap: options.dstGap }),
     ...(options.catchUp !== undefined && { catchUp: options.catchUp }),
     shards,
-    runRetentionDays: positive('runRetentionDays', options.runRetentionDays ?? 30, 3650),
+    runRetentionDays,
     rememberSlots: positive('rememberSlots', options.rememberSlots ?? 64, 1000),
   };
   return { definition, expression };

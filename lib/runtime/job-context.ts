@@ -4,6 +4,7 @@
  */
 import type { Trigger } from '../core/outcomes.js';
 import type { Slot } from '../core/schedule/slot.js';
+import type { EffectProvider, EffectResult } from '../effects/types.js';
 import type { InsertOnceResult } from '../store/result-store.js';
 
 /** The argument of a job's `run(ctx)`. */
@@ -46,6 +47,19 @@ export interface JobContext {
     key: Record<string, string | number>,
     attributes: Record<string, unknown>,
   ): Promise<InsertOnceResult>;
+  /**
+   * Perform an external side effect at most once per idempotency key (DESIGN.md protocol 5): the
+   * effect record at `EFFECT#<key>` goes `sending` (atomically with a lease ownership check) ->
+   * `succeeded` | `failed` | `needs-review`. Later runs get the stored outcome with zero provider
+   * calls; a run that finds `sending` resends with the SAME key if the provider honours keys, else
+   * looks it up, else marks it `needs-review` (named on this run's record under `effectsNeedingReview`).
+   * @example
+   * const r = await ctx.effect(`payout#${m.id}#${ctx.businessDate}`, { merchantId: m.id, amountCents }, payments);
+   * @throws InvalidArgumentError (empty or over-long key, before any write); IdempotencyConflictError
+   *   (same key, different request; nothing sent); StaleFenceError / LeaseLostError (a newer run holds
+   *   the lease or the effect; nothing sent); EffectOutcomeUnknownError (timeout, 5xx: stays `sending`).
+   */
+  effect<TRequest>(key: string, request: TRequest, provider: EffectProvider<TRequest>): Promise<EffectResult>;
   /** Attach a detail to this run's record (e.g. counts). Values must be DynamoDB-serialisable. */
   setDetail(name: string, value: unknown): void;
 }

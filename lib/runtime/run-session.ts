@@ -10,6 +10,8 @@ import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
+import { DynamoEffectStore } from '../effects/effect-store.js';
+import { EffectRunner } from '../effects/runner.js';
 import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
 import { Keys } from '../store/schema.js';
 import type { RuntimeDeps } from './deps.js';
@@ -177,7 +179,14 @@ export class RunSession {
     await this.pause('before-finish');
     this.keeper?.stop();
     const summary = await this.record(Outcome.Succeeded);
-    await this.release(true);
+    try {
+      await this.release(true);
+    } catch (err) {
+      // Recorded as succeeded (every write was fenced and accepted); a successor took the expired lease
+      // before our release. Nothing to undo: a later delivery of this slot finds its results.
+      if (!(err instanceof LeaseLostError)) throw err;
+      this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: err.message });
+    }
     return summary;
   }
 
@@ -319,6 +328,17 @@ export class RunSession {
     const guard = () => {
       if (keeper.signal.aborted) throw keeper.signal.reason;
     };
+    const effects = new EffectRunner({
+      store: new DynamoEffectStore(this.deps.doc, this.deps.tableName),
+      job: this.def.name,
+      fence: fc,
+      details: this.details, // effects needing review are named on the run record
+      beforeWrite: async (key) => {
+        guard();
+        await this.pause('before-write', { effect: key });
+      },
+      onTransition: (t) => this.emit({ type: 'effect-transition', ...t }),
+    });
     return {
       job: this.def.name,
       slot: this.slot,
@@ -339,6 +359,7 @@ export class RunSession {
         await this.pause('before-write', key);
         return results.insertOnce({ tableName, key }, attributes, fc());
       },
+      effect: (key, request, provider) => effects.run(key, request, provider),
       setDetail: (name, value) => {
         this.details[name] = value;
       },

@@ -33,3 +33,17 @@ export const RUN_RECORD_PUT = 'attribute_not_exists(#pk) OR #outcome = :abandone
 
 /** Mark a displaced holder's run abandoned only if it never wrote its own record. */
 export const RUN_RECORD_ABANDON = 'attribute_not_exists(#pk)';
+
+/** Effect insert (protocol 5): no effect record under this idempotency key yet. `#pk` is `pk`. */
+export const EFFECT_INSERT = 'attribute_not_exists(#pk)';
+
+/**
+ * Move an effect another call left (take over `pending`/`sending`, record a looked-up outcome, mark
+ * `needs-review`): it still has the status, fence and run we saw, and its fence is not above ours.
+ * A lower fence never moves an effect a higher one holds.
+ */
+export const EFFECT_MOVE =
+  '#status = :from AND #fence = :oldFence AND #runId = :oldRunId AND #fence <= :fence';
+
+/** Record the outcome of our own provider call: the effect is still `sending` under our fence and run. */
+export const EFFECT_OWNED = '#status = :sending AND #fence = :fence AND #runId = :me';

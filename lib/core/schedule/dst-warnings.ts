@@ -1,7 +1,7 @@
 import { DAY_MS, formatNaiveDate, matchingDates, naiveDate, naiveMs, parseNaive } from './calendar.js';
 import type { SlotSource } from './enumerate.js';
 import { toExpression } from './enumerate.js';
-import { ianaZone, resolveLocalTime, steadyOffsetMs, toNaive } from './zone.js';
+import { dayOffsetsMs, ianaZone, resolveLocalTime, toNaive } from './zone.js';
 
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
@@ -71,7 +71,8 @@ export function dstWarnings(
   if (expr.kind !== 'cron') return out;
   for (const date of matchingDates(expr.fields, from, naiveDate(endNaive - DAY_MS))) {
     const dayStart = naiveMs(date);
-    if (steadyOffsetMs(zone, dayStart) !== undefined) continue;
+    const { beforeMs, afterMs } = dayOffsetsMs(zone, dayStart);
+    if (beforeMs === afterMs) continue;
     const byKind = { nonexistent: [] as string[], repeated: [] as string[] };
     for (const hour of expr.fields.hours) {
       for (const minute of expr.fields.minutes) {

@@ -3,7 +3,7 @@ import { DAY_MS, MINUTE_MS, matchingDates, naiveDate, naiveMs, parseNaive } from
 import type { CronFields } from './cron-fields.js';
 import { parseScheduleExpression, type ScheduleExpression } from './expression.js';
 import { type BusinessDateRule, makeSlot, type Slot } from './slot.js';
-import { ianaZone, resolveLocalTime, steadyOffsetMs, toNaive } from './zone.js';
+import { dayOffsetsMs, ianaZone, resolveLocalTime, toNaive } from './zone.js';
 
 /** What to do with a cron occurrence whose local time does not exist (DST spring-forward gap). */
 export type DstGapPolicy = 'skip' | 'shift';
@@ -65,7 +65,9 @@ function* cronSlots(
   const lastDay = naiveDate(toNaive(zone, Math.min(toMs, END_OF_CRON_MS)) + DAY_MS);
   for (const date of matchingDates(expr.fields, firstDay, lastDay)) {
     const dayStart = naiveMs(date);
-    const steady = steadyOffsetMs(zone, dayStart);
+    const { beforeMs, afterMs } = dayOffsetsMs(zone, dayStart);
+    const loOffsetMs = Math.min(beforeMs, afterMs);
+    const hiOffsetMs = Math.max(beforeMs, afterMs);
     const day: Slot[] = [];
     let reordered = false;
     for (const hour of hours) {
@@ -73,12 +75,12 @@ function* cronSlots(
         const naive = dayStart + hour * HOUR_MS + minute * MINUTE_MS;
         let instantMs: number;
         let shifted = false;
-        if (steady !== undefined) {
-          instantMs = naive - steady;
+        if (beforeMs === afterMs) {
+          instantMs = naive - beforeMs;
         } else {
-          // Every instant of this wall time lies within ±1 day of it: resolve only near the range.
-          if (naive - DAY_MS > toMs) break;
-          if (naive + DAY_MS <= fromMs) continue;
+          // A transition day: resolve only wall times whose instants can reach the range.
+          if (naive - hiOffsetMs > toMs) break;
+          if (naive - loOffsetMs <= fromMs) continue;
           const r = resolveLocalTime(zone, naive);
           if (r.kind === 'nonexistent') {
             if (gap === 'skip') continue;

@@ -36,9 +36,9 @@ export function validateSchedule(
 
 /**
  * The longest interval between consecutive nominal occurrences (DST ignored), in ms:
- * `periodMs` for rate; for cron, measured over the five calendar years from the UTC date of `fromMs`
- * (covers leap years and month lengths); `undefined` for at() or a cron with fewer than two
- * occurrences in that span.
+ * `periodMs` for rate; for cron, measured over the nine calendar years from the UTC date of
+ * `fromMs` (enough for leap days and month lengths); `undefined` for at() or a cron with fewer
+ * than two occurrences in that span.
  * @example schedulePeriodMs(parseScheduleExpression('cron(0 12 ? * SUN *)'), nowMs); // 604800000
  */
 export function schedulePeriodMs(expr: ScheduleExpression, fromMs: number): number | undefined {
@@ -50,7 +50,7 @@ export function schedulePeriodMs(expr: ScheduleExpression, fromMs: number): numb
   let maxGap = 0;
   for (let i = 1; i < times.length; i++) maxGap = Math.max(maxGap, (times[i] ?? 0) - (times[i - 1] ?? 0));
   const from = naiveDate(fromMs);
-  const to = { year: from.year + 5, month: from.month, day: Math.min(from.day, 28) };
+  const to = { year: from.year + 9, month: from.month, day: Math.min(from.day, 28) };
   let previousDay: number | undefined;
   let days = 0;
   for (const date of matchingDates(expr.fields, from, to)) {

@@ -93,12 +93,14 @@ const MAX_OFFSET_MS = 14 * 3_600_000;
 const MIN_OFFSET_MS = -12 * 3_600_000;
 
 /**
- * The offset that applies to every wall time of the local day starting at naive `dayStartMs`,
- * or `undefined` if a transition touches that day (then resolve each time with {@link resolveLocalTime}).
- * Samples the zone just before the day's earliest possible instant and just after its latest.
+ * The zone's offsets just before the earliest and just after the latest instant whose wall time
+ * falls on the local day starting at naive `dayStartMs`. Equal offsets mean the day has no
+ * transition and every wall time `t` of it is the instant `t - beforeMs`; otherwise resolve each
+ * time with {@link resolveLocalTime} — all its instants lie in `[t - max, t - min]` of the two.
  */
-export function steadyOffsetMs(zone: IANAZone, dayStartMs: number): number | undefined {
-  const before = offsetMs(zone, dayStartMs - MAX_OFFSET_MS - MINUTE_MS);
-  const after = offsetMs(zone, dayStartMs + DAY_MS - MIN_OFFSET_MS + MINUTE_MS);
-  return before === after ? before : undefined;
+export function dayOffsetsMs(zone: IANAZone, dayStartMs: number): { beforeMs: number; afterMs: number } {
+  return {
+    beforeMs: offsetMs(zone, dayStartMs - MAX_OFFSET_MS - MINUTE_MS),
+    afterMs: offsetMs(zone, dayStartMs + DAY_MS - MIN_OFFSET_MS + MINUTE_MS),
+  };
 }

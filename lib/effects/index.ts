@@ -1,0 +1,18 @@
+/**
+ * External effects (DESIGN.md protocol 5): the public surface of lib/effects, re-exported by lib/index.ts.
+ */
+export { decideExisting, type EffectActor, type EffectDecision, type StoredEffect } from './decide.js';
+export { DynamoEffectStore } from './effect-store.js';
+export { type HttpJsonProviderOptions, httpJsonProvider, parseCapabilities } from './http-provider.js';
+export { canonicalJson, digestOf, MAX_EFFECT_KEY_BYTES, validateEffectKey } from './keys.js';
+export { EffectRunner, type EffectTransition } from './runner.js';
+export {
+  type EffectItem,
+  type EffectProvider,
+  type EffectResult,
+  EffectSource,
+  EffectStatus,
+  FINAL_EFFECT_STATUSES,
+  type LookupResult,
+  type SendResult,
+} from './types.js';

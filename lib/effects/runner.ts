@@ -1,0 +1,278 @@
+/**
+ * The effect use case behind `ctx.effect(key, request, provider)` (DESIGN.md protocol 5): insert the
+ * record as `sending` under a lease check, call the provider with the key, record the outcome; when a
+ * record already exists, follow {@link decideExisting}: return the stored outcome, resend with the
+ * same key, look it up, or mark it `needs-review`. Never resends blindly, never mints a new key.
+ */
+import {
+  EffectOutcomeUnknownError,
+  IdempotencyConflictError,
+  LeaseLostError,
+  StaleFenceError,
+  StoreError,
+} from '../errors.js';
+import type { FenceContext } from '../store/result-store.js';
+import { decideExisting, resultOf } from './decide.js';
+import type { DynamoEffectStore, EffectOutcomeUpdate, SendingResult } from './effect-store.js';
+import { digestOf, validateEffectKey } from './keys.js';
+import {
+  type EffectItem,
+  type EffectProvider,
+  type EffectResult,
+  type EffectSource,
+  EffectStatus,
+  type LookupResult,
+  type SendResult,
+} from './types.js';
+
+/** A transition, as reported to the runtime's observer (`effect-transition` events). */
+export interface EffectTransition {
+  readonly key: string;
+  readonly from: string;
+  readonly to: string;
+  readonly note?: string;
+}
+
+/** What the runner needs from the run it serves. */
+export interface EffectRunnerOptions {
+  readonly store: DynamoEffectStore;
+  readonly job: string;
+  /** The run's fence context, with the current time. */
+  readonly fence: () => FenceContext;
+  /** Called after validation, before the first write of each `effect(...)` (pause points, abort checks). */
+  readonly beforeWrite?: (key: string) => Promise<void>;
+  readonly onTransition?: (t: EffectTransition) => void;
+  /**
+   * The run record's details: every effect this run meets (or marks) in `needs-review` is listed under
+   * `effectsNeedingReview` as `{ key, why }`. @default none
+   */
+  readonly details?: Record<string, unknown>;
+}
+
+/** Times an effect may change under us between our refused write and our next one before we give up. */
+const MAX_RACES = 4;
+
+/** Runs effects for one run; remembers which keys this run already called the provider for. */
+export class EffectRunner {
+  private readonly attempted = new Set<string>();
+
+  constructor(private readonly o: EffectRunnerOptions) {}
+
+  /**
+   * Perform (or recover) the effect under `key`.
+   * @throws InvalidArgumentError for an empty or over-long key or a non-JSON request (before any write).
+   * @throws IdempotencyConflictError when the key was used with a different request (nothing sent).
+   * @throws StaleFenceError when a run with a higher fence holds the lease or the effect (nothing sent).
+   * @throws EffectOutcomeUnknownError when the provider call's outcome is unknown (stays `sending`).
+   * @throws StoreError on a DynamoDB failure.
+   */
+  async run<T>(key: string, request: T, provider: EffectProvider<T>): Promise<EffectResult> {
+    validateEffectKey(key);
+    const requestHash = digestOf(request);
+    await this.o.beforeWrite?.(key);
+    const fc = this.o.fence();
+    let r: SendingResult = await this.o.store.beginSending(
+      key,
+      { requestHash, job: this.o.job, provider: provider.name },
+      fc,
+    );
+    if (r.kind === 'sending') {
+      this.transition(key, 'none', EffectStatus.Sending);
+      return this.call(key, request, provider, 1, 'sent');
+    }
+    for (let race = 0; race < MAX_RACES; race++) {
+      if (r.kind === 'lease-lost') throw this.leaseLost(key, fc, r.lease);
+      if (r.kind === 'sending') throw new Error('unreachable');
+      const item: EffectItem = r.item;
+      const d = decideExisting(item, {
+        runId: fc.runId,
+        fence: fc.fence,
+        requestHash,
+        attemptedHere: this.attempted.has(key),
+        providerName: provider.name,
+        idempotencyKeys: provider.idempotencyKeys,
+        canLookup: typeof provider.lookup === 'function',
+      });
+      switch (d.kind) {
+        case 'conflict':
+          throw new IdempotencyConflictError(key);
+        case 'stored':
+          if (item.status === EffectStatus.NeedsReview) this.noteNeedsReview(key, String(item.reviewReason));
+          return resultOf(item, 'stored');
+        case 'stale':
+          throw new StaleFenceError(
+            `effect ${key}`,
+            fc.fence,
+            d.storedFence,
+            item as unknown as Record<string, unknown>,
+          );
+        case 'send': {
+          const moved = await this.o.store.moveToSending(key, item, this.o.fence());
+          if (moved.kind !== 'sending') {
+            r = moved;
+            continue;
+          }
+          this.transition(
+            key,
+            item.status,
+            EffectStatus.Sending,
+            d.resend ? 'resend with the same key' : undefined,
+          );
+          return this.call(key, request, provider, Number(item.attempts) + 1, d.resend ? 'resent' : 'sent');
+        }
+        case 'lookup': {
+          const next: { result: EffectResult } | { retry: SendingResult } = await this.lookup(
+            key,
+            request,
+            item,
+            provider,
+          );
+          if ('result' in next) return next.result;
+          r = next.retry;
+          continue;
+        }
+        case 'review': {
+          const settled = await this.o.store.settle(key, item, this.o.fence(), {
+            status: EffectStatus.NeedsReview,
+            reviewReason: d.why,
+          });
+          if (settled.kind === 'existing') {
+            r = settled;
+            continue;
+          }
+          this.transition(key, item.status, EffectStatus.NeedsReview, d.why);
+          this.noteNeedsReview(key, d.why);
+          return resultOf(settled.item, 'marked-for-review');
+        }
+      }
+    }
+    throw new StoreError(`effect ${key}`, new Error(`the record changed under this run ${MAX_RACES} times`));
+  }
+
+  /** Ask the provider; settle a found outcome, or take over and resend under the same key. */
+  private async lookup<T>(
+    key: string,
+    request: T,
+    item: EffectItem,
+    provider: EffectProvider<T>,
+  ): Promise<{ result: EffectResult } | { retry: SendingResult }> {
+    let found: LookupResult;
+    try {
+      if (!provider.lookup) throw new Error(`provider "${provider.name}" has no lookup`);
+      found = await provider.lookup(key);
+    } catch (err) {
+      throw new EffectOutcomeUnknownError(key, `lookup failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+    if (found.found) {
+      const settled = await this.o.store.settle(key, item, this.o.fence(), {
+        status: EffectStatus.Succeeded,
+        providerRef: found.providerRef,
+        responseDigest: digestOf(found.response),
+        resolvedBy: 'lookup',
+      });
+      if (settled.kind === 'existing') return { retry: settled };
+      this.transition(key, item.status, EffectStatus.Succeeded, 'looked up: the provider executed it');
+      return { result: resultOf(settled.item, 'looked-up') };
+    }
+    const fc = this.o.fence();
+    const sinceSendMs = fc.nowMs - Number(item.sendingAtMs ?? item.createdAtMs);
+    const settleMs = provider.lookupSettleMs ?? 0;
+    if (sinceSendMs < settleMs) {
+      this.transition(key, item.status, item.status, 'looked up: not found yet; may still be in flight');
+      throw new EffectOutcomeUnknownError(
+        key,
+        `lookup found nothing, but the last send was ${sinceSendMs} ms ago (< lookupSettleMs ${settleMs}); it may still be in flight`,
+      );
+    }
+    const moved = await this.o.store.moveToSending(key, item, fc);
+    if (moved.kind !== 'sending') return { retry: moved };
+    this.transition(
+      key,
+      item.status,
+      EffectStatus.Sending,
+      'looked up: not executed; resend with the same key',
+    );
+    return { result: await this.call(key, request, provider, Number(item.attempts) + 1, 'resent') };
+  }
+
+  private async call<T>(
+    key: string,
+    request: T,
+    provider: EffectProvider<T>,
+    attempts: number,
+    source: EffectSource,
+  ): Promise<EffectResult> {
+    this.attempted.add(key);
+    let res: SendResult;
+    try {
+      res = await provider.send(key, request);
+    } catch (err) {
+      res = { kind: 'unknown', why: (err as Error)?.message ?? String(err) };
+    }
+    if (res.kind === 'unknown') {
+      this.transition(key, EffectStatus.Sending, EffectStatus.Sending, `outcome unknown: ${res.why}`);
+      throw new EffectOutcomeUnknownError(key, res.why);
+    }
+    const outcome: EffectOutcomeUpdate =
+      res.kind === 'succeeded'
+        ? {
+            status: EffectStatus.Succeeded,
+            providerRef: res.providerRef,
+            responseDigest: digestOf(res.response),
+            ...(source === 'resent' && { resolvedBy: 'resend' }),
+          }
+        : {
+            status: EffectStatus.Failed,
+            error: { httpStatus: res.httpStatus, message: res.message.slice(0, 500) },
+          };
+    const fc = this.o.fence();
+    const fin = await this.o.store.finish(key, fc, outcome);
+    const item = fin.item;
+    if (
+      fin.kind === 'existing' &&
+      !(item.runId === fc.runId && item.fence === fc.fence && item.status === outcome.status)
+    ) {
+      // A newer run took the effect over while we were calling: it reconciles under the same key.
+      throw new StaleFenceError(
+        `effect ${key}`,
+        fc.fence,
+        Number(item.fence),
+        item as unknown as Record<string, unknown>,
+      );
+    }
+    this.transition(
+      key,
+      EffectStatus.Sending,
+      outcome.status,
+      res.kind === 'rejected' ? `HTTP ${res.httpStatus}` : undefined,
+    );
+    return { ...resultOf(item, source), attempts };
+  }
+
+  private leaseLost(key: string, fc: FenceContext, lease: Record<string, unknown> | undefined): Error {
+    const storedFence = lease?.fence === undefined ? undefined : Number(lease.fence);
+    if (storedFence !== undefined && storedFence > fc.fence) {
+      return new StaleFenceError(
+        `lease ${fc.leaseKey} (checked before effect ${key})`,
+        fc.fence,
+        storedFence,
+        lease,
+      );
+    }
+    return new LeaseLostError(
+      `lease ${fc.leaseKey} is no longer held by run ${fc.runId} (fence ${fc.fence}); effect ${key} not sent`,
+      lease,
+    );
+  }
+
+  private noteNeedsReview(key: string, why: string): void {
+    const details = this.o.details;
+    if (!details) return;
+    const list = (details.effectsNeedingReview ?? []) as { key: string; why: string }[];
+    if (!list.some((n) => n.key === key)) details.effectsNeedingReview = [...list, { key, why }];
+  }
+
+  private transition(key: string, from: string, to: string, note?: string): void {
+    this.o.onTransition?.({ key, from, to, ...(note !== undefined && { note }) });
+  }
+}

@@ -1,0 +1,150 @@
+/** cdk: synth-time validation — bad job definitions fail synth with a message naming job, field and value. */
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import type { JobEntry } from '../../cdk/stack.js';
+import { FIXTURE_HANDLER, FIXTURE_SWEEPER, jobDefinition } from './fixtures/jobs.js';
+import { NOW, synthError, synthesize } from './support.js';
+
+const props = (...jobs: JobEntry[]) => ({ jobs, sweeperEntry: FIXTURE_SWEEPER, now: NOW });
+const job = (overrides: Parameters<typeof jobDefinition>[0]): JobEntry => ({
+  definition: jobDefinition(overrides),
+  entry: FIXTURE_HANDLER,
+});
+
+describe('synth fails with a clear message', () => {
+  it.each([
+    [
+      'a 5-field cron',
+      { schedule: 'cron(30 2 * * ?)' },
+      /job "bad": invalid schedule "cron\(30 2 \* \* \?\)": fields/,
+    ],
+    ['a cron with both day fields set', { schedule: 'cron(0 6 1 * MON *)' }, /day-of-month\/day-of-week/],
+    [
+      'an hour out of range',
+      { schedule: 'cron(0 24 * * ? *)' },
+      /invalid schedule "cron\(0 24 \* \* \? \*\)": hours: 24 is outside 0-23/,
+    ],
+    ['rate(0 minutes)', { schedule: 'rate(0 minutes)' }, /invalid schedule "rate\(0 minutes\)"/],
+    ['rate(1 minutes)', { schedule: 'rate(1 minutes)' }, /invalid schedule "rate\(1 minutes\)"/],
+    [
+      'an expression of no known kind',
+      { schedule: 'every day' },
+      /expected cron\(...\), rate\(...\) or at\(...\)/,
+    ],
+    ['an unknown time zone', { timeZone: 'Mars/Olympus' }, /job "bad": .*"timeZone" = "Mars\/Olympus"/],
+    ['an abbreviation instead of a zone', { timeZone: 'CET' }, /"timeZone" = "CET"/],
+    [
+      'a lease longer than the timeout',
+      { lease: { durationSeconds: 301, renewFraction: 1 / 3 }, timeoutSeconds: 300 },
+      /job "bad": lease.durationSeconds = 301 exceeds timeoutSeconds = 300/,
+    ],
+    [
+      'a zero lease',
+      { lease: { durationSeconds: 0, renewFraction: 1 / 3 } },
+      /lease.durationSeconds = 0: must be > 0/,
+    ],
+    [
+      'a timeout above the Lambda maximum',
+      { timeoutSeconds: 901 },
+      /timeoutSeconds = 901: must be an integer 1-900/,
+    ],
+  ])('for %s', (_what, overrides, message) => {
+    const error = synthError(props(job({ name: 'bad', ...overrides })));
+    expect(error?.message).toMatch(message);
+  });
+
+  it('for a job name that is not a valid schedule name and key part', () => {
+    expect(synthError(props(job({ name: 'daily#report' })))?.message).toMatch(/"name" = "daily#report"/);
+  });
+
+  it('for two jobs with the same name, naming both handler files', () => {
+    const error = synthError(
+      props(job({ name: 'twice' }), { ...job({ name: 'twice' }), entry: 'functions/other.ts' }),
+    );
+    expect(error?.message).toMatch(
+      /duplicate job name "twice": defined by functions\/other.ts and test\/cdk\/fixtures\/handler.ts/,
+    );
+  });
+
+  it("for a job that takes the sweeper's name", () => {
+    expect(synthError(props(job({ name: 'cronfence-sweeper' })))?.message).toMatch(
+      /duplicate job name "cronfence-sweeper".*the sweeper/,
+    );
+  });
+
+  it('for a job that uses a table the stack does not create', () => {
+    const entry = {
+      ...job({ name: 'orphan' }),
+      tables: [{ defaultName: 'ghost', envVar: 'GHOST', partitionKey: { name: 'id', type: 'S' as const } }],
+    };
+    expect(synthError(props(entry))?.message).toMatch(/job "orphan" uses table "ghost"/);
+  });
+});
+
+describe('synth warns about DST', () => {
+  it('names the dates a Berlin 02:30 cron does not exist or repeats, without failing', () => {
+    const { stack } = synthesize(
+      props(job({ name: 'berlin', schedule: 'cron(30 2 * * ? *)', timeZone: 'Europe/Berlin' })),
+    );
+    const warnings = Annotations.fromStack(stack).findWarning(
+      '/CronfenceTest/berlin',
+      Match.stringLikeRegexp('DST'),
+    );
+    expect(warnings).toHaveLength(1);
+    const text = String(warnings[0]?.entry.data);
+    expect(text).toContain('2026-03-29 02:30 does not exist (Scheduler skips it)');
+    expect(text).toContain('2026-10-25 02:30 occurs twice (Scheduler runs it once)');
+    expect(text).toContain('2028-03-26 02:30 does not exist');
+    expect(text).toContain('dstGap: shift');
+  });
+
+  it('names the New York 02:30 gap on 2026-03-08', () => {
+    const { stack } = synthesize(
+      props(job({ name: 'ny', schedule: 'cron(30 2 * * ? *)', timeZone: 'America/New_York' })),
+    );
+    const [warning] = Annotations.fromStack(stack).findWarning(
+      '/CronfenceTest/ny',
+      Match.stringLikeRegexp('DST'),
+    );
+    expect(String(warning?.entry.data)).toContain('2026-03-08 02:30 does not exist');
+  });
+
+  it.each([
+    ['a UTC cron', 'cron(30 2 * * ? *)', 'UTC'],
+    ['a Berlin cron outside the transition hours', 'cron(0 6 * * ? *)', 'Europe/Berlin'],
+    ['a rate', 'rate(5 minutes)', 'Europe/Berlin'],
+  ])('stays quiet for %s', (_what, schedule, timeZone) => {
+    const { stack } = synthesize(props(job({ name: 'quiet', schedule, timeZone })));
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('DST'))).toHaveLength(0);
+  });
+});
+
+describe('synth warns about schedules the alarms or the sweeper cannot fully follow', () => {
+  const warningsOf = (entry: JobEntry) =>
+    Annotations.fromStack(synthesize(props(entry)).stack)
+      .findWarning('*', Match.anyValue())
+      .map((w) => String(w.entry.data));
+
+  it('a weekly job: the no-success alarm looks back 7 days, not two periods', () => {
+    const warnings = warningsOf(
+      job({ name: 'weekly', schedule: 'cron(0 12 ? * SUN *)', timeZone: 'Europe/Berlin' }),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/job "weekly": its period is 604800 s; .* looks back 7 days/),
+    );
+  });
+
+  it('a rate job without a pinned start: the sweeper cannot know its slots', () => {
+    const warnings = warningsOf(job({ name: 'every5', schedule: 'rate(5 minutes)' }));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/job "every5": rate\(5 minutes\) has no pinned start/),
+    );
+  });
+
+  it('a one-time at() already in the past: it will never fire', () => {
+    const warnings = warningsOf(job({ name: 'once', schedule: 'at(2020-01-01T00:00:00)' }));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/job "once": .*at\(\) is in the past .* never fire again/),
+    );
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * Effects fixture for integration tests: a real payment service per test, HTTP provider adapters
+ * with the capabilities a test names, and readers for effect records.
+ */
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type EmailRequest,
+  type PayoutRequest,
+  type SettlementJobOptions,
+  settlementJob,
+} from '../../functions/merchant-settlement.js';
+import { httpJsonProvider } from '../../lib/effects/http-provider.js';
+import type { EffectProvider } from '../../lib/effects/types.js';
+import type { FaultInjector } from '../../lib/faults/sdk-faults.js';
+import { type PaymentService, startPaymentService } from '../../lib/local/payment-service.js';
+import type { JobHandler } from '../../lib/runtime/define-job.js';
+import { Keys, PROBLEMS_INDEX } from '../../lib/store/schema.js';
+import type { LocalStack } from './local-stack.js';
+
+/** What a provider adapter declares. */
+export type Capabilities = { readonly idempotencyKeys: boolean; readonly lookup: boolean };
+
+/** The three provider kinds of the issue's scenario (a). */
+export const MODES: readonly (readonly [string, Capabilities])[] = [
+  ['idempotency keys', { idempotencyKeys: true, lookup: false }],
+  ['lookup only', { idempotencyKeys: false, lookup: true }],
+  ['neither', { idempotencyKeys: false, lookup: false }],
+];
+
+/** Adapter options a test may change. */
+export interface AdapterOptions {
+  /** @default 2000 */
+  readonly timeoutMs?: number;
+  /** @default 30000 (the adapter's default) */
+  readonly lookupSettleMs?: number;
+}
+
+/** Adapters for the service's payouts and e-mails, declaring `caps` (@default the service's modes). */
+export function providers(
+  service: PaymentService,
+  caps: Capabilities = service.modes,
+  options: AdapterOptions = {},
+): { payments: EffectProvider<PayoutRequest>; emails: EffectProvider<EmailRequest> } {
+  const base = { baseUrl: service.url, ...caps, timeoutMs: options.timeoutMs ?? 2_000 };
+  const settle = options.lookupSettleMs !== undefined ? { lookupSettleMs: options.lookupSettleMs } : {};
+  return {
+    payments: httpJsonProvider<PayoutRequest>({ ...base, ...settle, name: 'payments', path: '/payouts' }),
+    emails: httpJsonProvider<EmailRequest>({ ...base, ...settle, name: 'emails', path: '/emails' }),
+  };
+}
+
+/** Start a service in `caps` mode and build the settlement job on it. */
+export async function paymentsSetup(
+  caps: Capabilities,
+  job: Omit<SettlementJobOptions, 'payments' | 'emails'> = {},
+  options: AdapterOptions = {},
+): Promise<{ service: PaymentService; settlement: JobHandler }> {
+  const service = await startPaymentService(caps);
+  const p = providers(service, caps, options);
+  const settlement = settlementJob({ ...job, payments: () => p.payments, emails: () => p.emails });
+  return { service, settlement };
+}
+
+/** The effect record under a key (consistent read). */
+export async function effectItem(
+  stack: LocalStack,
+  key: string,
+): Promise<Record<string, unknown> | undefined> {
+  const out = await stack.doc.send(
+    new QueryCommand({
+      TableName: stack.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': Keys.effect(key).pk },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items?.[0];
+}
+
+/** Every effect record of the library table. */
+export async function effectItems(stack: LocalStack): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await stack.doc.send(
+      new ScanCommand({
+        TableName: stack.tableName,
+        ConsistentRead: true,
+        FilterExpression: 'kind = :effect',
+        ExpressionAttributeValues: { ':effect': 'effect' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Items of the sparse `problems` index with `problem = needs-review`. */
+export async function needsReviewIndex(stack: LocalStack): Promise<Record<string, unknown>[]> {
+  const out = await stack.doc.send(
+    new QueryCommand({
+      TableName: stack.tableName,
+      IndexName: PROBLEMS_INDEX,
+      KeyConditionExpression: 'problem = :p',
+      ExpressionAttributeValues: { ':p': 'needs-review' },
+    }),
+  );
+  return out.Items ?? [];
+}
+
+/** Make a worker's DynamoDB client fail every request from now on: its process is gone. */
+export function kill(faults: FaultInjector): void {
+  faults.add({
+    name: 'process killed',
+    match: () => true,
+    action: { kind: 'fail', error: () => new Error('killed') },
+    times: 1e9,
+  });
+}

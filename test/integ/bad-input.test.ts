@@ -1,0 +1,85 @@
+/**
+ * Bad input at the handler (integ): a clear error naming the field and value, and nothing written.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { handler as dailyReport } from '../../functions/daily-report.js';
+import { CronfenceError, InvalidEventError, StoreError, UnknownJobError } from '../../lib/errors.js';
+import { freePort } from '../../lib/local/dynamodb-local.js';
+import { lambdaContext, schedulerPayload } from '../../lib/local/scheduler-emulator.js';
+import { createDeps } from '../../lib/runtime/deps.js';
+import { createDocumentClient } from '../../lib/store/client.js';
+import { type LocalStack, localStack } from '../helpers/local-stack.js';
+
+let stack: LocalStack;
+beforeEach(async () => {
+  stack = await localStack();
+});
+
+async function invokeExpectingError(event: unknown): Promise<CronfenceError> {
+  const w = stack.worker();
+  const h = dailyReport.withDeps(() => w.deps);
+  const err = await h(event, lambdaContext('daily-report', 120)).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(CronfenceError);
+  return err as CronfenceError;
+}
+
+describe('bad events', () => {
+  it.each([
+    [
+      'an event without scheduledTime',
+      { job: 'daily-report' },
+      InvalidEventError,
+      /"scheduledTime" = undefined/,
+    ],
+    [
+      'a scheduledTime that is not ISO-8601',
+      { job: 'daily-report', scheduledTime: 'yesterday' },
+      InvalidEventError,
+      /"scheduledTime" = "yesterday"/,
+    ],
+    [
+      'an unknown job',
+      { ...schedulerPayload('no-such-job', Date.UTC(2026, 2, 28, 1, 30)) },
+      UnknownJobError,
+      /"job" = "no-such-job"/,
+    ],
+    [
+      'a job that is not this function’s',
+      { ...schedulerPayload('merchant-settlement', Date.UTC(2026, 2, 28, 1, 30)) },
+      UnknownJobError,
+      /"merchant-settlement".*runs "daily-report"/,
+    ],
+  ])('rejects %s and writes nothing', async (_what, event, type, message) => {
+    const err = await invokeExpectingError(event);
+    expect(err).toBeInstanceOf(type);
+    expect(err.message).toMatch(message);
+    expect(await stack.scan(stack.tableName)).toEqual([]);
+    expect(await stack.scan(stack.reports)).toEqual([]);
+  });
+});
+
+describe('DynamoDB unreachable at claim', () => {
+  it('throws a StoreError naming the claim, reports no run as succeeded and writes nothing', async () => {
+    const port = await freePort(); // nothing listens here
+    const doc = createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 });
+    const summaries: unknown[] = [];
+    const h = dailyReport.withDeps(
+      () => createDeps({ doc, tableName: stack.tableName }),
+      (s) => summaries.push(s),
+    );
+    const err = await h(
+      schedulerPayload('daily-report', Date.UTC(2026, 2, 28, 1, 30)),
+      lambdaContext('daily-report', 120),
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as StoreError).message).toMatch(/^DynamoDB UpdateItem \(claim lease\) failed/);
+    expect(summaries).toEqual([]);
+    expect(await stack.scan(stack.reports)).toEqual([]);
+  });
+});

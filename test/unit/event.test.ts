@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { parseInvocationEvent } from '../../lib/core/event.js';
+import { InvalidEventError } from '../../lib/errors.js';
+
+const scheduler = {
+  job: 'daily-report',
+  scheduledTime: '2026-03-28T01:30:00Z',
+  scheduleArn: 'arn:aws:scheduler:eu-central-1:123456789012:schedule/cronfence/daily-report',
+  executionId: 'c4b0a2d6-1111-2222-3333-444455556666',
+  attemptNumber: '1',
+};
+
+describe('parseInvocationEvent', () => {
+  it('reads the payload a cronfence schedule sends, taking the slot from scheduledTime', () => {
+    expect(parseInvocationEvent(scheduler)).toEqual({
+      job: 'daily-report',
+      scheduledTimeMs: Date.UTC(2026, 2, 28, 1, 30),
+      trigger: 'schedule',
+      scheduleArn: scheduler.scheduleArn,
+      executionId: scheduler.executionId,
+      attemptNumber: 1,
+    });
+  });
+
+  it('calls a Scheduler re-delivery (attempt 2) a retry', () => {
+    expect(parseInvocationEvent({ ...scheduler, attemptNumber: '2' }).trigger).toBe('retry');
+  });
+
+  it('reads the manual form with who asked and why', () => {
+    const e = parseInvocationEvent({
+      job: 'daily-report',
+      scheduledTime: '2026-03-28T01:30:00Z',
+      trigger: 'manual',
+      requestedBy: 'ops@example.com',
+      reason: 'rerun',
+    });
+    expect(e).toMatchObject({ trigger: 'manual', requestedBy: 'ops@example.com', reason: 'rerun' });
+  });
+
+  it('accepts the event as a JSON string', () => {
+    expect(parseInvocationEvent(JSON.stringify(scheduler)).job).toBe('daily-report');
+  });
+
+  it.each([
+    ['a missing scheduledTime', { job: 'daily-report' }, 'scheduledTime', undefined],
+    [
+      'a scheduledTime that is not ISO-8601',
+      { job: 'daily-report', scheduledTime: '28/03/2026 01:30' },
+      'scheduledTime',
+      '28/03/2026 01:30',
+    ],
+    [
+      'a scheduledTime without a zone',
+      { job: 'daily-report', scheduledTime: '2026-03-28T01:30:00' },
+      'scheduledTime',
+      '2026-03-28T01:30:00',
+    ],
+    [
+      'an impossible date',
+      { job: 'daily-report', scheduledTime: '2026-02-31T01:30:00Z' },
+      'scheduledTime',
+      '2026-02-31T01:30:00Z',
+    ],
+    ['a missing job', { scheduledTime: '2026-03-28T01:30:00Z' }, 'job', undefined],
+    ['an unknown trigger', { ...scheduler, trigger: 'cron' }, 'trigger', 'cron'],
+    ['a manual run without requestedBy', { ...scheduler, trigger: 'manual' }, 'requestedBy', undefined],
+    ['attempt number 0', { ...scheduler, attemptNumber: '0' }, 'attemptNumber', '0'],
+    [
+      'a nominal slot on a scheduled delivery',
+      { ...scheduler, slot: '2026-03-29T02:30' },
+      'slot',
+      '2026-03-29T02:30',
+    ],
+  ])('rejects %s, naming the field and value', (_what, event, field, value) => {
+    let caught: unknown;
+    try {
+      parseInvocationEvent(event);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InvalidEventError);
+    expect((caught as InvalidEventError).field).toBe(field);
+    expect((caught as InvalidEventError).value).toBe(value);
+    expect((caught as Error).message).toContain(`"${field}"`);
+  });
+
+  it.each([
+    ['null', null],
+    ['an array', [1]],
+    ['a non-JSON string', 'hello'],
+  ])('rejects %s as the event', (_what, event) => {
+    expect(() => parseInvocationEvent(event)).toThrow(InvalidEventError);
+  });
+});
