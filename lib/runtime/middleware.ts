@@ -10,6 +10,7 @@ import type { JobDefinition } from '../core/job-definition.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { UnknownJobError } from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
+import { checkShard } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { RunSession, type RunSummary } from './run-session.js';
 
@@ -53,6 +54,7 @@ export function cronfenceMiddleware(
     before: async (request) => {
       const event = parseInvocationEvent(request.event);
       if (event.job !== definition.name) throw new UnknownJobError(event.job, [definition.name]);
+      checkShard(event.shard, definition.shards);
       const session = new RunSession(definition, options.expression, options.deps(), event, request.context);
       state(request).session = session;
       const begun = await session.begin();
