@@ -26,6 +26,8 @@ export interface BenchDynamo {
   readonly settlements: string;
   readonly reports: string;
   readonly raw: string;
+  /** Progress checkpoints of the settlement benchmarks (`pk` string key). */
+  readonly progress: string;
   /** A new Document client on the endpoint (each worker gets its own, like a Lambda instance). */
   client(): DynamoDBDocumentClient;
   /** Count the items of a table (consistent scan, on a client of its own). */
@@ -56,6 +58,7 @@ export async function benchDynamo(): Promise<BenchDynamo> {
     settlements: `bench-settle-${suffix}`,
     reports: `bench-reports-${suffix}`,
     raw: `bench-raw-${suffix}`,
+    progress: `bench-progress-${suffix}`,
   };
   const admin = createDocumentClient({ endpoint });
   await ensureTables(admin, [
@@ -63,6 +66,7 @@ export async function benchDynamo(): Promise<BenchDynamo> {
     { schema: settlementsTable, tableName: names.settlements },
     { schema: reportsTable, tableName: names.reports },
     { schema: rawTable, tableName: names.raw },
+    { schema: rawTable, tableName: names.progress },
   ]);
   process.env[libraryTable.envVar] = names.tableName;
   process.env[settlementsTable.envVar] = names.settlements;
