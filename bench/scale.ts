@@ -30,6 +30,7 @@ const CONCURRENCY = 16;
 const SLOT_MS = Date.parse('2026-03-28T17:00:00Z');
 const DAY_MS = 86_400_000;
 const LEASE_S = 30;
+const ROUNDS = 2;
 
 /** 10,000 raw conditional PutItems of the same rows, same concurrency, on a date no run uses. */
 async function rawPuts(dyn: BenchDynamo, date: string, merchants: ReturnType<typeof generateMerchants>) {
@@ -191,14 +192,21 @@ async function main(): Promise<void> {
   const dyn = await benchDynamo();
   try {
     const merchants = generateMerchants(COUNT);
-    await rawPuts(dyn, '1999-01-01', merchants.slice(0, 1000)); // warm the JVM
-    const raw1 = await rawPuts(dyn, '2000-01-01', merchants);
+    await rawPuts(dyn, '1999-01-01', merchants); // warm the JVM (DynamoDB Local's JIT)
     const rssBefore = peakRssMb();
-    const rowsOnly = await killScenario(dyn, 'bench-scale-rows', false, SLOT_MS);
+    // raw, scenario, raw, scenario, raw: each scenario against the mean of the raw runs around it.
+    const raws = [await rawPuts(dyn, '2000-01-01', merchants)];
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const scenario = await killScenario(dyn, `bench-scale-rows-${r}`, false, SLOT_MS + (10 + r) * DAY_MS);
+      raws.push(await rawPuts(dyn, `2000-01-0${r + 2}`, merchants));
+      const rawMs = ((raws[r] as number) + (raws[r + 1] as number)) / 2;
+      rounds.push({ ...scenario, rawMs: round(rawMs, 1), ratioToRaw: round(scenario.wallMs / rawMs) });
+    }
     const rssAfterRows = peakRssMb();
-    const raw2 = await rawPuts(dyn, '2000-01-02', merchants);
-    const rawMs = (raw1 + raw2) / 2;
-    const ratio = round(rowsOnly.wallMs / rawMs);
+    const rowsOnly = rounds[rounds.length - 1] as (typeof rounds)[number];
+    const ratio = round(rounds.reduce((a, x) => a + x.ratioToRaw, 0) / rounds.length);
+    const rawMs = raws.reduce((a, b) => a + b, 0) / raws.length;
     const withPayouts = await killScenario(dyn, 'bench-scale-payouts', true, SLOT_MS + DAY_MS);
     const ratioPayouts = round(withPayouts.wallMs / rawMs);
     const deadline = await deadlineScenario(dyn, 6000, 4);
@@ -209,8 +217,9 @@ async function main(): Promise<void> {
         command: 'npx tsx bench/scale.ts',
         merchants: COUNT,
         concurrency: CONCURRENCY,
-        raw: { firstMs: round(raw1, 1), secondMs: round(raw2, 1), meanMs: round(rawMs, 1) },
-        rowsOnly: { ...rowsOnly, ratioToRaw: ratio },
+        rawPutsMs: raws.map((x) => round(x, 1)),
+        rowsOnlyRounds: rounds,
+        rowsOnlyRatioMean: ratio,
         withPayouts: { ...withPayouts, ratioToRaw: ratioPayouts },
         deadline,
         peakRssMb: { beforeScenarios: rssBefore, afterRowsOnly: rssAfterRows, end: rss },
@@ -223,8 +232,16 @@ async function main(): Promise<void> {
           met: rowsOnly.rows === COUNT,
         },
         { figure: 'duplicates', value: rowsOnly.duplicates.join(', ') },
-        { figure: `wall ms: scenario | ${COUNT} raw puts`, value: `${rowsOnly.wallMs} | ${round(rawMs, 1)}` },
-        { figure: 'wall time ratio (rows only)', value: ratio, target: '<= 1.25', met: ratio <= 1.25 },
+        {
+          figure: `wall ms per round: scenario / ${COUNT} raw puts`,
+          value: rounds.map((x) => `${x.wallMs} / ${x.rawMs}`).join(', '),
+        },
+        {
+          figure: 'wall time ratio (rows only), mean of rounds',
+          value: ratio,
+          target: '<= 1.25',
+          met: ratio <= 1.25,
+        },
         {
           figure: 'writes / reads per merchant (rows only)',
           value: `${rowsOnly.writesPerMerchant} / ${rowsOnly.readsPerMerchant}`,

@@ -149,6 +149,7 @@ async function main(): Promise<void> {
       const rawWritesPerSecond = perSecond(raw);
       const runsPerSecond = perSecond(run);
       const ceiling = rawWritesPerSecond / writesPerRun;
+      const cpuPerUnit = (p: Phase) => (p.nodeCpuMs + p.serverCpuMs) / p.units;
       const cpuPer = (p: Phase, perUnits: number) => ({
         nodeMs: round((p.nodeCpuMs / p.units) * perUnits),
         serverMs: round((p.serverCpuMs / p.units) * perUnits),
@@ -168,6 +169,10 @@ async function main(): Promise<void> {
         cpuPerRun: cpuPer(run, 1),
         cpuPerRawProtocolRun: cpuPer(proto, 1),
         cpuPerThreeRawWrites: cpuPer(raw, 3),
+        /** CPU (client + server) of 3 raw writes over the CPU of one run: the share of the machine's work that is the raw writes. */
+        cpuEfficiency: round((cpuPerUnit(raw) * writesPerRun) / cpuPerUnit(run)),
+        /** The same against the run's three writes sent raw: what the runtime itself costs. */
+        cpuEfficiencyVsRawProtocol: round(cpuPerUnit(proto) / cpuPerUnit(run)),
       });
     }
     emit(
