@@ -5,6 +5,11 @@
  */
 import { Command } from 'commander';
 import { exampleApp } from '../functions/example-app.js';
+import { handlers } from '../functions/index.js';
+import { registerBackfill } from '../lib/cli/backfill.js';
+import { registerEffects } from '../lib/cli/effects.js';
+import { registerLease } from '../lib/cli/lease.js';
+import { registerRuns } from '../lib/cli/runs.js';
 import { registerStart } from '../lib/cli/start.js';
 
 const program = new Command('cronfence')
@@ -15,6 +20,10 @@ const program = new Command('cronfence')
   });
 
 registerStart(program, exampleApp);
+registerRuns(program, handlers);
+registerLease(program, handlers);
+registerBackfill(program, handlers);
+registerEffects(program);
 
 program.parseAsync().catch((err: Error) => {
   console.error(`cronfence: ${err.message}`);

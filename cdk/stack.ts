@@ -72,6 +72,10 @@ export function assertUniqueJobNames(jobs: readonly JobEntry[]): void {
 /**
  * The cronfence stack: the library table, application tables, one {@link ScheduledJob} per job
  * in one schedule group, the sweeper, and alarms with a dashboard.
+ * @throws Error at synth for duplicate job names, an invalid job definition (see
+ *   `validateJobForDeploy`) or a job using a table the stack does not create.
+ * @example
+ * new CronfenceStack(app, 'Cronfence', { jobs, applicationTables: exampleTables });
  */
 export class CronfenceStack extends Stack {
   /** The library table (leases, run records, effects). */

@@ -14,6 +14,7 @@ export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/
 export { systemClock } from './core/ports.js';
 export { parseScheduleExpression, type ScheduleExpression } from './core/schedule/expression.js';
 export { type Slot, slotFromLocalTime, slotFromScheduledTime } from './core/schedule/slot.js';
+export * from './effects/index.js';
 export * from './errors.js';
 export { defineJob, type JobHandler, type JobOptions, validateJob } from './runtime/define-job.js';
 export { createDeps, type RuntimeDeps } from './runtime/deps.js';

@@ -15,7 +15,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC_NAMESPACE, MetricName, metricDimensions } from './defaults.js';
+import { METRIC_NAMESPACE, metricDimensions, RuntimeMetric } from './defaults.js';
 import type { ScheduledJob } from './scheduled-job.js';
 import { SWEEPER_NAME, type Sweeper } from './sweeper.js';
 
@@ -58,6 +58,9 @@ export function noSuccessWindow(periodSeconds: number): {
  * effects in needs-review (the runtime's EMF metrics, namespace `cronfence`, dimensions
  * `service`/`job`), visible DLQ messages, and no successful run within two schedule periods
  * (missing data breaches). For the sweeper: function errors and DLQ messages.
+ * @example
+ * const alarms = new CronfenceAlarms(stack, 'Alarms', { jobs: [dailyReport], sweeper });
+ * alarms.topic.addSubscription(new EmailSubscription('oncall@example.com'));
  */
 export class CronfenceAlarms extends Construct {
   /** Every alarm publishes here; subscribe an e-mail, chat or pager endpoint. */
@@ -101,7 +104,7 @@ export class CronfenceAlarms extends Construct {
     for (const row of rows) this.dashboard.addWidgets(...row);
   }
 
-  private metric(job: string, name: MetricName, period = Duration.minutes(5)): Metric {
+  private metric(job: string, name: RuntimeMetric, period = Duration.minutes(5)): Metric {
     return new Metric({
       namespace: METRIC_NAMESPACE,
       metricName: name,
@@ -117,7 +120,7 @@ export class CronfenceAlarms extends Construct {
     return alarm;
   }
 
-  private anyEvent(scope: Construct, job: string, name: MetricName, what: string): Alarm {
+  private anyEvent(scope: Construct, job: string, name: RuntimeMetric, what: string): Alarm {
     return this.alarm(name, scope, {
       alarmDescription: `cronfence job "${job}": ${what}. Query the problems GSI of the library table.`,
       metric: this.metric(job, name),
@@ -146,15 +149,15 @@ export class CronfenceAlarms extends Construct {
     const name = job.definition.name;
     const scope = new Construct(this, `Job-${name}`);
     const alarms = [
-      this.anyEvent(scope, name, MetricName.runFailed, 'a run failed'),
+      this.anyEvent(scope, name, RuntimeMetric.RunFailed, 'a run failed'),
       this.anyEvent(
         scope,
         name,
-        MetricName.runStale,
+        RuntimeMetric.RunStale,
         'a run went stale (lost its lease or met a higher fence)',
       ),
-      this.anyEvent(scope, name, MetricName.runAbandoned, 'a run was abandoned by a dead holder'),
-      this.anyEvent(scope, name, MetricName.effectNeedsReview, 'an external effect needs review'),
+      this.anyEvent(scope, name, RuntimeMetric.RunAbandoned, 'a run was abandoned by a dead holder'),
+      this.anyEvent(scope, name, RuntimeMetric.EffectNeedsReview, 'an external effect needs review'),
       this.dlqAlarm(scope, name, job.deadLetterQueue),
     ];
     if (job.periodSeconds !== undefined) {
@@ -169,7 +172,7 @@ export class CronfenceAlarms extends Construct {
       alarms.push(
         this.alarm('NoSuccess', scope, {
           alarmDescription: `cronfence job "${name}": no successful run within two schedule periods.`,
-          metric: this.metric(name, MetricName.runSucceeded, Duration.seconds(window.periodSeconds)),
+          metric: this.metric(name, RuntimeMetric.RunSucceeded, Duration.seconds(window.periodSeconds)),
           threshold: 1,
           evaluationPeriods: window.evaluationPeriods,
           datapointsToAlarm: window.evaluationPeriods,
@@ -179,11 +182,11 @@ export class CronfenceAlarms extends Construct {
       );
     }
     const outcomes = [
-      MetricName.runSucceeded,
-      MetricName.runFailed,
-      MetricName.runStale,
-      MetricName.runAbandoned,
-      MetricName.runSkipped,
+      RuntimeMetric.RunSucceeded,
+      RuntimeMetric.RunFailed,
+      RuntimeMetric.RunStale,
+      RuntimeMetric.RunAbandoned,
+      RuntimeMetric.RunSkipped,
     ].map((m) => this.metric(name, m, Duration.hours(1)));
     const widgets: IWidget[] = [
       new TextWidget({

@@ -7,6 +7,8 @@ import { DLQ_RETENTION } from './defaults.js';
  * An SQS dead-letter queue for a cronfence function: both Scheduler's undeliverable invocations
  * and Lambda's failed async events land here. SQS-managed encryption (both services can write to
  * it without a key policy), TLS enforced, 14 days retention.
+ * @example
+ * const deadLetters = createDeadLetterQueue(this, 'DeadLetters');
  */
 export function createDeadLetterQueue(scope: Construct, id: string): Queue {
   const queue = new Queue(scope, id, {

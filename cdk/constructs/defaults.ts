@@ -55,31 +55,9 @@ export const EnvVar = {
   nodeOptions: 'NODE_OPTIONS',
 } as const;
 
-/** CloudWatch namespace of the runtime's EMF metrics. */
-export const METRIC_NAMESPACE = 'cronfence';
-/** Value of the `service` dimension (Powertools adds it to every metric). */
-export const METRIC_SERVICE = 'cronfence';
+import { METRIC_SERVICE } from '../../lib/core/metrics.js';
 
-/**
- * Metric names the runtime emits (EMF, unit Count, value 1 per event) and the alarms read.
- * Dimensions: exactly {@link metricDimensions} — `service` and `job`.
- */
-export const MetricName = {
-  /** A run finished `succeeded`. Drives the "no successful run within two periods" alarm. */
-  runSucceeded: 'RunSucceeded',
-  /** A run finished `failed`. */
-  runFailed: 'RunFailed',
-  /** A run lost its lease or hit a higher fence (`stale`). */
-  runStale: 'RunStale',
-  /** A claimer found the previous holder's run unfinished and marked it `abandoned`. */
-  runAbandoned: 'RunAbandoned',
-  /** A run was `skipped` (dashboard only, not alarmed). */
-  runSkipped: 'RunSkipped',
-  /** An effect moved to `needs-review` (outcome unknown, provider cannot tell). */
-  effectNeedsReview: 'EffectNeedsReview',
-} as const;
-/** Union of {@link MetricName} values. */
-export type MetricName = (typeof MetricName)[keyof typeof MetricName];
+export { METRIC_NAMESPACE, METRIC_SERVICE, RuntimeMetric } from '../../lib/core/metrics.js';
 
 /** The exact dimension set of every per-job metric. */
 export function metricDimensions(job: string): Record<string, string> {
@@ -90,7 +68,13 @@ export function metricDimensions(job: string): Record<string, string> {
  * DynamoDB actions a job function needs on its own library-table items (lease, run records,
  * effects): conditional puts and updates, plus GetItem for the effect/result reads the runtime does.
  */
-export const JOB_LIBRARY_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+// ConditionCheckItem: ctx.effect checks lease ownership inside a TransactWriteItems (lib/effects/effect-store.ts).
+export const JOB_LIBRARY_ACTIONS = [
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+] as const;
 /** DynamoDB actions the sweeper needs on every job's items: read runs and leases, record decisions. */
 export const SWEEPER_LIBRARY_ACTIONS = [
   'dynamodb:GetItem',

@@ -58,6 +58,11 @@ class ExactLambdaTarget implements IScheduleTarget {
  * An EventBridge Scheduler schedule invoking one Lambda: expression + IANA zone, flexible time
  * window OFF, a retry policy and an SQS dead-letter queue. Its role trusts only Scheduler acting
  * for this account and this schedule, and may only invoke the target and write to the DLQ.
+ * @example
+ * new FunctionSchedule(this, 'Schedule', {
+ *   target: fn, scheduleName: 'daily-report', group, expression: 'cron(30 2 * * ? *)',
+ *   timeZone: 'Europe/Berlin', input: { job: 'daily-report' }, deadLetterQueue,
+ * });
  */
 export class FunctionSchedule extends Construct {
   /** The schedule. */

@@ -38,7 +38,7 @@ export interface LibraryTableProps {
 export function jobLeadingKeys(job: string, options: { effects: boolean }): string[] {
   const jobKey = Keys.lease(job).pk;
   const keys = [jobKey, `${jobKey}#*`];
-  if (options.effects) keys.push(`${Keys.effect(`${job}#`).pk}*`);
+  if (options.effects) keys.push(`${Keys.effect(job, '').pk}*`);
   return keys;
 }
 

@@ -14,7 +14,7 @@ import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
 import { grantApplicationTable, type LibraryTable } from './library-table.js';
-import { checkSchedule } from './schedule-check.js';
+import { checkSchedule, type ScheduleCheck } from './schedule-check.js';
 import type { SchemaTable } from './schema-table.js';
 
 /** Properties of {@link ScheduledJob}. */
@@ -23,6 +23,12 @@ export interface ScheduledJobProps {
   readonly definition: JobDefinition;
   /** Handler file exporting `handler`, relative to `projectRoot` (e.g. `functions/daily-report.ts`). */
   readonly entry: string;
+  /**
+   * Physical function name: `cronfence backfill <job>` invokes `cronfence-<job>` unless told otherwise.
+   * Override it to deploy two stacks (stages) into one account and region.
+   * @default `cronfence-<job>`
+   */
+  readonly functionName?: string;
   /** Repository root (package-lock.json, node_modules, tsconfig.json). */
   readonly projectRoot: string;
   /** The library table: the job gets its own lease, run and effect items only. */
@@ -54,10 +60,14 @@ export interface ScheduledJobProps {
 }
 
 /**
- * Validate the parts of a job definition the deployment depends on. Throws an `Error` whose
- * message names the job, the field and the value.
+ * Validate the parts of a job definition the deployment depends on: name, timeout (1–900 s),
+ * lease (> 0, ≤ timeout), expression, zone and catch-up options.
+ * @returns the schedule check (period, DST warnings).
+ * @throws Error whose message names the job, the field and the value (`cronfence: job "x": ...`).
+ * @example
+ * validateJobForDeploy(dailyReport.job, new Date()).periodSeconds; // 86400
  */
-export function validateJobForDeploy(definition: JobDefinition, now: Date): ReturnType<typeof checkSchedule> {
+export function validateJobForDeploy(definition: JobDefinition, now: Date): ScheduleCheck {
   const name = String(definition.name);
   const fail = (problem: string, cause?: unknown): never => {
     throw new Error(`cronfence: job "${name}": ${problem}`, { cause });
@@ -155,6 +165,8 @@ export class ScheduledJob extends Construct {
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
     const tables = props.tables ?? [];
     const fn = new JobFunction(this, 'Handler', {
+      // A predictable name lets `cronfence backfill <job>` find the function without --function.
+      functionName: props.functionName ?? `cronfence-${definition.name}`,
       entry: props.entry,
       projectRoot: props.projectRoot,
       timeoutSeconds: definition.timeoutSeconds,

@@ -49,6 +49,8 @@ export interface SweeperProps {
  * Environment: `CRONFENCE_TABLE` (library table) and `CRONFENCE_JOBS`, a JSON array
  * `[{"name":"<job>","functionArn":"<arn>","startMs"?:<epoch ms, rate jobs with a pinned start>}]`. Its Input is the Scheduler payload with
  * `job` = {@link SWEEPER_NAME}.
+ * @example
+ * new Sweeper(stack, 'Sweeper', { projectRoot, libraryTable, jobs: [dailyReport], scheduleGroup });
  */
 export class Sweeper extends Construct {
   /** The sweeper function. */

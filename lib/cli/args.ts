@@ -28,3 +28,59 @@ export function intArg(flag: string, min: number, max: number) {
     return n;
   };
 }
+
+const AGE = /^(\d+)(m|h|d)$/;
+const AGE_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** An age (`90m`, `24h`, `7d`) before now, or a UTC date / ISO instant, as epoch ms. */
+export function sinceArg(flag: string, nowMs: () => number = Date.now) {
+  const absolute = instantArg(flag);
+  return (value: string): number => {
+    const m = AGE.exec(value);
+    if (m) return nowMs() - Number(m[1]) * (AGE_MS[m[2] as string] ?? 0);
+    try {
+      return absolute(value);
+    } catch {
+      throw new InvalidArgumentError(
+        `${flag} ${JSON.stringify(value)} is not an age (30m, 24h, 7d) or a date (yyyy-mm-dd or ISO-8601 instant)`,
+      );
+    }
+  };
+}
+
+/** A comma-separated list whose items must be among `allowed`. */
+export function listArg(flag: string, allowed: readonly string[]) {
+  return (value: string): string[] => {
+    const items = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const bad = items.find((i) => !allowed.includes(i));
+    if (bad !== undefined || items.length === 0) {
+      throw new InvalidArgumentError(
+        `${flag} ${JSON.stringify(bad ?? value)} is not one of ${allowed.join(', ')} (comma-separated)`,
+      );
+    }
+    return [...new Set(items)];
+  };
+}
+
+/** One of `allowed`. */
+export function choiceArg(flag: string, allowed: readonly string[]) {
+  return (value: string): string => {
+    if (!allowed.includes(value)) {
+      throw new InvalidArgumentError(`${flag} ${JSON.stringify(value)} must be one of ${allowed.join(', ')}`);
+    }
+    return value;
+  };
+}
+
+/** A job name (1-64 of A-Z a-z 0-9 _ -, starting with a letter). */
+export function jobNameArg(flag: string) {
+  return (value: string): string => {
+    if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(value)) {
+      throw new InvalidArgumentError(`${flag} ${JSON.stringify(value)} is not a job name`);
+    }
+    return value;
+  };
+}

@@ -17,12 +17,14 @@ export function registerStart(program: Command, app: LocalApp): void {
     .option('--to <date>', 'end of the emulated range (UTC date or ISO instant)', instantArg('--to'))
     .option('--copies <n>', 'concurrent duplicate deliveries per occurrence', intArg('--copies', 0, 100), 2)
     .option('--late <n>', 'late Scheduler retries per occurrence', intArg('--late', 0, 100), 1)
-    .action(async (opts: { from?: number; to?: number; copies: number; late: number }) => {
+    .option('--hold', 'keep DynamoDB Local up afterwards for the cronfence CLI, until Ctrl-C')
+    .action(async (opts: { from?: number; to?: number; copies: number; late: number; hold?: boolean }) => {
       const ok = await runLocal(app, {
         ...(opts.from !== undefined && { fromMs: opts.from }),
         ...(opts.to !== undefined && { toMs: opts.to }),
         concurrentCopies: opts.copies,
         lateCopies: opts.late,
+        ...(opts.hold && { hold: true }),
       });
       process.exitCode = ok ? 0 : 1;
     });

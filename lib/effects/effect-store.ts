@@ -1,5 +1,5 @@
 /**
- * Effect records on the library table at `Keys.effect(key)` (DESIGN.md protocol 5). Every transition
+ * Effect records on the library table at `Keys.effect(job, key)` (DESIGN.md protocol 5). Every transition
  * is ONE conditional request on status and fence; the requests that precede a provider call also
  * re-check lease ownership in the same transaction. No reads: a refused write returns the item.
  *
@@ -71,6 +71,8 @@ export class DynamoEffectStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** The job whose effects this store reads and writes (the key prefix IAM scopes on). */
+    private readonly job: string,
   ) {}
 
   /**
@@ -83,7 +85,7 @@ export class DynamoEffectStore {
     fc: FenceContext,
   ): Promise<SendingResult> {
     const item = {
-      ...Keys.effect(key),
+      ...Keys.effect(this.job, key),
       kind: 'effect',
       key,
       ...fields,
@@ -115,7 +117,7 @@ export class DynamoEffectStore {
     return this.sendingTransaction(fc, `take over effect ${key}`, {
       Update: {
         TableName: this.tableName,
-        Key: Keys.effect(key),
+        Key: Keys.effect(this.job, key),
         ConditionExpression: EFFECT_MOVE,
         UpdateExpression:
           'SET #status = :sending, #fence = :fence, #runId = :me, #leaseKey = :lease, #sendingAtMs = :now, #updatedAtMs = :now ADD #attempts :one',
@@ -172,7 +174,7 @@ export class DynamoEffectStore {
   async get(key: string): Promise<EffectItem | undefined> {
     try {
       const out = await this.doc.send(
-        new GetCommand({ TableName: this.tableName, Key: Keys.effect(key), ConsistentRead: true }),
+        new GetCommand({ TableName: this.tableName, Key: Keys.effect(this.job, key), ConsistentRead: true }),
       );
       return out.Item as EffectItem | undefined;
     } catch (err) {
@@ -215,7 +217,7 @@ export class DynamoEffectStore {
       const out = await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: Keys.effect(key),
+          Key: Keys.effect(this.job, key),
           ConditionExpression: condition,
           UpdateExpression: `SET ${assignments.join(', ')}`,
           ExpressionAttributeNames: names,

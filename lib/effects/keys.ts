@@ -10,8 +10,11 @@ import { Keys } from '../store/schema.js';
 /** DynamoDB's limit on a partition key value, bytes (UTF-8). */
 export const MAX_PARTITION_KEY_BYTES = 2048;
 
-/** Longest idempotency key, bytes (UTF-8): the partition key limit minus the `EFFECT#` prefix. */
-export const MAX_EFFECT_KEY_BYTES = MAX_PARTITION_KEY_BYTES - Keys.effect('').pk.length;
+/**
+ * Longest idempotency key, bytes (UTF-8): the partition key limit minus the `EFFECT#<job>#` prefix
+ * for the longest job name (64).
+ */
+export const MAX_EFFECT_KEY_BYTES = MAX_PARTITION_KEY_BYTES - Keys.effect('j'.repeat(64), '').pk.length;
 
 /**
  * Check an idempotency key before anything is written or sent.
@@ -26,7 +29,7 @@ export function validateEffectKey(key: unknown): string {
     throw new InvalidArgumentError(
       'effect key',
       key,
-      `is ${bytes} bytes (UTF-8); at most ${MAX_EFFECT_KEY_BYTES} fit in a DynamoDB partition key after "EFFECT#"`,
+      `is ${bytes} bytes (UTF-8); at most ${MAX_EFFECT_KEY_BYTES} fit in a DynamoDB partition key after "EFFECT#<job>#"`,
     );
   }
   return key;

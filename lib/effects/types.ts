@@ -105,7 +105,7 @@ export interface EffectResult {
   readonly fence: number;
 }
 
-/** The effect record as stored at `Keys.effect(key)` in the library table. */
+/** The effect record as stored at `Keys.effect(job, key)` in the library table. */
 export interface EffectItem {
   readonly key: string;
   readonly status: EffectStatus;

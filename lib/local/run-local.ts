@@ -13,6 +13,7 @@ import { createDocumentClient } from '../store/client.js';
 import { libraryTable, type TableSchema } from '../store/schema.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
 import { emulate } from './emulate.js';
+import { removeLocalState, writeLocalState } from './local-state.js';
 import type { DeliveryResult } from './scheduler-emulator.js';
 import { ensureTables } from './tables.js';
 import { type Check, verifyRunRecordsAndLeases } from './verify.js';
@@ -50,6 +51,8 @@ export interface RunLocalOptions {
   readonly lateCopies?: number;
   /** Where lines go. @default console.log */
   readonly print?: (line: string) => void;
+  /** Keep DynamoDB Local (and `.cronfence/local.json`) up after the run until SIGINT/SIGTERM. @default false */
+  readonly hold?: boolean;
 }
 
 function line(r: DeliveryResult): string {
@@ -80,12 +83,20 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
   if (!(toMs > fromMs))
     throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
   let local: DynamoDbLocal | undefined;
+  let statePath: string | undefined;
   let stopping = false;
   let started = false;
+  let releaseHold: (() => void) | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     if (stopping) return; // a second Ctrl-C (or the wrapper forwarding it) must not skip the clean-up
     stopping = true;
+    if (releaseHold) {
+      print(`\n${sig}: stopping`);
+      releaseHold(); // the normal clean-up below runs
+      return;
+    }
     print(`\n${sig}: stopping DynamoDB Local`);
+    if (statePath) removeLocalState(statePath);
     void (local?.stop() ?? Promise.resolve()).then(() => process.exit(130));
   };
   process.on('SIGINT', onSignal);
@@ -109,6 +120,14 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     for (const t of tables) process.env[t.schema.envVar] = t.tableName;
     await ensureTables(doc, tables);
     print(`Tables: ${tables.map((t) => t.tableName).join(', ')}`);
+    // Lets the `cronfence` CLI find this stack without flags while we run (lib/local/local-state).
+    statePath = writeLocalState({
+      endpoint,
+      region: process.env.AWS_REGION ?? 'us-east-1',
+      tables: Object.fromEntries(tables.map((t) => [t.schema.envVar, t.tableName])),
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    });
     started = true;
     await app.start?.(print);
 
@@ -157,8 +176,19 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     const ok = checks.every((c) => c.ok);
     print(ok ? '\nAll invariants hold.' : '\nSome invariants FAILED.');
     doc.destroy();
+    if (options.hold) {
+      print(
+        `\nHolding DynamoDB Local at ${endpoint} for the cronfence CLI (see docs/operations.md); Ctrl-C stops it.`,
+      );
+      const keepAlive = setInterval(() => undefined, 3_600_000);
+      await new Promise<void>((resolve) => {
+        releaseHold = resolve;
+      });
+      clearInterval(keepAlive);
+    }
     return ok;
   } finally {
+    if (statePath) removeLocalState(statePath);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     if (started) await app.stop?.(print);

@@ -17,6 +17,7 @@ import { createDeps, type RuntimeDeps } from './deps.js';
 import { type FanOutDeps, fanOut, type ShardDispatcher } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
+import { createObserver } from './observability.js';
 import type { RunSummary } from './run-session.js';
 
 /** What a job author writes. Optional fields take the documented defaults of {@link JobDefinition}. */
@@ -140,7 +141,8 @@ export function defineJob(options: JobOptions): JobHandler {
   const { definition, expression } = validateJob(options);
   let cached: RuntimeDeps | undefined;
   const fromEnv = () => {
-    cached ??= createDeps();
+    // Deployed functions log every decision and emit per-job EMF metrics (lib/runtime/observability).
+    cached ??= createDeps({ observe: createObserver() });
     return cached;
   };
   const build = (deps: () => RuntimeDeps, onSummary?: (s: RunSummary) => void): JobHandler => {

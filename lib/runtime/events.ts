@@ -57,3 +57,19 @@ export type RuntimeEvent =
 
 /** A subscriber to runtime events. Must not throw (errors are swallowed). */
 export type Observer = (event: RuntimeEvent) => void;
+
+/** Omit over each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An event without the common fields (the session adds them). */
+export type RuntimeEventBody = DistributiveOmit<RuntimeEvent, keyof EventBase>;
+
+/** Deliver an event to an observer, if any; an observer's error never breaks a run. */
+export function notify(observe: Observer | undefined, event: RuntimeEventBody, base: EventBase): void {
+  if (!observe) return;
+  try {
+    observe({ ...base, ...event } as RuntimeEvent);
+  } catch {
+    // observers must not break runs
+  }
+}

@@ -4,8 +4,13 @@
  */
 import type { Trigger } from '../core/outcomes.js';
 import type { Slot } from '../core/schedule/slot.js';
+import { DynamoEffectStore } from '../effects/effect-store.js';
+import { EffectRunner } from '../effects/runner.js';
 import type { EffectProvider, EffectResult } from '../effects/types.js';
 import type { InsertOnceResult } from '../store/result-store.js';
+import { Keys } from '../store/schema.js';
+import type { PausePointName, RuntimeDeps } from './deps.js';
+import type { RuntimeEvent } from './events.js';
 
 /** The argument of a job's `run(ctx)`. */
 export interface JobContext {
@@ -49,7 +54,7 @@ export interface JobContext {
   ): Promise<InsertOnceResult>;
   /**
    * Perform an external side effect at most once per idempotency key (DESIGN.md protocol 5): the
-   * effect record at `EFFECT#<key>` goes `sending` (atomically with a lease ownership check) ->
+   * effect record at `EFFECT#<job>#<key>` goes `sending` (atomically with a lease ownership check) ->
    * `succeeded` | `failed` | `needs-review`. Later runs get the stored outcome with zero provider
    * calls; a run that finds `sending` resends with the SAME key if the provider honours keys, else
    * looks it up, else marks it `needs-review` (named on this run's record under `effectsNeedingReview`).
@@ -62,4 +67,68 @@ export interface JobContext {
   effect<TRequest>(key: string, request: TRequest, provider: EffectProvider<TRequest>): Promise<EffectResult>;
   /** Attach a detail to this run's record (e.g. counts). Values must be DynamoDB-serialisable. */
   setDetail(name: string, value: unknown): void;
+}
+
+/** What {@link createJobContext} binds a context to: one claimed run. */
+export interface JobContextBinding {
+  readonly deps: RuntimeDeps;
+  readonly job: string;
+  readonly slot: Slot;
+  readonly trigger: Trigger;
+  readonly shard?: number;
+  readonly runId: string;
+  readonly fence: number;
+  readonly signal: AbortSignal;
+  remainingTimeMs(): number;
+  /** The run record's details, shared with the session (effects needing review are named there). */
+  readonly details: Record<string, unknown>;
+  pause(name: PausePointName, key?: Record<string, unknown>): Promise<void>;
+  // biome-ignore lint/suspicious/noExplicitAny: the session fills the event's common fields
+  emit(event: any): void;
+}
+
+/** Build the JobContext of a claimed run: every writer carries the run's fence and lease. */
+export function createJobContext(b: JobContextBinding): JobContext {
+  const { results, clock } = b.deps;
+  const leaseKey = Keys.lease(b.job, b.shard).pk;
+  const fc = () => ({ leaseKey, runId: b.runId, fence: b.fence, nowMs: clock.now() });
+  const guard = () => {
+    if (b.signal.aborted) throw b.signal.reason;
+  };
+  const effects = new EffectRunner({
+    store: new DynamoEffectStore(b.deps.doc, b.deps.tableName, b.job),
+    job: b.job,
+    fence: fc,
+    details: b.details,
+    beforeWrite: async (key) => {
+      guard();
+      await b.pause('before-write', { effect: key });
+    },
+    onTransition: (t) => b.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
+  });
+  return {
+    job: b.job,
+    slot: b.slot,
+    businessDate: b.slot.businessDate,
+    trigger: b.trigger,
+    runId: b.runId,
+    fence: b.fence,
+    ...(b.shard !== undefined && { shard: b.shard }),
+    signal: b.signal,
+    remainingTimeMs: () => b.remainingTimeMs(),
+    nowMs: () => clock.now(),
+    throwIfAborted: guard,
+    fencedPut: async (tableName, key, attributes) => {
+      await b.pause('before-write', key);
+      return results.fencedPut({ tableName, key }, attributes, fc());
+    },
+    insertOnce: async (tableName, key, attributes) => {
+      await b.pause('before-write', key);
+      return results.insertOnce({ tableName, key }, attributes, fc());
+    },
+    effect: (key, request, provider) => effects.run(key, request, provider),
+    setDetail: (name, value) => {
+      b.details[name] = value;
+    },
+  };
 }

@@ -2,7 +2,6 @@
  * The run use case for one invocation attempt (DESIGN.md protocol 0–6): claim, run the body under
  * a kept lease, then write exactly one run record and release. The middy middleware calls it.
  */
-import { randomBytes } from 'node:crypto';
 import type { InvocationEvent } from '../core/event.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import { leaseUntil, nextDoneSlots } from '../core/lease.js';
@@ -10,51 +9,25 @@ import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
-import { DynamoEffectStore } from '../effects/effect-store.js';
-import { EffectRunner } from '../effects/runner.js';
 import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
-import { Keys } from '../store/schema.js';
 import type { RuntimeDeps } from './deps.js';
-import type { EventBase, RuntimeEvent } from './events.js';
-import type { JobContext } from './job-context.js';
+import { notify, type RuntimeEventBody } from './events.js';
+import { createJobContext, type JobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import {
+  errorSummary,
+  type LambdaLikeContext,
+  MIN_REMAINING_TO_CLAIM_MS,
+  newRunId,
+  type RunSummary,
+} from './run-summary.js';
 
-/** Omit over each member of a union. */
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** The Lambda context fields the runtime uses. */
-export interface LambdaLikeContext {
-  readonly awsRequestId: string;
-  getRemainingTimeInMillis(): number;
-}
-
-/** What a handler returns (and `npm start` prints) for one invocation. */
-export interface RunSummary {
-  readonly job: string;
-  readonly slot: string;
-  readonly scheduledTime: string;
-  readonly trigger: Trigger;
-  readonly runId: string;
-  readonly outcome: Outcome;
-  readonly reason?: Reason;
-  readonly fence?: number;
-  readonly holderSeen?: HolderSeen;
-  readonly durationMs: number;
-  readonly error?: { name: string; message: string };
-}
-
-/** Skip claiming when less than this much Lambda time is left, ms. */
-export const MIN_REMAINING_TO_CLAIM_MS = 3_000;
-
-/** A new owner token: time-ordered and random, one per invocation attempt (never the Lambda request id). */
-export function newRunId(nowMs: number): string {
-  return `${nowMs.toString(36).padStart(9, '0')}-${randomBytes(5).toString('hex')}`;
-}
-
-function errorSummary(err: unknown): { name: string; message: string } {
-  const e = err as Error;
-  return { name: e?.name ?? 'Error', message: String(e?.message ?? err).slice(0, 500) };
-}
+export {
+  type LambdaLikeContext,
+  MIN_REMAINING_TO_CLAIM_MS,
+  newRunId,
+  type RunSummary,
+} from './run-summary.js';
 
 /** One invocation attempt's run. */
 export class RunSession {
@@ -223,23 +196,16 @@ export class RunSession {
   }
 
   /** Report a decision to the observer (never throws). */
-  emit(event: DistributiveOmit<RuntimeEvent, keyof EventBase>): void {
-    const observe = this.deps.observe;
-    if (!observe) return;
-    try {
-      observe({
-        job: this.def.name,
-        slot: this.slot.id,
-        runId: this.runId,
-        trigger: this.event.trigger,
-        ...(this.fence !== undefined && { fence: this.fence }),
-        ...(this.event.shard !== undefined && { shard: this.event.shard }),
-        atMs: this.deps.clock.now(),
-        ...event,
-      } as RuntimeEvent);
-    } catch {
-      // observers must not break runs
-    }
+  emit(event: RuntimeEventBody): void {
+    notify(this.deps.observe, event, {
+      job: this.def.name,
+      slot: this.slot.id,
+      runId: this.runId,
+      trigger: this.event.trigger,
+      ...(this.fence !== undefined && { fence: this.fence }),
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
+      atMs: this.deps.clock.now(),
+    });
   }
 
   private async pause(
@@ -322,47 +288,19 @@ export class RunSession {
   }
 
   private context(fence: number, keeper: LeaseKeeper): JobContext {
-    const { results, clock } = this.deps;
-    const leaseKey = Keys.lease(this.def.name, this.event.shard).pk;
-    const fc = () => ({ leaseKey, runId: this.runId, fence, nowMs: clock.now() });
-    const guard = () => {
-      if (keeper.signal.aborted) throw keeper.signal.reason;
-    };
-    const effects = new EffectRunner({
-      store: new DynamoEffectStore(this.deps.doc, this.deps.tableName),
-      job: this.def.name,
-      fence: fc,
-      details: this.details, // effects needing review are named on the run record
-      beforeWrite: async (key) => {
-        guard();
-        await this.pause('before-write', { effect: key });
-      },
-      onTransition: (t) => this.emit({ type: 'effect-transition', ...t }),
-    });
-    return {
+    return createJobContext({
+      deps: this.deps,
       job: this.def.name,
       slot: this.slot,
-      businessDate: this.slot.businessDate,
       trigger: this.event.trigger,
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
       fence,
-      ...(this.event.shard !== undefined && { shard: this.event.shard }),
       signal: keeper.signal,
       remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
-      nowMs: () => clock.now(),
-      throwIfAborted: guard,
-      fencedPut: async (tableName, key, attributes) => {
-        await this.pause('before-write', key);
-        return results.fencedPut({ tableName, key }, attributes, fc());
-      },
-      insertOnce: async (tableName, key, attributes) => {
-        await this.pause('before-write', key);
-        return results.insertOnce({ tableName, key }, attributes, fc());
-      },
-      effect: (key, request, provider) => effects.run(key, request, provider),
-      setDetail: (name, value) => {
-        this.details[name] = value;
-      },
-    };
+      details: this.details,
+      pause: (name, key) => this.pause(name, key),
+      emit: (e) => this.emit(e),
+    });
   }
 }

@@ -73,9 +73,12 @@ export const Keys = {
   run(job: string, slotId: string, runId: string): { pk: string; sk: string } {
     return { pk: `JOB#${job}`, sk: `RUN#${slotId}#${runId}` };
   },
-  /** Effect record: `EFFECT#<idempotencyKey>` / `EFFECT`. */
-  effect(idempotencyKey: string): { pk: string; sk: string } {
-    return { pk: `EFFECT#${idempotencyKey}`, sk: 'EFFECT' };
+  /**
+   * Effect record: `EFFECT#<job>#<idempotencyKey>` / `EFFECT`. The job prefix lets IAM scope a job's
+   * role to the effects it owns (`dynamodb:LeadingKeys` on `EFFECT#<job>#*`).
+   */
+  effect(job: string, idempotencyKey: string): { pk: string; sk: string } {
+    return { pk: `EFFECT#${job}#${idempotencyKey}`, sk: 'EFFECT' };
   },
 } as const;
 

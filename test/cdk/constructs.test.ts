@@ -28,11 +28,16 @@ function tableWithRoles() {
 describe('LibraryTable grants', () => {
   const { statements } = tableWithRoles();
 
-  it('scope a job to JOB#<job>, its shards and EFFECT#<job>#* with put/update/get only', () => {
+  it('scope a job to JOB#<job>, its shards and EFFECT#<job>#* with condition-check/get/put/update only', () => {
     expect(statements('Job')).toEqual([
       {
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Action: [
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+        ],
         Resource: { 'Fn::GetAtt': [expect.stringMatching(/^LibrarySchemaTable/), 'Arn'] },
         Condition: {
           'ForAllValues:StringLike': {

@@ -1,16 +1,8 @@
-/** cdk: the example app's stack, synthesized once: the properties cronfence owns, and cdk-nag. */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { type CfnElement, Validations } from 'aws-cdk-lib';
+/** cdk: the example app's stack, synthesized once, asserting the properties cronfence owns. */
 import { Match } from 'aws-cdk-lib/assertions';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Sweeper } from '../../cdk/constructs/sweeper.js';
-import { type Synthesized, synthesize } from './support.js';
+import { logicalId, type Synthesized, sweeperOf, synthesize } from './support.js';
 
 let synth: Synthesized;
 const JOBS = [
@@ -34,22 +26,8 @@ beforeAll(() => {
   synth = synthesize();
 }, 120_000);
 
-/** The stack's sweeper (always present in the example app). */
-function sweeper(): Sweeper {
-  if (!synth.stack.sweeper) throw new Error('the example stack has no sweeper');
-  return synth.stack.sweeper;
-}
-
-/** The cloud-assembly directory holding a function's bundled asset. */
-function assetDir(owner: { function: IConstruct }): string {
-  const code = synth.stack.resolve((owner.function.node.defaultChild as CfnFunction).code) as {
-    s3Key: string;
-  };
-  return join(synth.app.synth().directory, `asset.${code.s3Key.replace(/\.zip$/, '')}`);
-}
-
-/** The logical id of a construct's CloudFormation resource. */
-const ref = (construct: IConstruct) => synth.stack.getLogicalId(construct.node.defaultChild as CfnElement);
+const sweeper = () => sweeperOf(synth);
+const ref = (construct: IConstruct) => logicalId(synth, construct);
 
 describe('the library table', () => {
   it('is on-demand with pk/sk from the schema module, TTL on expiresAt, PITR and deletion protection', () => {
@@ -149,7 +127,12 @@ describe.each(JOBS)('job $name', (job) => {
         Statement: Match.arrayWith([
           {
             Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Action: [
+              'dynamodb:ConditionCheckItem',
+              'dynamodb:GetItem',
+              'dynamodb:PutItem',
+              'dynamodb:UpdateItem',
+            ],
             Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Library'), 'Arn'] },
             Condition: {
               'ForAllValues:StringLike': {
@@ -297,75 +280,5 @@ describe('observability', () => {
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
     expect(alarms.length).toBe(6 * 2 + 2);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
-  });
-});
-
-describe('the bundled assets', () => {
-  it('are minified ESM (index.mjs exporting handler) with a source map, built by local esbuild', () => {
-    for (const job of [...synth.stack.jobs, sweeper()]) {
-      const dir = assetDir(job);
-      expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
-      const source = readFileSync(join(dir, 'index.mjs'), 'utf8');
-      expect(source).toMatch(/^import\{createRequire\}from'node:module'/);
-      expect(source).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
-      expect(source).not.toMatch(/module\.exports/);
-      expect(source.trimEnd()).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map$/);
-      // Minified: newlines survive only inside template literals (a tiny fixture is too small to tell).
-      if (source.length > 10_000) expect(source.length / source.split('\n').length).toBeGreaterThan(1000);
-    }
-  });
-
-  it.each([
-    ['daily-report', 'function daily-report'],
-    ['merchant-settlement', 'function merchant-settlement'],
-    ['cronfence-sweeper', 'function undefined'],
-  ])('load as ESM on this Node and export the %s handler', (name, expected) => {
-    const owner =
-      name === 'cronfence-sweeper' ? sweeper() : synth.stack.jobs.find((j) => j.definition.name === name);
-    if (!owner) throw new Error(`no function ${name}`);
-    const url = pathToFileURL(join(assetDir(owner), 'index.mjs')).href;
-    const script = `const m = await import(${JSON.stringify(url)}); console.log(typeof m.handler, m.handler.job?.name);`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, CRONFENCE_TABLE: 'cronfence', AWS_REGION: 'eu-central-1' },
-      encoding: 'utf8',
-    });
-    expect(out.trim()).toBe(expected);
-  });
-});
-
-function acknowledgements(root: IConstruct): { path: string; id: string; reason: string }[] {
-  return root.node.findAll().flatMap((c) =>
-    c.node.metadata
-      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((m) =>
-        Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({
-          path: c.node.path,
-          id,
-          reason,
-        })),
-      ),
-  );
-}
-
-describe('cdk-nag AwsSolutions', () => {
-  it('reports zero unacknowledged findings', () => {
-    const report = new AwsSolutionsChecks().validateScope(synth.stack);
-    const findings = report.violations.map(
-      (v) =>
-        `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}: ${v.description}`,
-    );
-    expect(findings).toEqual([]);
-    expect(report.success).toBe(true);
-  });
-
-  it('has a reason of at least one sentence for every acknowledgement', () => {
-    const acks = acknowledgements(synth.stack);
-    expect(acks.length).toBeGreaterThan(0);
-    for (const ack of acks) expect(ack.reason.length, `${ack.id} at ${ack.path}`).toBeGreaterThan(40);
-  });
-
-  it('acknowledges only the rules cronfence has decided on', () => {
-    const ids = new Set(acknowledgements(synth.stack).map((a) => a.id.replace(/^annotation::/i, '')));
-    expect([...ids].sort()).toEqual(['AwsSolutions-SNS2', 'AwsSolutions-SQS3']);
   });
 });

@@ -4,8 +4,12 @@
  */
 
 import { existsSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
+import type { Sweeper } from '../../cdk/constructs/sweeper.js';
 import { CronfenceStack, type CronfenceStackProps } from '../../cdk/stack.js';
 import { jobs } from '../../functions/index.js';
 import { exampleTables } from '../../functions/tables.js';
@@ -48,4 +52,38 @@ export function synthError(props: CronfenceStackProps): Error | undefined {
   } catch (error) {
     return error as Error;
   }
+}
+
+/** The stack's sweeper (always present in the example app). */
+export function sweeperOf(synth: Synthesized): Sweeper {
+  if (!synth.stack.sweeper) throw new Error('the example stack has no sweeper');
+  return synth.stack.sweeper;
+}
+
+/** The cloud-assembly directory holding a function's bundled asset. */
+export function assetDirOf(synth: Synthesized, owner: { function: IConstruct }): string {
+  const code = synth.stack.resolve((owner.function.node.defaultChild as CfnFunction).code) as {
+    s3Key: string;
+  };
+  return join(synth.app.synth().directory, `asset.${code.s3Key.replace(/\.zip$/, '')}`);
+}
+
+/** The logical id of a construct's CloudFormation resource. */
+export function logicalId(synth: Synthesized, construct: IConstruct): string {
+  return synth.stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+/** Every cdk-nag acknowledgement (`Validations.of(x).acknowledge`) under `root`. */
+export function acknowledgements(root: IConstruct): { path: string; id: string; reason: string }[] {
+  return root.node.findAll().flatMap((c) =>
+    c.node.metadata
+      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((m) =>
+        Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({
+          path: c.node.path,
+          id,
+          reason,
+        })),
+      ),
+  );
 }

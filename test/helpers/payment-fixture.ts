@@ -14,7 +14,7 @@ import type { EffectProvider } from '../../lib/effects/types.js';
 import type { FaultInjector } from '../../lib/faults/sdk-faults.js';
 import { type PaymentService, startPaymentService } from '../../lib/local/payment-service.js';
 import type { JobHandler } from '../../lib/runtime/define-job.js';
-import { Keys, PROBLEMS_INDEX } from '../../lib/store/schema.js';
+import { PROBLEMS_INDEX } from '../../lib/store/schema.js';
 import type { LocalStack } from './local-stack.js';
 
 /** What a provider adapter declares. */
@@ -61,20 +61,13 @@ export async function paymentsSetup(
   return { service, settlement };
 }
 
-/** The effect record under a key (consistent read). */
+/** The effect record with this idempotency key, whatever job owns it (consistent scan: tests only). */
 export async function effectItem(
   stack: LocalStack,
   key: string,
 ): Promise<Record<string, unknown> | undefined> {
-  const out = await stack.doc.send(
-    new QueryCommand({
-      TableName: stack.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': Keys.effect(key).pk },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Items?.[0];
+  const items = await stack.scan(stack.tableName);
+  return items.find((i) => i.kind === 'effect' && i.key === key);
 }
 
 /** Every effect record of the library table. */

@@ -213,8 +213,9 @@ describe('e. the same key with a different request', () => {
     const before = await effectItem(stack, K1);
     const requests = service.requests.length;
     const { payments } = providers(service);
+    // Effect keys are scoped per job: the conflict is the same job asking again with another amount.
     const tamper = defineJob({
-      name: 'payout-correction',
+      name: JOB,
       schedule: 'rate(1 day)',
       lease: { durationSeconds: 30 },
       run: async (ctx) => {
@@ -228,7 +229,12 @@ describe('e. the same key with a different request', () => {
     });
     const r = await deliver(
       tamper.withDeps(() => w.deps),
-      { job: 'payout-correction', scheduledTimeMs: SLOT_MS, label: 'correction' },
+      {
+        job: JOB,
+        scheduledTimeMs: SLOT_MS,
+        label: 'correction',
+        extra: { trigger: 'manual', requestedBy: 'ops' },
+      },
     );
     expect(r.error?.name).toBe('IdempotencyConflictError');
     expect(r.error?.message).toBe(

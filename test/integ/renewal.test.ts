@@ -29,11 +29,18 @@ describe('lease renewal', () => {
     });
     const w = stack.worker();
     const events: string[] = [];
-    const deps = { ...w.deps, observe: (e: { type: string; ok?: boolean }) => events.push(e.type === 'renew' ? `renew:${e.ok}` : e.type) };
+    const deps = {
+      ...w.deps,
+      observe: (e: { type: string; ok?: boolean }) =>
+        events.push(e.type === 'renew' ? `renew:${e.ok}` : e.type),
+    };
     const h = job.withDeps(() => deps);
     const running = deliver(h, { job: 'long-body', scheduledTimeMs: SLOT, label: 'long' });
     await new Promise((r) => setTimeout(r, 2_000)); // past the original 1 s lease
-    const dup = await deliver(job.withDeps(() => stack.worker().deps), { job: 'long-body', scheduledTimeMs: SLOT, label: 'dup' });
+    const dup = await deliver(
+      job.withDeps(() => stack.worker().deps),
+      { job: 'long-body', scheduledTimeMs: SLOT, label: 'dup' },
+    );
     const done = await running;
     expect(dup.summary).toMatchObject({ outcome: 'skipped', reason: 'lease-held' });
     expect(done.summary).toMatchObject({ outcome: 'succeeded', fence: 1 });
@@ -60,12 +67,20 @@ describe('lease renewal', () => {
       },
     });
     const a = stack.worker();
-    const running = deliver(job.withDeps(() => a.deps), { job: 'stolen', scheduledTimeMs: SLOT, label: 'A' });
+    const running = deliver(
+      job.withDeps(() => a.deps),
+      { job: 'stolen', scheduledTimeMs: SLOT, label: 'A' },
+    );
     await new Promise((r) => setTimeout(r, 200));
     // B's clock is 5 s fast: A's lease looks expired to it, so B takes the lease over (fence 2).
     const b = stack.worker({ clock: new ControlledClock(5_000) });
     const bRun = deliver(
-      defineJob({ name: 'stolen', schedule: 'cron(0 0 * * ? *)', lease: { durationSeconds: 2 }, run: async () => undefined }).withDeps(() => b.deps),
+      defineJob({
+        name: 'stolen',
+        schedule: 'cron(0 0 * * ? *)',
+        lease: { durationSeconds: 2 },
+        run: async () => undefined,
+      }).withDeps(() => b.deps),
       { job: 'stolen', scheduledTimeMs: SLOT, label: 'B' },
     );
     await sawAbort.promise;
@@ -74,6 +89,9 @@ describe('lease renewal', () => {
     expect(aRes.summary).toMatchObject({ outcome: 'stale', reason: 'lease-lost', fence: 1 });
     expect(bRes.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
     const records = await stack.runRecords('stolen');
-    expect(records.map((r) => `${r.fence}:${r.outcome}:${r.reason ?? '-'}`).sort()).toEqual(['1:stale:lease-lost', '2:succeeded:-']);
+    expect(records.map((r) => `${r.fence}:${r.outcome}:${r.reason ?? '-'}`).sort()).toEqual([
+      '1:stale:lease-lost',
+      '2:succeeded:-',
+    ]);
   });
 });

@@ -11,9 +11,9 @@ import {
 import { InvalidArgumentError } from '../../../lib/errors.js';
 
 describe('validateEffectKey', () => {
-  it('allows 2041 bytes: the 2048-byte partition key limit minus "EFFECT#"', () => {
-    expect(MAX_EFFECT_KEY_BYTES).toBe(2041);
-    expect(validateEffectKey('k'.repeat(2041))).toHaveLength(2041);
+  it('allows 1976 bytes: the 2048-byte partition key limit minus "EFFECT#<64-char job>#"', () => {
+    expect(MAX_EFFECT_KEY_BYTES).toBe(1976);
+    expect(validateEffectKey('k'.repeat(1976))).toHaveLength(1976);
   });
 
   it.each([
@@ -25,8 +25,8 @@ describe('validateEffectKey', () => {
   });
 
   it('counts UTF-8 bytes, not characters', () => {
-    expect(() => validateEffectKey('€'.repeat(681))).toThrow(/is 2043 bytes \(UTF-8\); at most 2041 fit/);
-    expect(validateEffectKey('€'.repeat(680))).toHaveLength(680);
+    expect(() => validateEffectKey('€'.repeat(659))).toThrow(/is 1977 bytes \(UTF-8\); at most 1976 fit/);
+    expect(validateEffectKey('€'.repeat(658))).toHaveLength(658);
   });
 });
 

@@ -1,0 +1,38 @@
+/** The cronfence CDK constructs: named re-exports only. */
+export { CronfenceAlarms, type CronfenceAlarmsProps, noSuccessWindow } from './alarms.js';
+export { createDeadLetterQueue } from './dead-letter-queue.js';
+export {
+  DEFAULT_ASYNC_MAX_EVENT_AGE,
+  DEFAULT_ASYNC_RETRY_ATTEMPTS,
+  DEFAULT_LOG_RETENTION,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_SCHEDULER_MAX_EVENT_AGE,
+  DEFAULT_SCHEDULER_RETRY_ATTEMPTS,
+  DEFAULT_SWEEP_SCHEDULE,
+  DEFAULT_SWEEPER_TIMEOUT_SECONDS,
+  DLQ_RETENTION,
+  EnvVar,
+  ESBUILD_TARGET,
+  JOB_APPLICATION_TABLE_ACTIONS,
+  JOB_LIBRARY_ACTIONS,
+  LAMBDA_ARCHITECTURE,
+  LAMBDA_RUNTIME,
+  METRIC_NAMESPACE,
+  METRIC_SERVICE,
+  metricDimensions,
+  READ_RUNS_ACTIONS,
+  RuntimeMetric,
+  SWEEPER_LIBRARY_ACTIONS,
+} from './defaults.js';
+export { FunctionSchedule, type FunctionScheduleProps } from './function-schedule.js';
+export { JobFunction, type JobFunctionProps } from './job-function.js';
+export {
+  grantApplicationTable,
+  jobLeadingKeys,
+  LibraryTable,
+  type LibraryTableProps,
+} from './library-table.js';
+export { checkSchedule, DST_LOOKAHEAD_YEARS, type ScheduleCheck } from './schedule-check.js';
+export { ScheduledJob, type ScheduledJobProps, validateJobForDeploy } from './scheduled-job.js';
+export { SchemaTable, type SchemaTableProps } from './schema-table.js';
+export { DEFAULT_SWEEPER_ENTRY, SWEEPER_NAME, Sweeper, type SweeperProps } from './sweeper.js';

@@ -1,0 +1,42 @@
+/**
+ * What one invocation reports: the summary a handler returns, the owner token, the Lambda context
+ * fields the runtime reads.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Outcome, Reason, Trigger } from '../core/outcomes.js';
+import type { HolderSeen } from '../core/ports.js';
+
+/** The Lambda context fields the runtime uses. */
+export interface LambdaLikeContext {
+  readonly awsRequestId: string;
+  getRemainingTimeInMillis(): number;
+}
+
+/** What a handler returns (and `npm start` prints) for one invocation. */
+export interface RunSummary {
+  readonly job: string;
+  readonly slot: string;
+  readonly scheduledTime: string;
+  readonly trigger: Trigger;
+  readonly runId: string;
+  readonly outcome: Outcome;
+  readonly reason?: Reason;
+  readonly fence?: number;
+  readonly holderSeen?: HolderSeen;
+  readonly durationMs: number;
+  readonly error?: { name: string; message: string };
+}
+
+/** Skip claiming when less than this much Lambda time is left, ms. */
+export const MIN_REMAINING_TO_CLAIM_MS = 3_000;
+
+/** A new owner token: time-ordered and random, one per invocation attempt (never the Lambda request id). */
+export function newRunId(nowMs: number): string {
+  return `${nowMs.toString(36).padStart(9, '0')}-${randomBytes(5).toString('hex')}`;
+}
+
+/** Name and a bounded message of an error, for run records and summaries. */
+export function errorSummary(err: unknown): { name: string; message: string } {
+  const e = err as Error;
+  return { name: e?.name ?? 'Error', message: String(e?.message ?? err).slice(0, 500) };
+}

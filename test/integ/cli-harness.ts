@@ -1,0 +1,80 @@
+/**
+ * Runs the `cronfence` CLI as a subprocess (`tsx bin/cronfence.ts ...`), as an operator would, against
+ * a test's DynamoDB Local tables. Also seeds run records through the runtime's own store.
+ */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { RunRecord } from '../../lib/core/ports.js';
+import { DynamoRunStore } from '../../lib/store/run-store.js';
+import type { LocalStack } from '../helpers/local-stack.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
+const BIN = resolve(ROOT, 'bin/cronfence.ts');
+
+/** What a CLI run printed and its exit code. */
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The environment pointing the CLI at a test stack (no AWS credentials, no metadata lookups). */
+export function stackEnv(stack: LocalStack, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    DYNAMODB_ENDPOINT: stack.endpoint,
+    CRONFENCE_TABLE: stack.tableName,
+    REPORTS_TABLE: stack.reports,
+    SETTLEMENTS_TABLE: stack.settlements,
+    AWS_REGION: 'us-east-1',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_CONFIG_FILE: '/nonexistent/config',
+    AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials',
+    ...extra,
+  };
+}
+
+/** Run `cronfence <args>` with exactly `env`; never rejects. */
+export function cli(
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd: string = ROOT,
+): Promise<CliResult> {
+  return new Promise((done) => {
+    execFile(TSX, [BIN, ...args], { env, cwd, timeout: 50_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Parse a CLI's JSON output. */
+export function json<T = unknown>(r: CliResult): T {
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`not JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
+  }
+}
+
+/** Write run records as the runtime does (same item shape, sparse-index attributes, TTL). */
+export async function seedRuns(stack: LocalStack, records: readonly RunRecord[]): Promise<void> {
+  const store = new DynamoRunStore(stack.doc, stack.tableName);
+  for (const r of records) await store.put(r, 30);
+}
+
+/** A run record with defaults for the fields a test does not care about. */
+export function runRecord(
+  r: Partial<RunRecord> & Pick<RunRecord, 'job' | 'slot' | 'runId' | 'outcome' | 'startedAtMs'>,
+): RunRecord {
+  return {
+    scheduledTime: '2026-03-28T01:30:00Z',
+    businessDate: r.slot.slice(0, 10),
+    trigger: 'schedule',
+    finishedAtMs: r.startedAtMs + 100,
+    durationMs: 100,
+    ...r,
+  };
+}
