@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { emit, median, OUT_DIR, round } from './support/report.js';
 
 const REPS = Number(process.argv[2] ?? 15);
@@ -19,7 +19,24 @@ const FIXTURES = {
   job: 'bench/fixtures/job-handler.ts',
   bare: 'bench/fixtures/bare-handler.ts',
   powertools: 'bench/fixtures/powertools-handler.ts',
+  /** The job again, with lib/runtime/observability.ts (Powertools Logger + Metrics) stubbed out. */
+  jobNoObservability: 'bench/fixtures/job-handler.ts',
 } as const;
+
+/** esbuild plugin: replace the runtime's observability module by a no-op observer factory. */
+const withoutObservability: Plugin = {
+  name: 'stub-observability',
+  setup(b) {
+    b.onResolve({ filter: /\/observability\.js$/ }, () => ({
+      path: 'observability-stub',
+      namespace: 'stub',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
+      contents: 'export const createObserver = () => undefined;',
+      loader: 'js',
+    }));
+  },
+};
 type Name = keyof typeof FIXTURES;
 
 /** Bundle one entry the way a Lambda deployment would (CDK NodejsFunction-like settings). */
@@ -27,6 +44,7 @@ async function bundle(name: Name): Promise<string> {
   const outfile = join(OUT_DIR, 'cold-start', `${name}.mjs`);
   await build({
     entryPoints: [FIXTURES[name]],
+    plugins: name === 'jobNoObservability' ? [withoutObservability] : [],
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -114,6 +132,10 @@ async function main(): Promise<void> {
       {
         figure: 'bundle KB (gzip): Powertools idempotency',
         value: `${size.powertools.kb} (${size.powertools.gzipKb})`,
+      },
+      {
+        figure: 'bundle KB / import ms: job without Powertools observability',
+        value: `${size.jobNoObservability.kb} (${round(size.jobNoObservability.kb / size.bare.kb)}x bare) / ${imp.jobNoObservability}`,
       },
       { figure: 'size: job / bare', value: sizeRatio, target: '<= 1.10', met: sizeRatio <= 1.1 },
       {
