@@ -3,13 +3,18 @@
  */
 import { InvalidArgumentError } from 'commander';
 
-/** A UTC date (`yyyy-mm-dd`) or an ISO-8601 instant, as epoch ms. */
+/** A UTC date (`yyyy-mm-dd`) or an ISO-8601 instant with a zone, as epoch ms; impossible dates (02-30) rejected. */
 export function instantArg(flag: string) {
   return (value: string): number => {
-    const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-    if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
+    const m =
+      /^(\d{4})-(\d{2})-(\d{2})(?:$|T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$)/.exec(value);
+    const ms = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+    const [y, mo, d] = [Number(m?.[1]), Number(m?.[2]), Number(m?.[3])];
+    const real =
+      m !== null && mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+    if (!real || Number.isNaN(ms)) {
       throw new InvalidArgumentError(
-        `${flag} ${JSON.stringify(value)} is not a date (yyyy-mm-dd or ISO-8601 instant)`,
+        `${flag} ${JSON.stringify(value)} is not a real date (yyyy-mm-dd, UTC, or an ISO-8601 instant with a zone)`,
       );
     }
     return ms;
@@ -80,6 +85,30 @@ export function jobNameArg(flag: string) {
   return (value: string): string => {
     if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(value)) {
       throw new InvalidArgumentError(`${flag} ${JSON.stringify(value)} is not a job name`);
+    }
+    return value;
+  };
+}
+
+/**
+ * A slot id or a prefix of one: `yyyy`, `yyyy-MM`, `yyyy-MM-dd`, `yyyy-MM-ddTHH`, `yyyy-MM-ddTHH:mm`
+ * (cron, local) or a full UTC instant id `yyyy-MM-ddTHH:mm:ssZ` (rate/at); the date part must be real.
+ */
+export function slotArg(flag: string) {
+  return (value: string): string => {
+    const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})Z)?)?)?)?)?$/.exec(value);
+    const [y, mo, d, h, mi, se] = (m ?? []).slice(1).map((x) => (x === undefined ? undefined : Number(x)));
+    const ok =
+      m !== null &&
+      (mo === undefined || (mo >= 1 && mo <= 12)) &&
+      (d === undefined || (d >= 1 && d <= new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate())) &&
+      (h === undefined || h <= 23) &&
+      (mi === undefined || mi <= 59) &&
+      (se === undefined || se <= 59);
+    if (!ok) {
+      throw new InvalidArgumentError(
+        `${flag} ${JSON.stringify(value)} is not a slot id or a prefix of one (e.g. 2026-03-28 or 2026-03-28T02:30)`,
+      );
     }
     return value;
   };

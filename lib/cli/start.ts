@@ -13,19 +13,38 @@ export function registerStart(program: Command, app: LocalApp): void {
     .description(
       'Run the example jobs on DynamoDB Local under an EventBridge Scheduler emulator, with duplicate deliveries, and verify the invariants',
     )
-    .option('--from <date>', 'start of the emulated range (UTC date or ISO instant)', instantArg('--from'))
-    .option('--to <date>', 'end of the emulated range (UTC date or ISO instant)', instantArg('--to'))
+    .option(
+      '--from <date>',
+      'start of the emulated range, exclusive (UTC date or ISO instant; default: 3 days ago)',
+      instantArg('--from'),
+    )
+    .option(
+      '--to <date>',
+      'end of the emulated range, inclusive (UTC date or ISO instant; default: now)',
+      instantArg('--to'),
+    )
     .option('--copies <n>', 'concurrent duplicate deliveries per occurrence', intArg('--copies', 0, 100), 2)
     .option('--late <n>', 'late Scheduler retries per occurrence', intArg('--late', 0, 100), 1)
+    .option('--yes', 'play more than 1,000 occurrences')
     .option('--hold', 'keep DynamoDB Local up afterwards for the cronfence CLI, until Ctrl-C')
-    .action(async (opts: { from?: number; to?: number; copies: number; late: number; hold?: boolean }) => {
-      const ok = await runLocal(app, {
-        ...(opts.from !== undefined && { fromMs: opts.from }),
-        ...(opts.to !== undefined && { toMs: opts.to }),
-        concurrentCopies: opts.copies,
-        lateCopies: opts.late,
-        ...(opts.hold && { hold: true }),
-      });
-      process.exitCode = ok ? 0 : 1;
-    });
+    .action(
+      async (opts: {
+        from?: number;
+        to?: number;
+        copies: number;
+        late: number;
+        hold?: boolean;
+        yes?: boolean;
+      }) => {
+        const ok = await runLocal(app, {
+          ...(opts.from !== undefined && { fromMs: opts.from }),
+          ...(opts.to !== undefined && { toMs: opts.to }),
+          concurrentCopies: opts.copies,
+          lateCopies: opts.late,
+          ...(opts.hold && { hold: true }),
+          ...(opts.yes && { yes: true }),
+        });
+        process.exitCode = ok ? 0 : 1;
+      },
+    );
 }

@@ -31,6 +31,12 @@ export class ControlledClock implements Clock {
     if (this.frozenAtMs !== undefined) this.frozenAtMs += ms;
   }
 
+  /** Make the clock read `ms` now and run on from there (an emulator moving to a slot's time). */
+  setTo(ms: number): void {
+    this.offsetMs = ms - Date.now();
+    if (this.frozenAtMs !== undefined) this.frozenAtMs = ms;
+  }
+
   /** Current skew against the system clock, ms. */
   get skewMs(): number {
     return this.offsetMs;

@@ -23,6 +23,11 @@ export interface EmulateOptions {
   readonly lateCopies: number;
   /** Sweeper grace, ms. @default 600_000 */
   readonly graceMs?: number;
+  /**
+   * The handlers' clock (the one in their deps): moved to each occurrence's time before it is
+   * delivered, and to each sweep's time, so runs see the emulated time as Lambda would. @default none (real time)
+   */
+  readonly clock?: ControlledClock;
 }
 
 /** What the emulation produced. */
@@ -66,6 +71,7 @@ export async function emulate(
     if (r.summary) summaries.push(r.summary);
   };
   const runSweep = async (atMs: number) => {
+    o.clock?.setTo(atMs);
     const clock = new ControlledClock(atMs - Date.now());
     const targets = handlers.map((h) => ({
       definition: h.job,
@@ -98,6 +104,7 @@ export async function emulate(
   };
   for (const { handler, slot } of plan) {
     await runSweep(slot.scheduledTimeMs);
+    o.clock?.setTo(slot.scheduledTimeMs + 1_000); // Scheduler delivers at (or just after) the slot
     const d = deliveriesFor(handler.job.name, slot.scheduledTimeMs, o.concurrentCopies, o.lateCopies);
     const round1 = await Promise.all(d.concurrent.map((x) => deliver(handler, x)));
     round1.forEach(record);

@@ -23,9 +23,22 @@ export interface LocalState {
   readonly startedAt: string;
 }
 
-/** Write the state file under `dir` (default: the working directory). @returns its path */
-export function writeLocalState(state: LocalState, dir: string = process.cwd()): string {
+/**
+ * Write the state file under `dir` (default: the working directory), unless another live `npm start`
+ * owns it (the CLI keeps talking to that one).
+ * @returns its path, or `{ ownedBy }` naming the live owner's PID when not written.
+ */
+export function writeLocalState(
+  state: LocalState,
+  dir: string = process.cwd(),
+): string | { ownedBy: number } {
   const path = resolve(dir, LOCAL_STATE_PATH);
+  try {
+    const existing = JSON.parse(readFileSync(path, 'utf8')) as LocalState;
+    if (existing.pid !== state.pid && alive(existing.pid)) return { ownedBy: existing.pid };
+  } catch {
+    // no file (or unreadable): ours to write
+  }
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`);
   return path;

@@ -4,8 +4,10 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dstWarnings } from '../core/schedule/dst-warnings.js';
+import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { InvalidArgumentError } from '../errors.js';
+import { ControlledClock } from '../faults/clock.js';
 import type { JobHandler } from '../runtime/define-job.js';
 import { createDeps } from '../runtime/deps.js';
 import type { RunSummary } from '../runtime/run-session.js';
@@ -37,11 +39,14 @@ export interface LocalApp {
   ): Promise<Check[]>;
 }
 
+/** Ranges larger than this many occurrences need `--yes`. */
+export const MAX_OCCURRENCES_WITHOUT_YES = 1_000;
+
 /** Options of {@link runLocal}. */
 export interface RunLocalOptions {
-  /** First instant of the emulated range, epoch ms. @default now */
+  /** Start of the emulated range (exclusive), epoch ms. @default `toMs` − 3 days */
   readonly fromMs?: number;
-  /** End of the emulated range, epoch ms. @default from + 3 days */
+  /** End of the emulated range (inclusive), epoch ms. @default now, or `fromMs` + 3 days when only `fromMs` is given */
   readonly toMs?: number;
   /** At most this many occurrences per job. @default 3 (unlimited with an explicit range) */
   readonly maxPerJob?: number;
@@ -53,6 +58,8 @@ export interface RunLocalOptions {
   readonly print?: (line: string) => void;
   /** Keep DynamoDB Local (and `.cronfence/local.json`) up after the run until SIGINT/SIGTERM. @default false */
   readonly hold?: boolean;
+  /** Allow more than {@link MAX_OCCURRENCES_WITHOUT_YES} occurrences. @default false */
+  readonly yes?: boolean;
 }
 
 function line(r: DeliveryResult): string {
@@ -77,11 +84,28 @@ function line(r: DeliveryResult): string {
  */
 export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Promise<boolean> {
   const print = options.print ?? ((l: string) => console.log(l));
-  const fromMs = options.fromMs ?? Date.now();
-  const explicitRange = options.toMs !== undefined;
-  const toMs = options.toMs ?? fromMs + 3 * 86_400_000;
-  if (!(toMs > fromMs))
-    throw new InvalidArgumentError('--to', new Date(toMs).toISOString(), 'must be after --from');
+  const DAYS_3 = 3 * 86_400_000;
+  const explicitRange = options.fromMs !== undefined || options.toMs !== undefined;
+  const toMs = options.toMs ?? (options.fromMs !== undefined ? options.fromMs + DAYS_3 : Date.now());
+  const fromMs = options.fromMs ?? toMs - DAYS_3;
+  if (!(toMs > fromMs)) {
+    throw new InvalidArgumentError(
+      '--to',
+      new Date(toMs).toISOString(),
+      `must be after --from (${new Date(fromMs).toISOString()})`,
+    );
+  }
+  const occurrences = app.handlers.reduce(
+    (n, h) => n + enumerateSlots({ ...h.job, schedule: h.expression, startMs: fromMs }, fromMs, toMs).length,
+    0,
+  );
+  if (occurrences > MAX_OCCURRENCES_WITHOUT_YES && !options.yes) {
+    throw new InvalidArgumentError(
+      '--from/--to',
+      `${new Date(fromMs).toISOString()}..${new Date(toMs).toISOString()}`,
+      `covers ${occurrences} occurrences (more than ${MAX_OCCURRENCES_WITHOUT_YES}); add --yes to play them all`,
+    );
+  }
   let local: DynamoDbLocal | undefined;
   let statePath: string | undefined;
   let stopping = false;
@@ -121,17 +145,23 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     await ensureTables(doc, tables);
     print(`Tables: ${tables.map((t) => t.tableName).join(', ')}`);
     // Lets the `cronfence` CLI find this stack without flags while we run (lib/local/local-state).
-    statePath = writeLocalState({
+    const written = writeLocalState({
       endpoint,
       region: process.env.AWS_REGION ?? 'us-east-1',
       tables: Object.fromEntries(tables.map((t) => [t.schema.envVar, t.tableName])),
       pid: process.pid,
       startedAt: new Date().toISOString(),
     });
+    if (typeof written === 'string') statePath = written;
+    else
+      print(
+        `Another npm start (pid ${written.ownedBy}) owns .cronfence/local.json: the CLI keeps talking to that one`,
+      );
     started = true;
     await app.start?.(print);
 
-    const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar] });
+    const clock = new ControlledClock();
+    const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar], clock });
     const handlers = app.handlers.map((h) => h.withDeps(() => deps));
     for (const h of app.handlers) {
       const warnings = dstWarnings({ ...h.job, schedule: h.expression }, fromMs);
@@ -155,6 +185,7 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
         ...(!explicitRange && { maxPerJob: options.maxPerJob ?? 3 }),
         concurrentCopies: options.concurrentCopies ?? 2,
         lateCopies: options.lateCopies ?? 1,
+        clock,
       },
       {
         delivery: (r) => print(line(r)),

@@ -11,7 +11,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { parseInvocationEvent } from '../core/event.js';
-import { InvalidArgumentError, InvalidEventError } from '../errors.js';
+import { InvalidArgumentError } from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
 import type { JobContext } from './job-context.js';
 import type { RunSummary } from './run-session.js';
@@ -48,16 +48,6 @@ export function shardOf(key: string, shards: number): number {
  */
 export function ownsKey(ctx: Pick<JobContext, 'shard'>, key: string, shards: number): boolean {
   return ctx.shard === undefined || shardOf(key, shards) === ctx.shard;
-}
-
-/**
- * Reject a payload's `shard` the job does not have (before any write).
- * @throws InvalidEventError for a shard on an unsharded job or a shard >= `shards`.
- */
-export function checkShard(shard: number | undefined, shards: number): void {
-  if (shard === undefined) return;
-  if (shards <= 1) throw new InvalidEventError('shard', shard, 'is set but the job is not sharded');
-  if (shard >= shards) throw new InvalidEventError('shard', shard, `must be < the job's shards (${shards})`);
 }
 
 /**

@@ -118,12 +118,15 @@ export function createJobContext(b: JobContextBinding): JobContext {
     remainingTimeMs: () => b.remainingTimeMs(),
     nowMs: () => clock.now(),
     throwIfAborted: guard,
+    // A run that knows it lost its lease stops before writing; the fence refuses the ones that do not know.
     fencedPut: async (tableName, key, attributes) => {
       await b.pause('before-write', key);
+      guard();
       return results.fencedPut({ tableName, key }, attributes, fc());
     },
     insertOnce: async (tableName, key, attributes) => {
       await b.pause('before-write', key);
+      guard();
       return results.insertOnce({ tableName, key }, attributes, fc());
     },
     effect: (key, request, provider) => effects.run(key, request, provider),

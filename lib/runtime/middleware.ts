@@ -8,9 +8,8 @@ import type { Context } from 'aws-lambda';
 import { parseInvocationEvent } from '../core/event.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
-import { UnknownJobError } from '../errors.js';
+import { InvalidEventError, UnknownJobError } from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
-import { checkShard } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { RunSession, type RunSummary } from './run-session.js';
 
@@ -54,7 +53,15 @@ export function cronfenceMiddleware(
     before: async (request) => {
       const event = parseInvocationEvent(request.event);
       if (event.job !== definition.name) throw new UnknownJobError(event.job, [definition.name]);
-      checkShard(event.shard, definition.shards);
+      if (event.shard !== undefined && event.shard >= definition.shards) {
+        throw new InvalidEventError(
+          'shard',
+          event.shard,
+          definition.shards === 1
+            ? `job "${definition.name}" has no shards`
+            : `must be below ${definition.shards} (the job's shard count)`,
+        );
+      }
       const session = new RunSession(definition, options.expression, options.deps(), event, request.context);
       state(request).session = session;
       const begun = await session.begin();

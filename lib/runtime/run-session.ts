@@ -9,6 +9,7 @@ import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
+import { validateSlot } from '../core/schedule/validate-slot.js';
 import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
 import { notify, type RuntimeEventBody } from './events.js';
@@ -53,6 +54,13 @@ export class RunSession {
       event.slotLocalTime !== undefined && expression.kind === 'cron'
         ? slotFromLocalTime(event.slotLocalTime, expression, def.timeZone, def.businessDate)
         : slotFromScheduledTime(event.scheduledTimeMs, expression, def.timeZone, def.businessDate);
+    validateSlot(
+      expression,
+      this.slot,
+      event.scheduledTimeMs,
+      event.slotLocalTime !== undefined && expression.kind === 'cron',
+      this.startedAtMs,
+    );
   }
 
   /** True once the lease is ours (the finish must record and release). */

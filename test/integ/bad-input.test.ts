@@ -52,6 +52,42 @@ describe('bad events', () => {
       UnknownJobError,
       /"merchant-settlement".*runs "daily-report"/,
     ],
+    [
+      'a shard for a job without shards',
+      { ...schedulerPayload('daily-report', Date.UTC(2026, 2, 20, 1, 30)), shard: 7 },
+      InvalidEventError,
+      /"shard" = 7: job "daily-report" has no shards/,
+    ],
+    [
+      'a time that is not an occurrence of the cron',
+      { ...schedulerPayload('daily-report', Date.UTC(2026, 2, 27, 1, 31)) },
+      InvalidEventError,
+      /"scheduledTime" = "2026-03-27T01:31:00.000Z": is not an occurrence of cron\(30 2 \* \* \? \*\)/,
+    ],
+    [
+      'a slot in the future',
+      { ...schedulerPayload('daily-report', Date.UTC(2099, 0, 1, 1, 30)) },
+      InvalidEventError,
+      /"scheduledTime" = "2099-01-01T01:30:00.000Z": is in the future/,
+    ],
+    [
+      'a year before 1970',
+      { job: 'daily-report', scheduledTime: '0000-06-01T00:30:00Z' },
+      InvalidEventError,
+      /is before 1970/,
+    ],
+    [
+      'a catch-up slot that contradicts its scheduledTime',
+      {
+        job: 'daily-report',
+        scheduledTime: '2026-03-18T01:30:00Z',
+        trigger: 'catch-up',
+        slot: '2026-01-01T02:30',
+        requestedBy: 'sweeper',
+      },
+      InvalidEventError,
+      /"slot" = "2026-01-01T02:30": runs at 2026-01-01T01:30:00.000Z, not at scheduledTime 2026-03-18T01:30:00.000Z/,
+    ],
   ])('rejects %s and writes nothing', async (_what, event, type, message) => {
     const err = await invokeExpectingError(event);
     expect(err).toBeInstanceOf(type);

@@ -153,7 +153,9 @@ describe('a sharded job', () => {
       extra: { shard: SHARDS },
     });
     expect(r.error).toBeInstanceOf(InvalidEventError);
-    expect(r.error?.message).toBe('invalid event: field "shard" = 4: must be < the job\'s shards (4)');
+    expect(r.error?.message).toBe(
+      'invalid event: field "shard" = 4: must be below 4 (the job\'s shard count)',
+    );
     expect(await stack.runRecords('sharded-settlement')).toEqual([]);
   });
 
