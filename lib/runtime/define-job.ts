@@ -42,7 +42,7 @@ export interface JobOptions {
   readonly dispatch?: ShardDispatcher;
   /** @default 30 */
   readonly runRetentionDays?: number;
-  /** @default 64 */
+  /** @default 32 (keeps the lease item under 1 KB: a claim or release costs 1 write unit) */
   readonly rememberSlots?: number;
   /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
   run(ctx: JobContext): Promise<unknown>;
@@ -122,7 +122,7 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
     ...(options.catchUp !== undefined && { catchUp: options.catchUp }),
     shards,
     runRetentionDays,
-    rememberSlots: positive('rememberSlots', options.rememberSlots ?? 64, 1000),
+    rememberSlots: positive('rememberSlots', options.rememberSlots ?? 32, 1000),
   };
   return { definition, expression };
 }
