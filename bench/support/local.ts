@@ -3,10 +3,11 @@
  * the endpoint in `DYNAMODB_ENDPOINT`, with freshly named tables from the shared schemas.
  */
 import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { reportsTable, settlementsTable } from '../../functions/tables.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../lib/local/dynamodb-local.js';
 import { ensureTables } from '../../lib/local/tables.js';
+import { scanAll } from '../../lib/local/verify.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../../lib/store/schema.js';
 
@@ -71,18 +72,7 @@ export async function benchDynamo(): Promise<BenchDynamo> {
   process.env[libraryTable.envVar] = names.tableName;
   process.env[settlementsTable.envVar] = names.settlements;
   process.env[reportsTable.envVar] = names.reports;
-  const scan = async (t: string) => {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await admin.send(
-        new ScanCommand({ TableName: t, ConsistentRead: true, ExclusiveStartKey: start }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  const scan = (t: string) => scanAll(admin, t);
   return {
     endpoint,
     pid: local?.pid,

@@ -157,7 +157,9 @@ describe('a sharded job', () => {
         Statement: Match.arrayWith([
           Match.objectLike({
             Action: 'lambda:InvokeFunction',
-            Resource: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':function:cronfence-fanned$')])] },
+            Resource: {
+              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':function:cronfence-fanned$')])],
+            },
           }),
         ]),
       },
