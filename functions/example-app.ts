@@ -4,28 +4,15 @@
  * DynamoDB, plus one executed payout per merchant and date and one e-mail per date, asked of the
  * payment service itself.
  */
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type PaymentService, startPaymentService } from '../lib/local/payment-service.js';
 import type { LocalApp } from '../lib/local/run-local.js';
-import type { Check } from '../lib/local/verify.js';
+import { type Check, scanAll } from '../lib/local/verify.js';
 import { libraryTable } from '../lib/store/schema.js';
 import { handler as dailyReport } from './daily-report.js';
 import { handler as merchantSettlement } from './merchant-settlement.js';
 import { MERCHANTS } from './merchants.js';
 import { exampleTables, reportsTable, settlementsTable, tableName } from './tables.js';
-
-async function scanAll(doc: DynamoDBDocumentClient, table: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await doc.send(
-      new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 async function getJson(url: string): Promise<{ key?: string; body: Record<string, unknown> }[]> {
   const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });

@@ -18,6 +18,15 @@ export * from './effects/index.js';
 export * from './errors.js';
 export { defineJob, type JobHandler, type JobOptions, validateJob } from './runtime/define-job.js';
 export { createDeps, type RuntimeDeps } from './runtime/deps.js';
+export {
+  type FanOutDeps,
+  InProcessShardDispatcher,
+  ownsKey,
+  type ShardDelivery,
+  type ShardDispatcher,
+  shardOf,
+} from './runtime/fan-out.js';
+export { type LambdaShardDispatcherOptions, lambdaShardDispatcher } from './runtime/fan-out-lambda.js';
 export type { JobContext } from './runtime/job-context.js';
 export type { RunSummary } from './runtime/run-session.js';
 export { createDocumentClient } from './store/client.js';

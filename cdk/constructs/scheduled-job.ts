@@ -1,5 +1,6 @@
-import { Annotations, type Duration } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, type Duration, Stack } from 'aws-cdk-lib';
 import type { Role } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
@@ -164,9 +165,10 @@ export class ScheduledJob extends Construct {
     this.startMs = props.start?.getTime();
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
     const tables = props.tables ?? [];
+    const functionName = props.functionName ?? `cronfence-${definition.name}`;
     const fn = new JobFunction(this, 'Handler', {
       // A predictable name lets `cronfence backfill <job>` find the function without --function.
-      functionName: props.functionName ?? `cronfence-${definition.name}`,
+      functionName,
       entry: props.entry,
       projectRoot: props.projectRoot,
       timeoutSeconds: definition.timeoutSeconds,
@@ -183,6 +185,23 @@ export class ScheduledJob extends Construct {
     });
     this.function = fn.function;
     this.role = fn.role;
+    if (definition.shards > 1) {
+      // Fan-out (lib/runtime/fan-out-lambda.ts): the scheduled invocation invokes its own function once
+      // per shard. The ARN is built from the fixed name: referencing the function would be a cycle.
+      fn.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['lambda:InvokeFunction'],
+          resources: [
+            Stack.of(this).formatArn({
+              service: 'lambda',
+              resource: 'function',
+              resourceName: functionName,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          ],
+        }),
+      );
+    }
     this.logGroup = fn.logGroup;
     props.libraryTable.grantJob(this.role, definition.name);
     for (const table of tables) grantApplicationTable(table.table, this.role);

@@ -89,3 +89,27 @@ export function jobNameArg(flag: string) {
     return value;
   };
 }
+
+/**
+ * A slot id or a prefix of one: `yyyy`, `yyyy-MM`, `yyyy-MM-dd`, `yyyy-MM-ddTHH`, `yyyy-MM-ddTHH:mm`
+ * (cron, local) or a full UTC instant id `yyyy-MM-ddTHH:mm:ssZ` (rate/at); the date part must be real.
+ */
+export function slotArg(flag: string) {
+  return (value: string): string => {
+    const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})Z)?)?)?)?)?$/.exec(value);
+    const [y, mo, d, h, mi, se] = (m ?? []).slice(1).map((x) => (x === undefined ? undefined : Number(x)));
+    const ok =
+      m !== null &&
+      (mo === undefined || (mo >= 1 && mo <= 12)) &&
+      (d === undefined || (d >= 1 && d <= new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate())) &&
+      (h === undefined || h <= 23) &&
+      (mi === undefined || mi <= 59) &&
+      (se === undefined || se <= 59);
+    if (!ok) {
+      throw new InvalidArgumentError(
+        `${flag} ${JSON.stringify(value)} is not a slot id or a prefix of one (e.g. 2026-03-28 or 2026-03-28T02:30)`,
+      );
+    }
+    return value;
+  };
+}

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { Outcome, PROBLEM_OUTCOMES } from '../core/outcomes.js';
-import { intArg, listArg, sinceArg } from './args.js';
+import { intArg, listArg, sinceArg, slotArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, type Column, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
 import { type HandlerList, loadRegistry, requireJob, withJobsOption } from './registry.js';
@@ -58,7 +58,7 @@ export function registerRuns(program: Command, defaults: HandlerList): void {
     .description(
       "List a job's run records (newest slot first), or with --failed the problem runs across jobs",
     )
-    .option('--slot <slot>', 'only this slot id, or a prefix of one (e.g. 2026-03-28)')
+    .option('--slot <slot>', 'only this slot id, or a prefix of one (e.g. 2026-03-28)', slotArg('--slot'))
     .option(
       '--since <age|date>',
       'only attempts since: 30m, 24h, 7d, a UTC date or an ISO instant',

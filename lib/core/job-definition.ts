@@ -40,7 +40,7 @@ export interface JobDefinition {
   readonly shards: number;
   /** Days a run record is kept before DynamoDB TTL reaps it. @default 30 */
   readonly runRetentionDays: number;
-  /** How many recently succeeded slots the lease item remembers (its bounded done set). @default 64 */
+  /** How many recently succeeded slots the lease item remembers (its bounded done set). @default 32 */
   readonly rememberSlots: number;
 }
 

@@ -2,7 +2,7 @@
  * Invariant checks read from DynamoDB's own state after an emulated run: one run record per
  * invocation, no lease left held. Business checks (one result per key) come from the app.
  */
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { RunSummary } from '../runtime/run-session.js';
 import { Keys } from '../store/schema.js';
 
@@ -22,6 +22,23 @@ export async function queryAll(
   let start: Record<string, unknown> | undefined;
   do {
     const out = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Every item of a table, consistent, following pagination (local checks and tests; never on a run's path). */
+export async function scanAll(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await doc.send(
+      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);

@@ -14,6 +14,7 @@ import { parseScheduleExpression, type ScheduleExpression } from '../core/schedu
 import { validateCatchUp } from '../core/schedule/validate.js';
 import { InvalidJobDefinitionError } from '../errors.js';
 import { createDeps, type RuntimeDeps } from './deps.js';
+import { type FanOutDeps, fanOut, type ShardDispatcher } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
 import { createObserver } from './observability.js';
@@ -32,11 +33,16 @@ export interface JobOptions {
   readonly businessDate?: 'slot-date' | 'previous-day';
   readonly dstGap?: 'skip' | 'shift';
   readonly catchUp?: JobDefinition['catchUp'];
-  /** @default 1 */
+  /**
+   * Shards (DESIGN.md "Scale"): the scheduled invocation fans out to this many shard invocations, each
+   * with its own lease; split business keys with `shardOf(key, shards) === ctx.shard`. @default 1
+   */
   readonly shards?: number;
+  /** How a sharded job starts its shards (e.g. `lambdaShardDispatcher()`). Required when `shards > 1`. */
+  readonly dispatch?: ShardDispatcher;
   /** @default 30 */
   readonly runRetentionDays?: number;
-  /** @default 64 */
+  /** @default 32 (keeps the lease item under 1 KB: a claim or release costs 1 write unit) */
   readonly rememberSlots?: number;
   /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
   run(ctx: JobContext): Promise<unknown>;
@@ -116,7 +122,7 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
     ...(options.catchUp !== undefined && { catchUp: options.catchUp }),
     shards,
     runRetentionDays,
-    rememberSlots: positive('rememberSlots', options.rememberSlots ?? 64, 1000),
+    rememberSlots: positive('rememberSlots', options.rememberSlots ?? 32, 1000),
   };
   return { definition, expression };
 }
@@ -140,14 +146,17 @@ export function defineJob(options: JobOptions): JobHandler {
     return cached;
   };
   const build = (deps: () => RuntimeDeps, onSummary?: (s: RunSummary) => void): JobHandler => {
-    const base = async (_event: unknown, context: CronfenceLambdaContext): Promise<RunSummary> => {
+    const base = async (event: unknown, context: CronfenceLambdaContext): Promise<RunSummary> => {
       const ctx = context.cronfence;
       if (!ctx) throw new Error('cronfence middleware did not run');
       const aborted = new Promise<never>((_, reject) => {
         if (ctx.signal.aborted) reject(ctx.signal.reason);
         ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
       });
-      await Promise.race([options.run(ctx), aborted]);
+      const sharded = definition.shards > 1 && ctx.shard === undefined;
+      const dispatcher = () => (deps() as FanOutDeps).dispatchShards ?? options.dispatch;
+      const body = sharded ? fanOut(ctx, event, definition.shards, dispatcher()) : options.run(ctx);
+      await Promise.race([body, aborted]);
       return undefined as unknown as RunSummary; // `after` replaces it with the run summary
     };
     const handler = middy(base).use(

@@ -148,3 +148,21 @@ describe('synth warns about schedules the alarms or the sweeper cannot fully fol
     );
   });
 });
+
+describe('a sharded job', () => {
+  it('may invoke its own function (the fan-out), by its fixed name', () => {
+    const { template } = synthesize(props(job({ name: 'fanned', shards: 4 })));
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'lambda:InvokeFunction',
+            Resource: {
+              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':function:cronfence-fanned$')])],
+            },
+          }),
+        ]),
+      },
+    });
+  });
+});

@@ -3,12 +3,13 @@
  * Local (from the globalSetup), Document clients with fault injection, and handler builders.
  */
 import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { reportsTable, settlementsTable } from '../../functions/tables.js';
 import { ControlledClock } from '../../lib/faults/clock.js';
 import { FaultInjector } from '../../lib/faults/sdk-faults.js';
 import { ensureTables } from '../../lib/local/tables.js';
+import { scanAll } from '../../lib/local/verify.js';
 import { createDeps, type PausePoint, type RuntimeDeps } from '../../lib/runtime/deps.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../../lib/store/schema.js';
@@ -50,18 +51,7 @@ export async function localStack(): Promise<LocalStack> {
   process.env[reportsTable.envVar] = reports;
   process.env[settlementsTable.envVar] = settlements;
   process.env[libraryTable.envVar] = tableName;
-  const scan = async (t: string) => {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await doc.send(
-        new ScanCommand({ TableName: t, ConsistentRead: true, ExclusiveStartKey: start }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  const scan = (t: string) => scanAll(doc, t);
   return {
     endpoint,
     tableName,

@@ -22,7 +22,7 @@ describe('defineJob validation at definition time', () => {
       businessDate: 'slot-date',
       shards: 1,
       runRetentionDays: 30,
-      rememberSlots: 64,
+      rememberSlots: 32,
     });
     expect(h.expression.kind).toBe('cron');
   });

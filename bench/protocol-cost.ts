@@ -1,0 +1,177 @@
+/**
+ * Figure 1 — protocol cost, counted by an SDK middleware (requests by operation, and the capacity
+ * DynamoDB reports with ReturnConsumedCapacity TOTAL): per successful run, per duplicate (lease held,
+ * and already succeeded) and per renewal, with the lease item's done set full (steady state).
+ * Run: npx tsx bench/protocol-cost.ts
+ */
+import { benchJob, benchWorker, deliverSlot } from './support/jobs.js';
+import { benchDynamo } from './support/local.js';
+import type { MeterSnapshot } from './support/meter.js';
+import { emit, round } from './support/report.js';
+
+/**
+ * DynamoDB on-demand prices used for "cost per million runs": us-east-1, Standard table class, USD per
+ * million request units (AWS price list after the November 2024 on-demand reduction). Override with
+ * BENCH_WRU_USD / BENCH_RRU_USD.
+ */
+export const ON_DEMAND_PRICES = {
+  region: 'us-east-1',
+  tableClass: 'Standard',
+  writeRequestUnitUsdPerMillion: Number(process.env.BENCH_WRU_USD ?? 0.625),
+  readRequestUnitUsdPerMillion: Number(process.env.BENCH_RRU_USD ?? 0.125),
+} as const;
+
+const WARM_SLOTS = 70; // > rememberSlots (64): the lease item carries a full done set
+const MEASURED = 50;
+
+function per(s: MeterSnapshot, n: number) {
+  return {
+    requests: Object.fromEntries(Object.entries(s.requests).map(([k, v]) => [k, round(v / n)])),
+    writes: round(s.writes / n),
+    reads: round(s.reads / n),
+    wcu: round(s.wcu / n),
+    rcu: round(s.rcu / n),
+    estimatedWcuForFailedConditions: round(s.estimatedWcu / n),
+    unitsByOperation: Object.fromEntries(
+      Object.entries(s.unitsByOperation).map(([k, v]) => [k, round(v / n)]),
+    ),
+  };
+}
+
+async function main(): Promise<void> {
+  const dyn = await benchDynamo();
+  try {
+    let release: (() => void) | undefined;
+    let holding: Promise<void> | undefined;
+    const job = benchJob('bench-cost', async () => {
+      if (holding) await holding;
+    });
+    const w = benchWorker(dyn);
+
+    // Warm up: fill the done set so claims and releases carry the steady-state item size.
+    for (let i = 0; i < WARM_SLOTS; i++) await deliverSlot(job, w.deps, i);
+
+    // Successful runs.
+    w.meter.reset();
+    for (let i = WARM_SLOTS; i < WARM_SLOTS + MEASURED; i++) {
+      const r = await deliverSlot(job, w.deps, i);
+      if (r.summary?.outcome !== 'succeeded') throw new Error(`run ${i} did not succeed: ${r.error}`);
+    }
+    const success = per(w.meter.snapshot(), MEASURED);
+
+    // The same on a job whose done set holds few slots (its first runs): the lease item stays < 1 KB.
+    const fresh = benchWorker(dyn);
+    const freshJob = benchJob('bench-cost-fresh', async () => undefined);
+    for (let i = 0; i < 5; i++) await deliverSlot(freshJob, fresh.deps, i);
+    const successSmallDoneSet = per(fresh.meter.snapshot(), 5);
+
+    // Duplicates while the lease is held (lease-held skips), on a second worker's meter.
+    const dup = benchWorker(dyn);
+    const heldSlot = WARM_SLOTS + MEASURED;
+    holding = new Promise<void>((r) => {
+      release = r;
+    });
+    const holder = deliverSlot(job, w.deps, heldSlot);
+    await new Promise((r) => setTimeout(r, 200)); // the holder has claimed and waits in its body
+    for (let i = 0; i < MEASURED; i++) {
+      const r = await deliverSlot(job, dup.deps, heldSlot, { label: 'duplicate' });
+      if (r.summary?.reason !== 'lease-held')
+        throw new Error(`duplicate not lease-held: ${r.summary?.reason}`);
+    }
+    const leaseHeld = per(dup.meter.snapshot(), MEASURED);
+    release?.();
+    holding = undefined;
+    await holder;
+
+    // Late duplicates of a succeeded slot (already-succeeded skips).
+    dup.meter.reset();
+    for (let i = 0; i < MEASURED; i++) {
+      const r = await deliverSlot(job, dup.deps, heldSlot, { attemptNumber: 2, label: 'late' });
+      if (r.summary?.reason !== 'already-succeeded')
+        throw new Error(`late duplicate not already-succeeded: ${r.summary?.reason}`);
+    }
+    const alreadySucceeded = per(dup.meter.snapshot(), MEASURED);
+
+    // Renewals: a 1 s lease renewed every 1/3 s while the body works ~2 s.
+    let renewals = 0;
+    const rw = benchWorker(dyn, {
+      observe: (e) => {
+        if (e.type === 'renew' && e.ok) renewals++;
+      },
+    });
+    const longJob = benchJob('bench-cost-renew', () => new Promise((r) => setTimeout(r, 2_000)), {
+      lease: { durationSeconds: 1 },
+    });
+    const quick = benchJob('bench-cost-renew', async () => undefined, { lease: { durationSeconds: 1 } });
+    for (let i = 0; i < WARM_SLOTS; i++) await deliverSlot(quick, w.deps, i); // full done set
+    const plain = benchWorker(dyn);
+    await deliverSlot(quick, plain.deps, WARM_SLOTS);
+    const base = plain.meter.snapshot();
+    await deliverSlot(longJob, rw.deps, WARM_SLOTS + 1);
+    const withRenew = rw.meter.snapshot();
+    const renewal = {
+      renewals,
+      writes: round((withRenew.writes - base.writes) / renewals),
+      reads: round((withRenew.reads - base.reads) / renewals),
+      wcu: round((withRenew.wcu - base.wcu) / renewals),
+    };
+
+    const p = ON_DEMAND_PRICES;
+    const usdPerMillion = (s: { wcu: number; rcu: number }) =>
+      round(s.wcu * p.writeRequestUnitUsdPerMillion + s.rcu * p.readRequestUnitUsdPerMillion, 4);
+    const cost = {
+      successfulRun: usdPerMillion(success),
+      duplicateLeaseHeld: usdPerMillion(leaseHeld),
+      duplicateAlreadySucceeded: usdPerMillion(alreadySucceeded),
+      renewal: usdPerMillion({ wcu: renewal.wcu, rcu: 0 }),
+    };
+    emit(
+      'protocol-cost',
+      {
+        command: 'npx tsx bench/protocol-cost.ts',
+        measuredRunsPerCase: MEASURED,
+        doneSetSize: 64,
+        perSuccessfulRun: success,
+        perSuccessfulRunDoneSetUnder5: successSmallDoneSet,
+        perDuplicateLeaseHeld: leaseHeld,
+        perDuplicateAlreadySucceeded: alreadySucceeded,
+        perRenewal: renewal,
+        prices: p,
+        usdPerMillion: cost,
+      },
+      [
+        {
+          figure: 'successful run: writes / reads',
+          value: `${success.writes} / ${success.reads}`,
+          target: '<= 3 / 0',
+          met: success.writes <= 3 && success.reads === 0,
+        },
+        {
+          figure: 'successful run: WCU (done set 64 / <5 slots)',
+          value: `${success.wcu} / ${successSmallDoneSet.wcu}`,
+        },
+        {
+          figure: 'duplicate (lease held): writes / reads',
+          value: `${leaseHeld.writes} / ${leaseHeld.reads}`,
+          target: '<= 2 / 0',
+          met: leaseHeld.writes <= 2 && leaseHeld.reads === 0,
+        },
+        {
+          figure: 'duplicate (already succeeded): writes / reads',
+          value: `${alreadySucceeded.writes} / ${alreadySucceeded.reads}`,
+          target: '<= 2 / 0',
+          met: alreadySucceeded.writes <= 2 && alreadySucceeded.reads === 0,
+        },
+        { figure: 'renewal: writes / WCU', value: `${renewal.writes} / ${renewal.wcu}` },
+        { figure: 'USD per million successful runs', value: cost.successfulRun },
+        { figure: 'USD per million duplicates', value: cost.duplicateLeaseHeld },
+        { figure: 'USD per million renewals', value: cost.renewal },
+      ],
+    );
+  } finally {
+    await dyn.stop();
+  }
+}
+
+await main();
+process.exit(0);
