@@ -1,7 +1,7 @@
 /**
  * `cronfence start`: the example app on DynamoDB Local under the Scheduler emulator.
  */
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { LocalApp } from '../local/run-local.js';
 import { runLocal } from '../local/run-local.js';
 import { instantArg, intArg } from './args.js';
@@ -27,6 +27,10 @@ export function registerStart(program: Command, app: LocalApp): void {
     .option('--late <n>', 'late Scheduler retries per occurrence', intArg('--late', 0, 100), 1)
     .option('--yes', 'play more than 1,000 occurrences')
     .option('--hold', 'keep DynamoDB Local up afterwards for the cronfence CLI, until Ctrl-C')
+    .option(
+      '--chaos [seed]',
+      'inject a seeded mix of faults (throttling, lost responses, slow requests, pauses); still verifies the invariants',
+    )
     .action(
       async (opts: {
         from?: number;
@@ -35,7 +39,16 @@ export function registerStart(program: Command, app: LocalApp): void {
         late: number;
         hold?: boolean;
         yes?: boolean;
+        chaos?: boolean | string;
       }) => {
+        const seed =
+          opts.chaos === undefined
+            ? undefined
+            : opts.chaos === true
+              ? Date.now() % 1_000_000
+              : Number(opts.chaos);
+        if (seed !== undefined && !Number.isInteger(seed))
+          throw new InvalidArgumentError(`--chaos ${JSON.stringify(opts.chaos)} must be an integer seed`);
         const ok = await runLocal(app, {
           ...(opts.from !== undefined && { fromMs: opts.from }),
           ...(opts.to !== undefined && { toMs: opts.to }),
@@ -43,6 +56,7 @@ export function registerStart(program: Command, app: LocalApp): void {
           lateCopies: opts.late,
           ...(opts.hold && { hold: true }),
           ...(opts.yes && { yes: true }),
+          ...(seed !== undefined && { chaos: { seed } }),
         });
         process.exitCode = ok ? 0 : 1;
       },

@@ -7,6 +7,7 @@ import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { InvalidArgumentError } from '../errors.js';
+import { createChaos } from '../faults/chaos.js';
 import { ControlledClock } from '../faults/clock.js';
 import type { JobHandler } from '../runtime/define-job.js';
 import { createDeps } from '../runtime/deps.js';
@@ -60,6 +61,11 @@ export interface RunLocalOptions {
   readonly hold?: boolean;
   /** Allow more than {@link MAX_OCCURRENCES_WITHOUT_YES} occurrences. @default false */
   readonly yes?: boolean;
+  /**
+   * Inject a seeded mix of faults (lib/faults/chaos.ts) into the runs' DynamoDB requests and pause
+   * points; the verification still reads the truth. @default none
+   */
+  readonly chaos?: { readonly seed: number };
 }
 
 function line(r: DeliveryResult): string {
@@ -161,7 +167,17 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     await app.start?.(print);
 
     const clock = new ControlledClock();
-    const deps = createDeps({ doc, tableName: process.env[libraryTable.envVar], clock });
+    const chaos = options.chaos ? createChaos(options.chaos.seed) : undefined;
+    const runDoc = chaos ? createDocumentClient({ endpoint }) : doc;
+    chaos?.injector.attach(runDoc);
+    if (chaos)
+      print(`Chaos: seeded fault injection (seed ${chaos.seed}) on the runs' requests and pause points`);
+    const deps = createDeps({
+      doc: runDoc,
+      tableName: process.env[libraryTable.envVar],
+      clock,
+      ...(chaos && { pausePoint: chaos.pausePoint }),
+    });
     const handlers = app.handlers.map((h) => h.withDeps(() => deps));
     for (const h of app.handlers) {
       const warnings = dstWarnings({ ...h.job, schedule: h.expression }, fromMs);
@@ -202,6 +218,12 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
       )),
       ...(await app.verify(doc, slotsByJob, summaries)),
     ];
+    if (chaos) {
+      const injected = Object.entries(chaos.counts()).sort();
+      print(`\nChaos (seed ${chaos.seed}): ${injected.reduce((n, [, v]) => n + v, 0)} faults injected`);
+      print(`  ${injected.map(([k, v]) => `${k}=${v}`).join(' ') || 'none'}`);
+      if (runDoc !== doc) runDoc.destroy();
+    }
     print('\nVerification (read back from DynamoDB):');
     for (const c of checks) print(`  ${c.ok ? 'PASS' : 'FAIL'}  ${c.name}: ${c.detail}`);
     const ok = checks.every((c) => c.ok);
