@@ -13,6 +13,12 @@ import { explorerReports, explorerRows } from './jobs.js';
 /** A store a history runs against. */
 export interface HistoryBackend {
   readonly name: 'memory' | 'dynamodb';
+  /**
+   * True time the history starts at, epoch ms. DynamoDB (Local too) reaps items whose TTL attribute
+   * (`expiresAt`, run records) is in the past, so histories there start near the real time.
+   * @default HISTORY_START_MS (a fixed instant)
+   */
+  readonly startMs?: number;
   /** Key attribute names by physical table name (for the recorder). */
   readonly keyNames: Map<string, readonly string[]>;
   depsFor(parts: WorkerParts): RuntimeDeps;
@@ -60,6 +66,7 @@ export function dynamoBackend(target: DrillTarget): BackendFactory {
     const tables = await createDrillTables(target, [explorerReports, explorerRows]);
     return {
       name: 'dynamodb',
+      startMs: Math.floor(Date.now() / 300_000) * 300_000,
       keyNames: keyNames(
         tables.names.get(explorerReports) ?? explorerReports.defaultName,
         tables.names.get(explorerRows) ?? explorerRows.defaultName,

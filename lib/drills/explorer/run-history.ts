@@ -13,7 +13,10 @@ import type { HistorySpec } from './history.js';
 import { explorerJobs, SLOT_MINUTES } from './jobs.js';
 import { SimProvider } from './provider.js';
 
-/** True time every history starts at (a fixed instant: the same spec replays the same history). */
+/**
+ * True time every in-memory history starts at (a fixed instant: the same spec replays the same
+ * history). DynamoDB histories start near the real time instead (see `HistoryBackend.startMs`).
+ */
 export const HISTORY_START_MS = Date.parse('2026-01-05T00:00:00Z');
 
 const SLOT_MS = SLOT_MINUTES * 60_000;
@@ -102,8 +105,9 @@ function applyFaults(spec: HistorySpec, i: number, w: Worker, replace: () => voi
 export async function runHistory(spec: HistorySpec, backendFactory: BackendFactory): Promise<HistoryOutcome> {
   let stage: Stage | undefined;
   const backend = await backendFactory(() => stage?.time.nowMs ?? HISTORY_START_MS);
+  const start = backend.startMs ?? HISTORY_START_MS;
   try {
-    const s = new Stage(HISTORY_START_MS, (p) => backend.depsFor(p));
+    const s = new Stage(start, (p) => backend.depsFor(p));
     stage = s;
     for (const [k, v] of backend.keyNames) s.recorder.keyNames.set(k, v);
     const sleep = (ms: number) => s.time.sleep(ms);
@@ -133,7 +137,7 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
           worker: current[d.worker] as Worker,
           handler,
           job: handler.job.name,
-          scheduledTimeMs: HISTORY_START_MS + d.slot * SLOT_MS,
+          scheduledTimeMs: start + d.slot * SLOT_MS,
           attemptNumber: d.attempt,
           label: `${d.manual ? 'manual' : d.attempt > 1 ? 'retry' : 'on-time'} ${d.job}#${d.slot}`,
           ...(d.manual && {
@@ -154,7 +158,7 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
           worker: sweeper,
           handler,
           job: handler.job.name,
-          scheduledTimeMs: HISTORY_START_MS + Number(slot) * SLOT_MS,
+          scheduledTimeMs: start + Number(slot) * SLOT_MS,
           attemptNumber: 5,
           label: `sweep ${key}`,
         },
@@ -173,7 +177,7 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
           worker: sweeper,
           handler,
           job: handler.job.name,
-          scheduledTimeMs: HISTORY_START_MS + Math.max(...slots) * SLOT_MS,
+          scheduledTimeMs: start + Math.max(...slots) * SLOT_MS,
           label: `final claim ${job}`,
           extra: { trigger: 'manual', requestedBy: 'explorer', reason: 'final claim' },
         },
