@@ -19,7 +19,9 @@ export function runRecordItem(record: RunRecord, retentionDays: number): Record<
     ...Keys.run(record.job, record.slot, record.runId),
     kind: 'run',
     ...record,
-    [Attr.expiresAt]: Math.floor(atMs / 1000) + Math.ceil(retentionDays * DAY_S),
+    // Retention counts from when the record is written (wall clock), not from the run's own clock:
+    // a skewed or emulated clock (npm start --from <past>) must not make DynamoDB reap it at once.
+    [Attr.expiresAt]: Math.floor(Math.max(atMs, Date.now()) / 1000) + Math.ceil(retentionDays * DAY_S),
     ...(problem && { [Attr.problem]: record.outcome, [Attr.problemAtMs]: atMs }),
   };
 }

@@ -84,7 +84,7 @@ export const Keys = {
 
 /**
  * Build the `CreateTable` input for a schema (on-demand billing), used by DynamoDB Local setup.
- * TTL is set separately (`UpdateTimeToLive`); DynamoDB Local accepts but does not reap.
+ * TTL is set separately (`UpdateTimeToLive`); DynamoDB Local honours it and reaps expired items too.
  */
 export function createTableInput(schema: TableSchema, tableName: string): CreateTableCommandInput {
   const attrs = new Map<string, 'S' | 'N'>();
