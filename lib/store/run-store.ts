@@ -26,6 +26,35 @@ export function runRecordItem(record: RunRecord, retentionDays: number): Record<
   };
 }
 
+/**
+ * The stored form of the `abandoned / not-released` record a claimer writes for a displaced holder
+ * that never wrote its own (no trigger or scheduled time: only the holder knew them).
+ */
+export function abandonedRunItem(
+  job: string,
+  holder: HolderSeen,
+  byRunId: string,
+  nowMs: number,
+  retentionDays: number,
+): Record<string, unknown> {
+  const record: RunRecord = {
+    job,
+    slot: holder.slot,
+    scheduledTime: '',
+    businessDate: '',
+    runId: holder.runId,
+    trigger: 'schedule',
+    fence: holder.fence,
+    outcome: Outcome.Abandoned,
+    reason: Reason.NotReleased,
+    startedAtMs: nowMs,
+    finishedAtMs: nowMs,
+    details: { detectedBy: byRunId, leaseUntilMs: holder.leaseUntilMs },
+  };
+  const { scheduledTime: _s, businessDate: _b, trigger: _t, ...item } = runRecordItem(record, retentionDays);
+  return item;
+}
+
 /** Run store on the library table. */
 export class DynamoRunStore implements RunStore {
   constructor(
@@ -66,26 +95,7 @@ export class DynamoRunStore implements RunStore {
     nowMs: number,
     retentionDays: number,
   ): Promise<void> {
-    const record: RunRecord = {
-      job,
-      slot: holder.slot,
-      scheduledTime: '',
-      businessDate: '',
-      runId: holder.runId,
-      trigger: 'schedule',
-      fence: holder.fence,
-      outcome: Outcome.Abandoned,
-      reason: Reason.NotReleased,
-      startedAtMs: nowMs,
-      finishedAtMs: nowMs,
-      details: { detectedBy: byRunId, leaseUntilMs: holder.leaseUntilMs },
-    };
-    const {
-      scheduledTime: _s,
-      businessDate: _b,
-      trigger: _t,
-      ...item
-    } = runRecordItem(record, retentionDays);
+    const item = abandonedRunItem(job, holder, byRunId, nowMs, retentionDays);
     try {
       await this.doc.send(
         new PutCommand({

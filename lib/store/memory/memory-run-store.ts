@@ -2,10 +2,10 @@
  * In-memory run-record store: the same items (`runRecordItem`) and conditions (RUN_RECORD_PUT,
  * RUN_RECORD_ABANDON) as DynamoRunStore.
  */
-import { Outcome, Reason } from '../../core/outcomes.js';
+import { Outcome } from '../../core/outcomes.js';
 import type { HolderSeen, RunRecord, RunStore } from '../../core/ports.js';
 import { storeError } from '../client.js';
-import { runRecordItem } from '../run-store.js';
+import { abandonedRunItem, runRecordItem } from '../run-store.js';
 import { Keys } from '../schema.js';
 import { type MemoryClient, MemoryConditionFailed } from './memory-db.js';
 
@@ -56,26 +56,7 @@ export class MemoryRunStore implements RunStore {
     nowMs: number,
     retentionDays: number,
   ): Promise<void> {
-    const record: RunRecord = {
-      job,
-      slot: holder.slot,
-      scheduledTime: '',
-      businessDate: '',
-      runId: holder.runId,
-      trigger: 'schedule',
-      fence: holder.fence,
-      outcome: Outcome.Abandoned,
-      reason: Reason.NotReleased,
-      startedAtMs: nowMs,
-      finishedAtMs: nowMs,
-      details: { detectedBy: byRunId, leaseUntilMs: holder.leaseUntilMs },
-    };
-    const {
-      scheduledTime: _s,
-      businessDate: _b,
-      trigger: _t,
-      ...item
-    } = runRecordItem(record, retentionDays);
+    const item = abandonedRunItem(job, holder, byRunId, nowMs, retentionDays);
     const key = Keys.run(job, holder.slot, holder.runId);
     try {
       await this.client.send(
