@@ -4,6 +4,7 @@
  */
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../core/ports.js';
+import { fencedWriteRefused, insertRefused, takeOverRefused } from '../core/results.js';
 import { ResultConflictError, StaleFenceError, showValue } from '../errors.js';
 import { isConditionFailure, itemOfConditionFailure, storeError } from './client.js';
 import { FENCED, INSERT_ONCE, TAKEOVER } from './conditions.js';
@@ -70,14 +71,7 @@ export class DynamoResultStore implements ResultStore {
       );
     } catch (err) {
       if (!isConditionFailure(err)) throw storeError(`UpdateItem (fenced write ${describe(ref)})`, err);
-      const item = itemOfConditionFailure(err);
-      if (item?.fencedBy !== fc.leaseKey) {
-        throw new ResultConflictError(
-          `${describe(ref)} is fenced by another lease (${String(item?.fencedBy)})`,
-          item,
-        );
-      }
-      throw new StaleFenceError(describe(ref), fc.fence, item?.lastFence as number | undefined, item);
+      throw fencedWriteRefused(describe(ref), itemOfConditionFailure(err), fc);
     }
   }
 
@@ -121,14 +115,16 @@ export class DynamoResultStore implements ResultStore {
     } catch (err) {
       if (!isConditionFailure(err)) throw storeError(`PutItem (insert-once ${describe(ref)})`, err);
       const existing = itemOfConditionFailure(err) ?? {};
-      if (existing.runId === fc.runId && existing.fence === fc.fence)
-        return { status: 'inserted', item: existing };
-      if (existing.status === 'succeeded') return { status: 'existing', item: existing };
-      const storedFence = Number(existing.fence);
-      if (existing.fencedBy === fc.leaseKey && storedFence < fc.fence) {
-        return this.takeOver(ref, attributes, fc, existing, status);
+      switch (insertRefused(existing, fc)) {
+        case 'own-write':
+          return { status: 'inserted', item: existing };
+        case 'existing':
+          return { status: 'existing', item: existing };
+        case 'take-over':
+          return this.takeOver(ref, attributes, fc, existing, status);
+        case 'stale':
+          throw new StaleFenceError(describe(ref), fc.fence, Number(existing.fence), existing);
       }
-      throw new StaleFenceError(describe(ref), fc.fence, storedFence, existing);
     }
   }
 
@@ -173,10 +169,9 @@ export class DynamoResultStore implements ResultStore {
       if (!isConditionFailure(err))
         throw storeError(`UpdateItem (insert-once takeover ${describe(ref)})`, err);
       const now = itemOfConditionFailure(err) ?? {};
-      if (now.runId === fc.runId && now.fence === fc.fence) return { status: 'inserted', item: now };
-      if (now.status === 'succeeded' && Number(now.fence) <= fc.fence)
-        return { status: 'existing', item: now };
-      throw new StaleFenceError(describe(ref), fc.fence, Number(now.fence), now);
+      const decision = takeOverRefused(now, fc);
+      if (decision === 'stale') throw new StaleFenceError(describe(ref), fc.fence, Number(now.fence), now);
+      return { status: decision === 'own-write' ? 'inserted' : 'existing', item: now };
     }
   }
 }

@@ -3,6 +3,7 @@
  * INSERT_ONCE, TAKEOVER) and the same loser rules as DynamoResultStore.
  */
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../../core/ports.js';
+import { fencedWriteRefused, insertRefused, takeOverRefused } from '../../core/results.js';
 import { ResultConflictError, StaleFenceError, showValue } from '../../errors.js';
 import { storeError } from '../client.js';
 import { type Item, type MemoryClient, MemoryConditionFailed } from './memory-db.js';
@@ -62,14 +63,7 @@ export class MemoryResultStore implements ResultStore {
     } catch (err) {
       if (!(err instanceof MemoryConditionFailed))
         throw storeError(`UpdateItem (fenced write ${describe(ref)})`, err);
-      const item = err.item;
-      if (item?.fencedBy !== fc.leaseKey) {
-        throw new ResultConflictError(
-          `${describe(ref)} is fenced by another lease (${String(item?.fencedBy)})`,
-          item,
-        );
-      }
-      throw new StaleFenceError(describe(ref), fc.fence, item?.lastFence as number | undefined, item);
+      throw fencedWriteRefused(describe(ref), err.item, fc);
     }
   }
 
@@ -116,14 +110,16 @@ export class MemoryResultStore implements ResultStore {
       if (!(err instanceof MemoryConditionFailed))
         throw storeError(`PutItem (insert-once ${describe(ref)})`, err);
       const existing = err.item ?? {};
-      if (existing.runId === fc.runId && existing.fence === fc.fence)
-        return { status: 'inserted', item: existing };
-      if (existing.status === 'succeeded') return { status: 'existing', item: existing };
-      const storedFence = Number(existing.fence);
-      if (existing.fencedBy === fc.leaseKey && storedFence < fc.fence) {
-        return this.takeOver(ref, attributes, fc, existing, status);
+      switch (insertRefused(existing, fc)) {
+        case 'own-write':
+          return { status: 'inserted', item: existing };
+        case 'existing':
+          return { status: 'existing', item: existing };
+        case 'take-over':
+          return this.takeOver(ref, attributes, fc, existing, status);
+        case 'stale':
+          throw new StaleFenceError(describe(ref), fc.fence, Number(existing.fence), existing);
       }
-      throw new StaleFenceError(describe(ref), fc.fence, storedFence, existing);
     }
   }
 
@@ -162,10 +158,9 @@ export class MemoryResultStore implements ResultStore {
       if (!(err instanceof MemoryConditionFailed))
         throw storeError(`UpdateItem (insert-once takeover ${describe(ref)})`, err);
       const now = err.item ?? {};
-      if (now.runId === fc.runId && now.fence === fc.fence) return { status: 'inserted', item: now };
-      if (now.status === 'succeeded' && Number(now.fence) <= fc.fence)
-        return { status: 'existing', item: now };
-      throw new StaleFenceError(describe(ref), fc.fence, Number(now.fence), now);
+      const decision = takeOverRefused(now, fc);
+      if (decision === 'stale') throw new StaleFenceError(describe(ref), fc.fence, Number(now.fence), now);
+      return { status: decision === 'own-write' ? 'inserted' : 'existing', item: now };
     }
   }
 }
