@@ -5,10 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { sleepingRetryStrategy } from '../faults/retry.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { ensureTables } from '../local/tables.js';
+import { runRecordsOf } from '../local/verify.js';
 import { createDeps, type RuntimeDeps } from '../runtime/deps.js';
 import { createDocumentClient } from '../store/client.js';
 import { libraryTable, type TableSchema } from '../store/schema.js';
@@ -92,17 +93,7 @@ export async function createDrillTables(
     doc,
     tableName,
     names: new Map(tables.map((t) => [t.schema, t.tableName])),
-    async runRecords(job) {
-      const out = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :run)',
-          ExpressionAttributeValues: { ':pk': `JOB#${job}`, ':run': 'RUN#' },
-          ConsistentRead: true,
-        }),
-      );
-      return out.Items ?? [];
-    },
+    runRecords: (job) => runRecordsOf(doc, tableName, job),
     scan,
     depsFor(parts) {
       const retryStrategy = sleepingRetryStrategy({

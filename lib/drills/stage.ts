@@ -9,7 +9,7 @@ import { killSwitch, PausePlan } from '../faults/pause-points.js';
 import { FaultInjector } from '../faults/sdk-faults.js';
 import { VirtualClock, VirtualTime } from '../faults/virtual-time.js';
 import type { Delivery, DeliveryResult } from '../local/scheduler-emulator.js';
-import { schedulerPayload } from '../local/scheduler-emulator.js';
+import { lambdaContext, schedulerPayload } from '../local/scheduler-emulator.js';
 import { Recorder } from '../report/recording.js';
 import type { JobHandler } from '../runtime/define-job.js';
 import type { PausePoint, RuntimeDeps } from '../runtime/deps.js';
@@ -163,21 +163,7 @@ export function virtualLambdaContext(
   timeoutSeconds: number,
   awsRequestId: string,
 ): Context {
-  const deadlineMs = time.nowMs + timeoutSeconds * 1000;
-  return {
-    awsRequestId,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'drill',
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => Math.max(0, deadlineMs - time.nowMs),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  return lambdaContext(functionName, timeoutSeconds, awsRequestId, () => time.nowMs, 'drill');
 }
 
 /** Invoke one delivery on its worker; never throws (a thrown error is part of the result). */

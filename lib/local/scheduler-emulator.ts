@@ -50,13 +50,18 @@ export function schedulerPayload(
   };
 }
 
-/** A Lambda-like context whose deadline is `timeoutSeconds` from now. */
+/**
+ * A Lambda-like context whose deadline is `timeoutSeconds` from now.
+ * @param nowMs the clock the deadline runs on. @default the system clock
+ */
 export function lambdaContext(
   functionName: string,
   timeoutSeconds: number,
   awsRequestId: string = randomUUID(),
+  nowMs: () => number = Date.now,
+  logStreamName = 'local',
 ): Context {
-  const deadlineMs = Date.now() + timeoutSeconds * 1000;
+  const deadlineMs = nowMs() + timeoutSeconds * 1000;
   return {
     awsRequestId,
     functionName,
@@ -64,9 +69,9 @@ export function lambdaContext(
     invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
     memoryLimitInMB: '512',
     logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
+    logStreamName,
     callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => Math.max(0, deadlineMs - Date.now()),
+    getRemainingTimeInMillis: () => Math.max(0, deadlineMs - nowMs()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

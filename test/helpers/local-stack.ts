@@ -3,13 +3,13 @@
  * Local (from the globalSetup), Document clients with fault injection, and handler builders.
  */
 import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { reportsTable, settlementsTable } from '../../functions/tables.js';
 import { ControlledClock } from '../../lib/faults/clock.js';
 import { FaultInjector } from '../../lib/faults/sdk-faults.js';
 import { ensureTables } from '../../lib/local/tables.js';
-import { scanAll } from '../../lib/local/verify.js';
+import { runRecordsOf, scanAll } from '../../lib/local/verify.js';
 import { createDeps, type PausePoint, type RuntimeDeps } from '../../lib/runtime/deps.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../../lib/store/schema.js';
@@ -70,17 +70,7 @@ export async function localStack(): Promise<LocalStack> {
       });
       return { deps, faults, clock };
     },
-    async runRecords(job) {
-      const out = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :run)',
-          ExpressionAttributeValues: { ':pk': `JOB#${job}`, ':run': 'RUN#' },
-          ConsistentRead: true,
-        }),
-      );
-      return out.Items ?? [];
-    },
+    runRecords: (job) => runRecordsOf(doc, tableName, job),
     scan,
   };
 }
