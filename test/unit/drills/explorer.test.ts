@@ -65,7 +65,7 @@ describe('history explorer (in memory)', () => {
       expect(report.faults[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(report.outcomes.succeeded).toBeGreaterThan(0);
     expect(report.outcomes['killed (never settled)']).toBeGreaterThan(0);
-  });
+  }, 180_000); // 400 histories: ~3 s idle, far longer on a loaded 2-core machine
 
   it.each(Object.entries(FOUND))(
     'replays the shrunk history where %s: every invariant holds now',
