@@ -11,9 +11,9 @@
  * (100,000 merchants: `npx tsx bench/fan-out.ts 100000` — 2-4 min on 2 shared cores.)
  */
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { startPaymentService } from '../harness/local/payment-service.js';
+import { deliver } from '../harness/local/scheduler-emulator.js';
 import { httpJsonProvider } from '../lib/effects/http-provider.js';
-import { startPaymentService } from '../lib/local/payment-service.js';
-import { deliver } from '../lib/local/scheduler-emulator.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../lib/runtime/deps.js';
 import type { RuntimeEvent } from '../lib/runtime/events.js';

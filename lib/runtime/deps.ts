@@ -31,7 +31,7 @@ export interface RuntimeDeps {
   readonly effects?: (job: string) => EffectStore;
   readonly clock: Clock;
   /**
-   * Pause points for drills and tests (see lib/faults): awaited at `after-claim`, `before-write`
+   * Pause points for drills and tests (see harness/faults): awaited at `after-claim`, `before-write`
    * (each fenced / insert-once write) and `before-finish`. @default none
    */
   readonly pausePoint?: PausePoint;

@@ -9,10 +9,10 @@ import {
   type SettlementJobOptions,
   settlementJob,
 } from '../../functions/merchant-settlement.js';
+import type { FaultInjector } from '../../harness/faults/sdk-faults.js';
+import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
 import { httpJsonProvider } from '../../lib/effects/http-provider.js';
-import type { FaultInjector } from '../../lib/faults/sdk-faults.js';
-import { type PaymentService, startPaymentService } from '../../lib/local/payment-service.js';
 import type { JobHandler } from '../../lib/runtime/define-job.js';
 import { PROBLEMS_INDEX } from '../../lib/store/schema.js';
 import type { LocalStack } from './local-stack.js';

@@ -3,9 +3,9 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as dailyReport } from '../../functions/daily-report.js';
+import { freePort } from '../../harness/local/dynamodb-local.js';
+import { lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import { CronfenceError, InvalidEventError, StoreError, UnknownJobError } from '../../lib/errors.js';
-import { freePort } from '../../lib/local/dynamodb-local.js';
-import { lambdaContext, schedulerPayload } from '../../lib/local/scheduler-emulator.js';
 import { createDeps } from '../../lib/runtime/deps.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';

@@ -4,8 +4,8 @@
  * leave one result per business key.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { InvalidEventError } from '../../lib/errors.js';
-import { deliver } from '../../lib/local/scheduler-emulator.js';
 import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../../lib/runtime/deps.js';
 import { InProcessShardDispatcher, ownsKey, shardOf } from '../../lib/runtime/fan-out.js';

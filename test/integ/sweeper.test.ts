@@ -4,9 +4,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as dailyReport } from '../../functions/daily-report.js';
 import { handler as settlement } from '../../functions/merchant-settlement.js';
-import { ControlledClock } from '../../lib/faults/clock.js';
-import { emulate } from '../../lib/local/emulate.js';
-import { deliver } from '../../lib/local/scheduler-emulator.js';
+import { ControlledClock } from '../../harness/faults/clock.js';
+import { emulate } from '../../harness/local/emulate.js';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { sweep } from '../../lib/runtime/sweeper.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
@@ -124,7 +124,10 @@ describe('catch-up of dropped deliveries', () => {
         invoked.push(String(payload.scheduledTime));
         await settlement.withDeps(() => w.deps)(
           payload,
-          (await import('../../lib/local/scheduler-emulator.js')).lambdaContext('merchant-settlement', 300),
+          (await import('../../harness/local/scheduler-emulator.js')).lambdaContext(
+            'merchant-settlement',
+            300,
+          ),
         );
       },
     };

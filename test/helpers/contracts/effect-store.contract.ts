@@ -3,7 +3,7 @@
  * writes before a provider call re-check the lease in the same atomic step.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { on } from '../../../lib/faults/sdk-faults.js';
+import { on } from '../../../harness/faults/sdk-faults.js';
 import type { StoreFixture } from './fixture.js';
 
 const NOW = 1_780_000_000_000;
