@@ -90,8 +90,7 @@ export async function emulate(
       },
     }));
     const sweepDeps = {
-      doc: deps.doc,
-      tableName: deps.tableName,
+      leases: deps.leases,
       runs: deps.runs,
       clock,
       log: () => undefined,

@@ -8,9 +8,11 @@
  */
 import { TableEffectStore } from '../../lib/store/effect-store.js';
 import { TableLeaseStore } from '../../lib/store/lease-store.js';
+import type { Condition } from '../../lib/store/protocol/expression.js';
 import type { ProtocolOp } from '../../lib/store/protocol/ops.js';
 import type {
   Item,
+  KeyRange,
   ProtocolBackend,
   ProtocolRequest,
   RequestOutcome,
@@ -88,6 +90,21 @@ export class MemoryBackend implements ProtocolBackend {
       if (!(err instanceof MemoryConditionFailed)) throw err;
       return { applied: false, index: err.index, item: err.item };
     }
+  }
+
+  query(table: string, range: KeyRange, filter?: Condition): Promise<Item[]> {
+    return this.client.send({ command: 'QueryCommand', op: 'read', input: { TableName: table } }, () =>
+      this.client.db
+        .scan(table)
+        .filter(
+          (i) =>
+            i.pk === range.pk &&
+            String(i.sk) >= range.fromSk &&
+            String(i.sk) <= range.toSk &&
+            (filter === undefined || holds(filter, i)),
+        )
+        .sort((a, b) => String(a.sk).localeCompare(String(b.sk))),
+    );
   }
 
   get(table: string, key: Item): Promise<Item | undefined> {

@@ -140,6 +140,11 @@ export interface RunStore {
    * @throws StoreError
    */
   put(record: RunRecord, retentionDays: number): Promise<void>;
+  /**
+   * Slot ids of `job` with a succeeded run record in the range `slotIds` span (one strongly consistent
+   * query, all pages; the sweeper's read, never on a run's path). @throws StoreError
+   */
+  succeededSlots(job: string, slotIds: readonly string[]): Promise<Set<string>>;
   /** Record a displaced holder's run as `abandoned`, unless it already wrote its record. @throws StoreError */
   markAbandoned(
     job: string,

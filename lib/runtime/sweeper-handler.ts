@@ -84,7 +84,7 @@ export function sweeperHandler(
       };
     });
     const deps = createDeps();
-    return sweep({ doc: deps.doc, tableName: deps.tableName, runs: deps.runs, clock: deps.clock }, targets);
+    return sweep({ leases: deps.leases, runs: deps.runs, clock: deps.clock }, targets);
   };
   return middy(base) as unknown as (event: unknown, context: Context) => Promise<SweepReport>;
 }

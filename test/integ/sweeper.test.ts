@@ -133,10 +133,9 @@ describe('catch-up of dropped deliveries', () => {
     };
     // No delivery ever arrived; the sweep at 2026-03-06T00:00Z looks at (03-03T00:00Z, 03-05T23:50Z] (72 h, 10 min grace), cap 3.
     const clock = new ControlledClock(Date.parse('2026-03-06T00:00:00Z') - Date.now());
-    const report = await sweep(
-      { doc: stack.doc, tableName: stack.tableName, runs: w.deps.runs, clock, log: () => undefined },
-      [target],
-    );
+    const report = await sweep({ leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined }, [
+      target,
+    ]);
     expect(report.jobs).toEqual([{ job: 'merchant-settlement', expected: 3, succeeded: 0, missing: 3 }]);
     expect(invoked).toEqual(['2026-03-03T17:00:00Z', '2026-03-04T17:00:00Z', '2026-03-05T17:00:00Z']);
     const records = await stack.runRecords('merchant-settlement');
@@ -146,10 +145,9 @@ describe('catch-up of dropped deliveries', () => {
       'catch-up',
     ]);
     // A second sweep finds nothing missing.
-    const again = await sweep(
-      { doc: stack.doc, tableName: stack.tableName, runs: w.deps.runs, clock, log: () => undefined },
-      [target],
-    );
+    const again = await sweep({ leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined }, [
+      target,
+    ]);
     expect(again.decisions).toEqual([]);
   });
 
@@ -166,8 +164,7 @@ describe('catch-up of dropped deliveries', () => {
     const target = { definition: job.job, expression: job.expression, invoke: async () => undefined };
     const clock = new ControlledClock(Date.parse('2026-05-01T12:00:00Z') - Date.now());
     const deps = {
-      doc: stack.doc,
-      tableName: stack.tableName,
+      leases: w.deps.leases,
       runs: w.deps.runs,
       clock,
       log: () => undefined,
