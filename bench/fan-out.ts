@@ -10,7 +10,8 @@
  * Run: npx tsx bench/fan-out.ts [merchants=50000] [payoutMerchants=1000]
  * (100,000 merchants: `npx tsx bench/fan-out.ts 100000` — 2-4 min on 2 shared cores.)
  */
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startPaymentService } from '../harness/local/payment-service.js';
 import { deliver } from '../harness/local/scheduler-emulator.js';
 import { httpJsonProvider } from '../lib/effects/http-provider.js';
@@ -18,6 +19,7 @@ import type { JobHandler } from '../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../lib/runtime/deps.js';
 import type { RuntimeEvent } from '../lib/runtime/events.js';
 import { InProcessShardDispatcher, shardOf } from '../lib/runtime/fan-out.js';
+import { scanItems } from '../lib/store/client.js';
 import { benchWorker } from './support/jobs.js';
 import { type BenchDynamo, benchDynamo } from './support/local.js';
 import { emit, nowMs, peakRssMb, pool, round } from './support/report.js';
@@ -85,24 +87,16 @@ async function run(dyn: BenchDynamo, name: string, count: number, slotMs: number
   // Every row once, under the lease of the shard shardOf() names.
   let rows = 0;
   let misplaced = 0;
-  let start: Record<string, unknown> | undefined;
   const doc = dyn.client();
-  do {
-    const out = await doc.send(
-      new ScanCommand({
-        TableName: dyn.settlements,
-        ProjectionExpression: 'merchantId, fencedBy',
-        FilterExpression: 'fencedBy >= :p AND fencedBy < :q',
-        ExpressionAttributeValues: { ':p': `JOB#${name}#`, ':q': `JOB#${name}$` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const r of out.Items ?? []) {
-      rows++;
-      if (r.fencedBy !== `JOB#${name}#${shardOf(String(r.merchantId), SHARDS)}`) misplaced++;
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  for (const r of await scanItems(doc, {
+    TableName: dyn.settlements,
+    ProjectionExpression: 'merchantId, fencedBy',
+    FilterExpression: 'fencedBy >= :p AND fencedBy < :q',
+    ExpressionAttributeValues: { ':p': `JOB#${name}#`, ':q': `JOB#${name}$` },
+  })) {
+    rows++;
+    if (r.fencedBy !== `JOB#${name}#${shardOf(String(r.merchantId), SHARDS)}`) misplaced++;
+  }
   doc.destroy();
   const m = w.meter.snapshot();
   const executed = service?.payouts().length;

@@ -4,7 +4,7 @@
  * at a time: a local invocation returns when the run finished; an asynchronous Lambda invocation is
  * followed by polling for its run record (bounded by `waitPerSlotMs`) before the next slot is sent.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import pWaitFor from 'p-wait-for';
 import type { Invoker } from './backfill-invoke.js';
 import { pool } from './backfill-invoke.js';
 import { manualEvent } from './backfill-plan.js';
@@ -37,14 +37,19 @@ export interface ExecuteOptions {
 }
 
 async function awaitRecord(o: ExecuteOptions, p: PlannedRun): Promise<string> {
-  const deadline = Date.now() + o.waitPerSlotMs;
-  for (;;) {
+  let outcome = 'pending';
+  const recorded = async () => {
     const recs = await backfillRecords(o.conn.doc, o.conn.tableName, o.request.job, [p], o.request);
     const mine = recs.filter((r) => (r.shard as number | undefined) === p.shard);
-    if (mine.length > 0) return String(mine[mine.length - 1]?.outcome);
-    if (Date.now() >= deadline) return 'pending';
-    await sleep(o.pollMs ?? 1000);
-  }
+    if (mine.length > 0) outcome = String(mine[mine.length - 1]?.outcome);
+    return mine.length > 0;
+  };
+  // First look at once; then every pollMs until waitPerSlotMs has passed.
+  await pWaitFor(recorded, {
+    interval: o.pollMs ?? 1000,
+    timeout: { milliseconds: o.waitPerSlotMs, fallback: () => undefined },
+  });
+  return outcome;
 }
 
 /**

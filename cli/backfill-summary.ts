@@ -4,8 +4,9 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Slot } from '../lib/core/schedule/slot.js';
+import { queryItems } from '../lib/store/client.js';
 import { Attr, Keys } from '../lib/store/schema.js';
-import { type Item, queryAll } from './run-queries.js';
+import type { Item } from './run-queries.js';
 
 /** One planned invocation: a slot (and shard). */
 export interface PlannedRun {
@@ -41,7 +42,7 @@ export async function backfillRecords(
   request: { backfillId: string },
 ): Promise<Item[]> {
   const ids = planned.map((p) => p.slot.id).sort();
-  return queryAll(doc, {
+  return queryItems(doc, {
     TableName: tableName,
     KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :last',
     FilterExpression: '#trigger = :manual AND #executionId = :backfill',

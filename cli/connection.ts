@@ -3,10 +3,11 @@
  * `--endpoint`, `DYNAMODB_ENDPOINT`, then a running `npm start` (its `.cronfence/local.json`) unless
  * `--region`/`--profile` ask for AWS; without an endpoint, AWS with the SDK's region and credential chain.
  */
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
 import { findLocalState } from '../harness/local/local-state.js';
+import { createDocumentClient } from '../lib/store/client.js';
 import { libraryTable } from '../lib/store/schema.js';
 import { usage } from './output.js';
 
@@ -104,11 +105,15 @@ export async function connect(
     ...(flags.profile && { profile: flags.profile }),
     ...(credentials && { credentials }),
   };
-  const client = new DynamoDBClient({ ...clientConfig, ...(endpoint && { endpoint }), maxAttempts: 3 });
-  if (!local) await checkAws(client, flags);
-  const doc = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  // Every key explicit: an undefined region or credentials leave them to the SDK's chain (AWS mode).
+  const doc = createDocumentClient({
+    region,
+    credentials,
+    ...(flags.profile && { profile: flags.profile }),
+    endpoint,
+    maxAttempts: 3,
   });
+  if (!local) await checkAws(doc, flags);
   return {
     doc,
     tableName,
@@ -121,7 +126,7 @@ export async function connect(
   };
 }
 
-async function checkAws(client: DynamoDBClient, flags: ConnectionFlags): Promise<void> {
+async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionFlags): Promise<void> {
   try {
     await client.config.region();
   } catch {

@@ -2,7 +2,8 @@
  * Read-side queries the CLI runs on the library table: a job's run records (Query on `JOB#<job>`,
  * newest slot first) and problem records across jobs (Query on the sparse `problems` GSI). Never a Scan.
  */
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryItems } from '../lib/store/client.js';
 import { Attr, Keys, PROBLEMS_INDEX } from '../lib/store/schema.js';
 
 /** A stored item as the CLI shows it. */
@@ -14,29 +15,6 @@ const INTERNAL = new Set<string>([Attr.pk, Attr.sk, Attr.expiresAt, Attr.problem
 /** An item without its key/TTL/index attributes (what `--json` prints). */
 export function publicView(item: Item): Item {
   return Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k)));
-}
-
-/** Run all pages of a query until `limit` items are collected. */
-export async function queryAll(
-  doc: DynamoDBDocumentClient,
-  input: QueryCommandInput,
-  limit: number = Number.POSITIVE_INFINITY,
-): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = Math.min(Math.max(limit - items.length, 1), 500);
-    const out = await doc.send(
-      new QueryCommand({
-        ...input,
-        ...(input.FilterExpression ? { Limit: 500 } : Number.isFinite(limit) ? { Limit: page } : {}),
-        ...(start && { ExclusiveStartKey: start }),
-      }),
-    );
-    items.push(...((out.Items ?? []) as Item[]));
-    start = out.LastEvaluatedKey;
-  } while (start && items.length < limit);
-  return items.slice(0, limit);
 }
 
 /** Filters of {@link queryJobRuns}. */
@@ -77,7 +55,7 @@ export async function queryJobRuns(
       values[`:o${i}`] = o;
     });
   }
-  return queryAll(
+  return queryItems(
     doc,
     {
       TableName: tableName,
@@ -116,7 +94,7 @@ export async function queryProblems(
   const limit = q.limit ?? 50;
   const parts = await Promise.all(
     q.problems.map((problem) =>
-      queryAll(
+      queryItems(
         doc,
         {
           TableName: tableName,

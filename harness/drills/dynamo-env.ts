@@ -3,11 +3,12 @@
  * `DYNAMODB_ENDPOINT` or AWS when configured), with fresh uniquely named tables per drill, deleted
  * afterwards, and one Document client (with its own fault injector) per worker.
  */
+
 import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDeps, type RuntimeDeps } from '../../lib/runtime/deps.js';
-import { createDocumentClient } from '../../lib/store/client.js';
+import { createDocumentClient, scanItems } from '../../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../../lib/store/schema.js';
 import { sleepingRetryStrategy } from '../faults/retry.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local.js';
@@ -77,18 +78,7 @@ export async function createDrillTables(
   for (const t of tables) process.env[t.schema.envVar] = t.tableName;
   const tableName = tables[0]?.tableName as string;
   const clients: DynamoDBDocumentClient[] = [doc];
-  const scan = async (t: string) => {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await doc.send(
-        new ScanCommand({ TableName: t, ConsistentRead: true, ExclusiveStartKey: start }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  const scan = (t: string) => scanItems(doc, { TableName: t, ConsistentRead: true });
   return {
     doc,
     tableName,

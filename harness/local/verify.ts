@@ -2,8 +2,9 @@
  * Invariant checks read from DynamoDB's own state after an emulated run: one run record per
  * invocation, no lease left held. Business checks (one result per key) come from the app.
  */
-import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RunSummary } from '../../lib/runtime/run-session.js';
+import { queryItems, scanItems } from '../../lib/store/client.js';
 import { Keys } from '../../lib/store/schema.js';
 
 /** One invariant and whether it held. */
@@ -13,36 +14,9 @@ export interface Check {
   readonly detail: string;
 }
 
-/** Every item of a Query, following pagination. */
-export async function queryAll(
-  doc: DynamoDBDocumentClient,
-  input: ConstructorParameters<typeof QueryCommand>[0],
-): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
-/** Every item of a table, consistent, following pagination (local checks and tests; never on a run's path). */
-export async function scanAll(
-  doc: DynamoDBDocumentClient,
-  tableName: string,
-): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await doc.send(
-      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+/** Every item of a table, consistent, all pages (local checks and tests; never on a run's path). */
+export function scanAll(doc: DynamoDBDocumentClient, tableName: string): Promise<Record<string, unknown>[]> {
+  return scanItems(doc, { TableName: tableName, ConsistentRead: true });
 }
 
 /** Run records of a job (all slots), consistent read. */
@@ -51,7 +25,7 @@ export function runRecordsOf(
   tableName: string,
   job: string,
 ): Promise<Record<string, unknown>[]> {
-  return queryAll(doc, {
+  return queryItems(doc, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :run)',
     ExpressionAttributeValues: { ':pk': `JOB#${job}`, ':run': 'RUN#' },
@@ -83,7 +57,7 @@ export async function verifyRunRecordsAndLeases(
       ok: records.length === mine.length && missing.length === 0,
       detail: `${mine.length} invocations, ${records.length} run records${missing.length ? `, ${missing.length} without a matching record` : ''}`,
     });
-    const lease = await queryAll(doc, {
+    const lease = await queryItems(doc, {
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk AND sk = :sk',
       ExpressionAttributeValues: { ':pk': Keys.lease(job).pk, ':sk': 'LEASE' },
