@@ -88,7 +88,7 @@ const USAGE_CODES: readonly string[] = [
   ErrorCode.UnknownJob,
   ErrorCode.InvalidJobDefinition,
   ErrorCode.InvalidSchedule,
-  ErrorCode.InvalidTimeZone,
+  ErrorCode.Configuration,
   ErrorCode.InvalidEvent,
 ];
 

@@ -2,12 +2,7 @@
  * cronfence public surface: named re-exports only.
  */
 
-export {
-  type InvocationEvent,
-  parseInvocationEvent,
-  SCHEDULER_INPUT_TEMPLATE,
-  schedulerInputTemplate,
-} from './core/event.js';
+export { type InvocationEvent, parseInvocationEvent } from './core/event.js';
 export type { JobDefinition } from './core/job-definition.js';
 export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
 export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';

@@ -72,15 +72,6 @@ export function throttlingError(): Error {
   );
 }
 
-/** A connection refused (DynamoDB unreachable). */
-export function unreachableError(): Error {
-  return Object.assign(new Error('injected: connect ECONNREFUSED'), {
-    name: 'Error',
-    code: 'ECONNREFUSED',
-    $metadata: {},
-  });
-}
-
 const opOf = (r: FaultRequest): ProtocolOp => protocolOpOf(r);
 
 /** Matchers for the protocol's requests (work on DynamoDB and in-memory requests alike). */

@@ -12,7 +12,7 @@ import {
   systemClock,
 } from '../core/ports.js';
 
-import { InvalidJobDefinitionError } from '../errors.js';
+import { ConfigurationError } from '../errors.js';
 import { createDocumentClient } from '../store/client.js';
 import { DynamoLeaseStore } from '../store/lease-store.js';
 import { DynamoResultStore } from '../store/result-store.js';
@@ -50,7 +50,7 @@ export type PausePoint = (
 
 /**
  * Build deps on one Document client. @param tableName library table; @default `process.env.CRONFENCE_TABLE`
- * @throws InvalidJobDefinitionError when no table name is configured.
+ * @throws ConfigurationError when no table name is configured.
  */
 export function createDeps(
   options: {
@@ -63,7 +63,7 @@ export function createDeps(
 ): RuntimeDeps {
   const tableName = options.tableName ?? process.env[libraryTable.envVar];
   if (!tableName) {
-    throw new InvalidJobDefinitionError(
+    throw new ConfigurationError(
       libraryTable.envVar,
       tableName,
       'environment variable naming the library table is not set',
