@@ -11,7 +11,13 @@ export { parseScheduleExpression, type ScheduleExpression } from './core/schedul
 export { type Slot, slotFromLocalTime, slotFromScheduledTime } from './core/schedule/slot.js';
 export * from './effects/index.js';
 export * from './errors.js';
-export { defineJob, type JobHandler, type JobOptions, validateJob } from './runtime/define-job.js';
+export {
+  defineJob,
+  type JobHandler,
+  type JobMiddleware,
+  type JobOptions,
+  validateJob,
+} from './runtime/define-job.js';
 export { createDeps, type RuntimeDeps } from './runtime/deps.js';
 export {
   type FanOutDeps,
@@ -23,6 +29,11 @@ export {
 } from './runtime/fan-out.js';
 export { type LambdaShardDispatcherOptions, lambdaShardDispatcher } from './runtime/fan-out-lambda.js';
 export type { JobContext } from './runtime/job-context.js';
+export {
+  type CronfenceLambdaContext,
+  type CronfenceMiddlewareOptions,
+  cronfenceMiddleware,
+} from './runtime/middleware.js';
 export type { RunSummary } from './runtime/run-session.js';
 export { createDocumentClient } from './store/client.js';
 export { DynamoLeaseStore } from './store/lease-store.js';
