@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Three layers (STYLE.md): unit (pure, no network), integ (DynamoDB Local via globalSetup), cdk (synth only).
+// Three layers (docs/design.md "Conventions"): unit (pure, no network), integ (DynamoDB Local via globalSetup), cdk (synth only).
 export default defineConfig({
   test: {
     projects: [

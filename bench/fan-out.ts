@@ -1,5 +1,5 @@
 /**
- * Figure 6 — fan-out (DESIGN.md "Scale"): a sharded settlement job; one scheduled slot (delivered 3
+ * Figure 6 — fan-out (docs/design.md "Scale"): a sharded settlement job; one scheduled slot (delivered 3
  * times) fans out to 16 shard invocations, each under its own lease `JOB#<job>#<shard>` and fence,
  * merchants split by shardOf(merchantId, 16). On DynamoDB Local, in process (the dispatcher the local
  * emulator uses; in AWS it is a Lambda async Invoke per shard). Reports requests per merchant (the

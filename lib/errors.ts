@@ -113,7 +113,7 @@ export class LeaseLostError extends CronfenceError {
 }
 
 /**
- * A write carried a fence lower than the one already stored on the item (DESIGN.md protocol 3):
+ * A write carried a fence lower than the one already stored on the item (docs/design.md step 3):
  * the writer is a stale holder. `storedFence` is the item's `lastFence` (or `fence`).
  */
 export class StaleFenceError extends CronfenceError {

@@ -1,5 +1,5 @@
 /**
- * External effects (DESIGN.md protocol 5): the public surface of lib/effects, re-exported by lib/index.ts.
+ * External effects (docs/design.md step 5): the public surface of lib/effects, re-exported by lib/index.ts.
  */
 
 export {

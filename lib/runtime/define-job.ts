@@ -34,7 +34,7 @@ export interface JobOptions {
   readonly dstGap?: 'skip' | 'shift';
   readonly catchUp?: JobDefinition['catchUp'];
   /**
-   * Shards (DESIGN.md "Scale"): the scheduled invocation fans out to this many shard invocations, each
+   * Shards (docs/design.md "Scale"): the scheduled invocation fans out to this many shard invocations, each
    * with its own lease; split business keys with `shardOf(key, shards) === ctx.shard`. @default 1
    */
   readonly shards?: number;

@@ -1,5 +1,5 @@
 /**
- * The middy middleware that wires {@link RunSession} into a Lambda handler (STYLE.md convention 7):
+ * The middy middleware that wires {@link RunSession} into a Lambda handler (docs/design.md "Conventions" 7):
  * `before` parses the event and claims, `after` records success and releases, `onError` always
  * records the run and releases the lease.
  */

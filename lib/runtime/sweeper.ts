@@ -1,5 +1,5 @@
 /**
- * The sweeper (DESIGN.md "Time": missed-run detection, which Scheduler lacks): for every job, list
+ * The sweeper (docs/design.md "Time": missed-run detection, which Scheduler lacks): for every job, list
  * the expected slots in the recent window, compare them with what succeeded (the lease item's done
  * set and succeeded run records), and re-trigger the missing ones through the normal path with
  * trigger `catch-up`. Every decision lands in a run record (`catch-up-limit`) or a log line.

@@ -1,5 +1,5 @@
 /**
- * Sharded jobs (DESIGN.md "Scale", issue 7 item 6) on DynamoDB Local: one scheduled occurrence fans
+ * Sharded jobs (docs/design.md "Scale") on DynamoDB Local: one scheduled occurrence fans
  * out to N shard invocations, each under its own lease and fence; duplicates at both levels still
  * leave one result per business key.
  */

@@ -1,5 +1,5 @@
 /**
- * Uncertain outcomes of an external effect (DESIGN.md protocol 5), with the real settlement handler
+ * Uncertain outcomes of an external effect (docs/design.md step 5), with the real settlement handler
  * paying through the local payment service (idempotency keys + lookup): the provider executed a payout
  * but its response was lost; the effect record's `sending` write or its `succeeded` write was applied
  * by DynamoDB but its response was lost. Every payout must execute at most once at the provider.

@@ -1,5 +1,5 @@
 /**
- * The EffectStore contract (DESIGN.md protocol 5): every transition is one conditional write; the
+ * The EffectStore contract (docs/design.md step 5): every transition is one conditional write; the
  * writes before a provider call re-check the lease in the same atomic step.
  */
 import { beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The LeaseStore contract (DESIGN.md protocol 0, 1, 2, 6): every implementation must pass it.
+ * The LeaseStore contract (docs/design.md steps 0, 1, 2, 6): every implementation must pass it.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { on, throttlingError } from '../../../harness/faults/sdk-faults.js';

@@ -1,5 +1,5 @@
 /**
- * The RunStore and ResultStore contracts (DESIGN.md protocol 3, 4, 6): every implementation must pass.
+ * The RunStore and ResultStore contracts (docs/design.md steps 3, 4, 6): every implementation must pass.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { on, throttlingError } from '../../../harness/faults/sdk-faults.js';
