@@ -20,7 +20,7 @@ export const DEFAULT_LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 /**
  * Lambda async-invoke retries after a failed invocation (0–2). A retry reuses the request id but
- * makes a new owner token (DESIGN.md protocol 0), so retries are safe.
+ * makes a new owner token (docs/design.md step 0), so retries are safe.
  */
 export const DEFAULT_ASYNC_RETRY_ATTEMPTS = 2;
 /** How long Lambda keeps an async event before sending it to the on-failure destination. */
@@ -68,7 +68,7 @@ export function metricDimensions(job: string): Record<string, string> {
  * DynamoDB actions a job function needs on its own library-table items (lease, run records,
  * effects): conditional puts and updates, plus GetItem for the effect/result reads the runtime does.
  */
-// ConditionCheckItem: ctx.effect checks lease ownership inside a TransactWriteItems (lib/effects/effect-store.ts).
+// ConditionCheckItem: ctx.effect checks lease ownership inside a TransactWriteItems (lib/store/protocol/effect-operations.ts).
 export const JOB_LIBRARY_ACTIONS = [
   'dynamodb:ConditionCheckItem',
   'dynamodb:GetItem',

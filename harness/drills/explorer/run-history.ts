@@ -1,0 +1,202 @@
+/**
+ * Run one history: workers with skewed clocks and injected faults, the explorer's jobs delivered as
+ * the spec says, then a final sweep (one fault-free retry per job and slot, after every lease ran
+ * out) so killed holders get their `abandoned` mark. Returns everything the invariants read.
+ */
+import { forever } from '../../faults/pause-points.js';
+import { on, throttlingError, timeoutError } from '../../faults/sdk-faults.js';
+import type { DeliveryResult } from '../../local/scheduler-emulator.js';
+import type { Recorded } from '../../report/recording.js';
+import { Stage, type Worker } from '../stage.js';
+import type { BackendFactory, HistoryBackend } from './backends.js';
+import type { HistorySpec } from './history.js';
+import { explorerJobs, SLOT_MINUTES } from './jobs.js';
+import { SimProvider } from './provider.js';
+
+/**
+ * True time every in-memory history starts at (a fixed instant: the same spec replays the same
+ * history). DynamoDB histories start near the real time instead (see `HistoryBackend.startMs`).
+ */
+export const HISTORY_START_MS = Date.parse('2026-01-05T00:00:00Z');
+
+const SLOT_MS = SLOT_MINUTES * 60_000;
+
+/** What a history produced. */
+export interface HistoryOutcome {
+  readonly entries: readonly Recorded[];
+  readonly results: readonly DeliveryResult[];
+  readonly records: readonly Record<string, unknown>[];
+  readonly provider: SimProvider;
+  /** Deliveries that never settled (killed). */
+  readonly unsettled: number;
+  readonly backend: HistoryBackend['name'];
+}
+
+function partition(w: Worker, ms: number): void {
+  let until = Number.NEGATIVE_INFINITY;
+  const cut = () => w.clock.time.nowMs < until;
+  w.faults.add({
+    name: `partition ${ms} ms: first business write stuck`,
+    match: (r) => {
+      if (!on.businessWrite(r) || until !== Number.NEGATIVE_INFINITY) return false;
+      until = w.clock.time.nowMs + ms;
+      return true;
+    },
+    action: { kind: 'delay', ms },
+  });
+  w.faults.add({
+    name: 'partition: request fails',
+    match: (r) => cut() && !on.businessWrite(r),
+    action: { kind: 'fail', error: () => timeoutError('injected: partitioned from DynamoDB') },
+    times: 1_000_000,
+  });
+}
+
+function applyFaults(spec: HistorySpec, i: number, w: Worker, replace: () => void): void {
+  for (const f of spec.faults) {
+    if (f.worker !== i) continue;
+    let seen = 0;
+    const nth = 'nth' in f ? f.nth : 0;
+    const when = () => ++seen === nth;
+    if (f.kind === 'pause') {
+      w.pauses.add({
+        name: `${f.freeze ? 'freeze' : 'slow'} ${f.ms} ms at ${f.at} #${f.nth}`,
+        at: f.at,
+        when,
+        action: () => (f.freeze ? w.suspend(f.ms) : w.clock.sleep(f.ms)),
+      });
+    } else if (f.kind === 'kill') {
+      w.pauses.add({
+        name: `kill at ${f.at} #${f.nth}`,
+        at: f.at,
+        when,
+        action: async () => {
+          w.kill();
+          replace();
+          return forever();
+        },
+      });
+    } else if (f.kind === 'throttle') {
+      w.faults.add({
+        name: `throttle ${f.op} x${f.times}`,
+        match: on.op(f.op),
+        action: { kind: 'fail', error: throttlingError },
+        times: f.times,
+      });
+    } else if (f.kind === 'partition') {
+      partition(w, f.ms);
+    } else if (f.kind === 'lost-response') {
+      w.faults.add({
+        name: `${f.op} response lost`,
+        match: on.op(f.op),
+        action: { kind: 'apply-then-fail' },
+      });
+    } else {
+      w.faults.add({
+        name: `${f.op} slow ${f.ms} ms`,
+        match: on.op(f.op),
+        action: { kind: 'delay', ms: f.ms },
+      });
+    }
+  }
+}
+
+/** Run `spec` on a fresh backend. */
+export async function runHistory(spec: HistorySpec, backendFactory: BackendFactory): Promise<HistoryOutcome> {
+  let stage: Stage | undefined;
+  const backend = await backendFactory(() => stage?.time.nowMs ?? HISTORY_START_MS);
+  const start = backend.startMs ?? HISTORY_START_MS;
+  try {
+    const s = new Stage(start, (p) => backend.depsFor(p));
+    stage = s;
+    const sleep = (ms: number) => s.time.sleep(ms);
+    const provider = new SimProvider({ ...spec.provider, latencyMs: 40, sleep });
+    const jobs = explorerJobs({ provider, sleep, workMs: spec.workMs });
+    const current: Worker[] = [];
+    const generation = spec.skewsMs.map(() => 0);
+    const spawn = (i: number) => {
+      const w = s.worker(`W${i}${generation[i] ? `.${generation[i]}` : ''}`, spec.skewsMs[i] ?? 0);
+      current[i] = w;
+      if (generation[i] === 0)
+        applyFaults(spec, i, w, () => {
+          generation[i] = (generation[i] ?? 0) + 1;
+          spawn(i); // a killed environment is replaced by a fresh one (no faults) for later deliveries
+        });
+    };
+    for (let i = 0; i < spec.skewsMs.length; i++) spawn(i);
+    let last = 0;
+    const used = new Set<string>();
+    for (const d of spec.deliveries) {
+      const handler = d.job === 'report' ? jobs.report : jobs.settle;
+      const atMs = d.slot * SLOT_MS + d.delayMs;
+      last = Math.max(last, atMs);
+      used.add(`${d.job}|${d.slot}`);
+      void s.deliver(
+        {
+          worker: current[d.worker] as Worker,
+          handler,
+          job: handler.job.name,
+          scheduledTimeMs: start + d.slot * SLOT_MS,
+          attemptNumber: d.attempt,
+          label: `${d.manual ? 'manual' : d.attempt > 1 ? 'retry' : 'on-time'} ${d.job}#${d.slot}`,
+          ...(d.manual && {
+            extra: { trigger: 'manual', requestedBy: 'explorer', reason: 'history re-run' },
+          }),
+        },
+        atMs,
+        undefined,
+        () => current[d.worker] as Worker,
+      );
+    }
+    const sweeper = s.worker('sweeper');
+    for (const key of [...used].sort()) {
+      const [job, slot] = key.split('|') as [string, string];
+      const handler = job === 'report' ? jobs.report : jobs.settle;
+      void s.deliver(
+        {
+          worker: sweeper,
+          handler,
+          job: handler.job.name,
+          scheduledTimeMs: start + Number(slot) * SLOT_MS,
+          attemptNumber: 5,
+          label: `sweep ${key}`,
+        },
+        last + 20 * 60_000,
+      );
+    }
+    // The job's next claim is what marks a dead holder abandoned; a slot already done is skipped without
+    // claiming, so end with one manual re-run per job (it claims past the done set), as the next
+    // scheduled slot would in production.
+    for (const job of ['report', 'settle'] as const) {
+      const slots = spec.deliveries.filter((d) => d.job === job).map((d) => d.slot);
+      if (slots.length === 0) continue;
+      const handler = jobs[job];
+      void s.deliver(
+        {
+          worker: sweeper,
+          handler,
+          job: handler.job.name,
+          scheduledTimeMs: start + Math.max(...slots) * SLOT_MS,
+          label: `final claim ${job}`,
+          extra: { trigger: 'manual', requestedBy: 'explorer', reason: 'final claim' },
+        },
+        last + 40 * 60_000,
+      );
+    }
+    await s.run();
+    const records = [
+      ...(await backend.runRecords(jobs.report.job.name)),
+      ...(await backend.runRecords(jobs.settle.job.name)),
+    ];
+    return {
+      entries: s.recorder.entries,
+      results: s.results,
+      records,
+      provider,
+      unsettled: s.unsettled,
+      backend: backend.name,
+    };
+  } finally {
+    await backend.drop();
+  }
+}

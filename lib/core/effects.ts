@@ -1,0 +1,136 @@
+/**
+ * The vocabulary of external effects (docs/design.md step 5): effect statuses, what a provider adapter
+ * declares and answers, the stored effect record, and what a job gets back from `ctx.effect(...)`.
+ */
+
+/** Where an effect record stands. `as const` object with a derived union (docs/design.md "Conventions" 6). */
+export const EffectStatus = {
+  /** Intent recorded, provider not called yet. cronfence inserts directly as `sending` (see effect-store). */
+  Pending: 'pending',
+  /** The provider may have been called; the outcome is not recorded yet. */
+  Sending: 'sending',
+  /** The provider accepted the request; `providerRef` and `responseDigest` are stored. */
+  Succeeded: 'succeeded',
+  /** The provider rejected the request permanently (4xx). Never retried. */
+  Failed: 'failed',
+  /** The outcome is unknown and the provider can neither deduplicate nor be asked: a human decides. */
+  NeedsReview: 'needs-review',
+} as const;
+/** Union of {@link EffectStatus} values. */
+export type EffectStatus = (typeof EffectStatus)[keyof typeof EffectStatus];
+
+/** Statuses after which no run calls the provider again for the key. */
+export const FINAL_EFFECT_STATUSES: readonly EffectStatus[] = [
+  EffectStatus.Succeeded,
+  EffectStatus.Failed,
+  EffectStatus.NeedsReview,
+];
+
+/** What one provider call produced. Adapters return this and do not throw. */
+export type SendResult =
+  /** Accepted (2xx). `providerRef` is the provider's id for the operation. */
+  | { readonly kind: 'succeeded'; readonly providerRef: string; readonly response: unknown }
+  /** Rejected permanently (4xx other than 408/409/429): the request itself is wrong. */
+  | { readonly kind: 'rejected'; readonly httpStatus: number; readonly message: string }
+  /** Timeout, connection drop, 5xx, 408/409/429: it may or may not have happened. */
+  | { readonly kind: 'unknown'; readonly why: string };
+
+/** What a provider's `lookup(key)` found. Throws (or rejects) when it cannot tell. */
+export type LookupResult =
+  | { readonly found: true; readonly providerRef: string; readonly response: unknown }
+  | { readonly found: false };
+
+/**
+ * A provider adapter: how to perform one external operation under an idempotency key, and what the
+ * provider supports when an outcome is unknown.
+ * @example
+ * const payments: EffectProvider<Payout> = {
+ *   name: 'payments', idempotencyKeys: true,
+ *   send: (key, payout) => postJson('/payouts', payout, { 'Idempotency-Key': key }),
+ * };
+ */
+export interface EffectProvider<TRequest = unknown> {
+  /** Stored on the effect record, e.g. `payments`. */
+  readonly name: string;
+  /** True when a resend with the same key is safe (the provider executes a key at most once). */
+  readonly idempotencyKeys: boolean;
+  /** Perform the operation. Must not throw; a throw is treated as an unknown outcome. */
+  send(key: string, request: TRequest): Promise<SendResult>;
+  /** Ask the provider what happened under a key, when it offers that. */
+  lookup?(key: string): Promise<LookupResult>;
+  /**
+   * A lookup that finds nothing proves the request was never executed only once this long has passed
+   * since it was sent: a request still in flight at the provider may execute later. Until then the
+   * effect stays `sending` (EffectOutcomeUnknownError) and a later run looks again. Measured between
+   * the sender's and the looker's clocks, so allow for skew. ms. @default 0
+   */
+  readonly lookupSettleMs?: number;
+}
+
+/** How a call to `ctx.effect` obtained its outcome. */
+export const EffectSource = {
+  /** First call to the provider under this key. */
+  Sent: 'sent',
+  /** Outcome was unknown; resent with the SAME key to a provider that honours keys. */
+  Resent: 'resent',
+  /** Outcome was unknown; the provider's lookup said what happened. */
+  LookedUp: 'looked-up',
+  /** An earlier run recorded the outcome: zero provider calls. */
+  Stored: 'stored',
+  /** Outcome unknown, no safe way to find out: marked `needs-review` by this call, zero provider calls. */
+  MarkedForReview: 'marked-for-review',
+} as const;
+/** Union of {@link EffectSource} values. */
+export type EffectSource = (typeof EffectSource)[keyof typeof EffectSource];
+
+/** What `ctx.effect(...)` returns: the effect's final status and how this call learnt it. */
+export interface EffectResult {
+  readonly key: string;
+  readonly status:
+    | typeof EffectStatus.Succeeded
+    | typeof EffectStatus.Failed
+    | typeof EffectStatus.NeedsReview;
+  readonly source: EffectSource;
+  /** Provider's id of the operation (succeeded). */
+  readonly providerRef?: string;
+  /** sha256 (hex) of the provider's response body in canonical JSON (succeeded). */
+  readonly responseDigest?: string;
+  /** HTTP status and message of a permanent rejection (failed). */
+  readonly error?: { readonly httpStatus: number; readonly message: string };
+  /** Why the effect needs review (needs-review). */
+  readonly reviewReason?: string;
+  /** Provider calls made under this key by all runs so far (sends; lookups are not counted). */
+  readonly attempts: number;
+  /** Fence of the run that last moved the effect. */
+  readonly fence: number;
+}
+
+/** The effect record as stored at `Keys.effect(job, key)` in the library table. */
+export interface EffectItem {
+  readonly key: string;
+  readonly status: EffectStatus;
+  /** sha256 (hex) of the request in canonical JSON. */
+  readonly requestHash: string;
+  readonly attempts: number;
+  /** Fence of the run that last moved the effect. */
+  readonly fence: number;
+  /** Lease partition key of that run, e.g. `JOB#merchant-settlement`. */
+  readonly leaseKey: string;
+  readonly runId: string;
+  readonly job?: string;
+  readonly provider?: string;
+  readonly providerRef?: string;
+  readonly responseDigest?: string;
+  readonly error?: { readonly httpStatus: number; readonly message: string };
+  readonly reviewReason?: string;
+  /** How the outcome was learnt when it was not the first call (`resent`, `looked-up`, `operator`). */
+  readonly resolvedBy?: string;
+  /** Operator resolution (`cronfence effects resolve`): who, when (epoch ms) and why. */
+  readonly reviewedBy?: string;
+  readonly reviewedAtMs?: number;
+  readonly reviewNote?: string;
+  readonly createdAtMs: number;
+  readonly sendingAtMs?: number;
+  readonly finishedAtMs?: number;
+  readonly updatedAtMs: number;
+}
