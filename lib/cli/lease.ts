@@ -7,7 +7,7 @@ import type { LeaseItem } from '../core/lease.js';
 import { DynamoLeaseStore } from '../store/lease-store.js';
 import { intArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, cell, ExitCode, iso, out, toJson, usage } from './output.js';
+import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
 import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 
 interface LeaseFlags extends ConnectionFlags {
@@ -90,8 +90,14 @@ function human(v: LeaseView, nowMs: number, slots: number): string {
         : `${done.slice(0, slots).join(', ')}${done.length > slots ? ` (+${done.length - slots} older)` : ''}`,
     ],
   ];
-  const w = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, val]) => `${k.padEnd(w)}  ${val}`).join('\n');
+  return table(
+    rows,
+    [
+      { header: 'FIELD', cell: ([k]) => k },
+      { header: 'VALUE', cell: ([, val]) => val, max: Number.POSITIVE_INFINITY },
+    ],
+    { header: false },
+  );
 }
 
 /** Register `lease` on the program. @param defaults the job registry used without `--jobs`. */

@@ -3,6 +3,7 @@
  * emulator firing the app's jobs with duplicate deliveries, then invariants read back from DynamoDB.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { tableRow } from '../cli/output.js';
 import { dstWarnings } from '../core/schedule/dst-warnings.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { Slot } from '../core/schedule/slot.js';
@@ -103,17 +104,20 @@ function slotsIn(h: JobHandler, r: Range): Slot[] {
   return enumerateSlots({ ...h.job, schedule: h.expression, startMs: r.fromMs }, r.fromMs - 1, r.toMs);
 }
 
+/** The delivery lines' columns and widths (printed as the runs finish, so the widths are fixed). */
 const COLUMNS = [
   ['job', 20],
-  ['slot', 17],
+  ['slot', 16],
   ['trigger', 9],
-  ['outcome', 10],
-  ['reason', 18],
-  ['fence', 9],
+  ['outcome', 9],
+  ['reason', 17],
+  ['fence', 8],
+  ['took', 6],
 ] as const;
+const WIDTHS = COLUMNS.map(([, w]) => w);
 
-function row(values: readonly string[], took: string, note = ''): string {
-  return `${COLUMNS.map(([, w], i) => (values[i] ?? '').padEnd(w)).join(' ')} ${took.padStart(6)}${note}`;
+function row(values: readonly string[], note = ''): string {
+  return `${tableRow(values, WIDTHS)}${note}`;
 }
 
 function line(r: DeliveryResult): string {
@@ -127,8 +131,8 @@ function line(r: DeliveryResult): string {
       s?.outcome ?? 'error',
       s?.reason ?? '-',
       `fence=${s?.fence ?? '-'}`,
+      `${s?.durationMs ?? '?'}ms`.padStart(6),
     ],
-    `${s?.durationMs ?? '?'}ms`,
     ` (${r.delivery.label}${error})`,
   );
 }
@@ -241,12 +245,7 @@ async function playAndVerify(
   print(
     `Emulating EventBridge Scheduler from ${iso(range.fromMs)} to ${iso(range.toMs)} (both inclusive), with the sweeper`,
   );
-  print(
-    row(
-      COLUMNS.map(([h]) => h),
-      'took',
-    ),
-  );
+  print(row(COLUMNS.map(([h]) => h)));
   const { summaries, slotsByJob } = await emulate(
     handlers,
     deps,
@@ -259,7 +258,7 @@ async function playAndVerify(
     },
     {
       delivery: (r) => print(line(r)),
-      sweep: (d) => print(`${'sweeper'.padEnd(20)} ${d.slot.padEnd(17)} ${d.job} ${d.action} (${d.reason})`),
+      sweep: (d) => print(row(['sweeper', d.slot, d.job, d.action], ` (${d.reason})`)),
     },
   );
   const jobs = app.handlers.map((h) => h.job.name);

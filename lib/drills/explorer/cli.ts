@@ -6,6 +6,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { table } from '../../cli/output.js';
 import { renderTimeline } from '../../report/timeline.js';
 import { openTarget } from '../dynamo-env.js';
 import { type BackendFactory, dynamoBackend, memoryBackend } from './backends.js';
@@ -19,10 +20,19 @@ function print(label: string, r: ExploreReport, ms: number): void {
   console.log(`  invariants checked after each history (${r.checks} checks):`);
   for (const i of r.invariants)
     console.log(`    ${r.failure?.checks.find((c) => c.name === i && !c.ok) ? 'FAIL' : 'ok  '} ${i}`);
+  const counts = (o: Record<string, number>) =>
+    table(
+      Object.entries(o).sort(),
+      [
+        { header: 'what', cell: ([k]) => `    ${k}` },
+        { header: 'count', cell: ([, v]) => String(v) },
+      ],
+      { header: false },
+    );
   console.log('  faults injected, by kind:');
-  for (const [k, v] of Object.entries(r.faults).sort()) console.log(`    ${k.padEnd(32)} ${v}`);
+  console.log(counts(r.faults));
   console.log('  invocations, by outcome:');
-  for (const [k, v] of Object.entries(r.outcomes).sort()) console.log(`    ${k.padEnd(32)} ${v}`);
+  console.log(counts(r.outcomes));
 }
 
 async function run(
