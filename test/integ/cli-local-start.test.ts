@@ -29,6 +29,21 @@ let startExit: Promise<number | null>;
 const statePath = () => join(cwd, '.cronfence', 'local.json');
 /** The CLI in `cwd`, with no endpoint or table in its environment: it finds `npm start` by its state file. */
 const cronfence = (args: string[]) => cli(args, offlineEnv(), cwd);
+/** `cronfence backfill <job> --from <day> --to <day>` by alice, plus `extra` flags. */
+const backfill = (job: string, day: string, ...extra: string[]) =>
+  cronfence([
+    'backfill',
+    job,
+    '--from',
+    day,
+    '--to',
+    day,
+    '--requested-by',
+    'alice',
+    '--reason',
+    'test',
+    ...extra,
+  ]);
 
 beforeAll(async () => {
   stack = await localStack();
@@ -99,20 +114,7 @@ describe('npm start -- --hold', () => {
 
 describe('backfill --local beside npm start', () => {
   it('pays the merchants through the same payment service as npm start', async () => {
-    const r = await cronfence([
-      'backfill',
-      'merchant-settlement',
-      '--from',
-      '2026-11-10',
-      '--to',
-      '2026-11-10',
-      '--requested-by',
-      'alice',
-      '--reason',
-      'test',
-      '--local',
-      '--json',
-    ]);
+    const r = await backfill('merchant-settlement', '2026-11-10', '--local', '--json');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ counts: { succeeded: 1 } });
@@ -157,19 +159,7 @@ describe('backfill --local beside npm start', () => {
         },
       }),
     );
-    const r = await cronfence([
-      'backfill',
-      'merchant-settlement',
-      '--from',
-      '2026-11-09',
-      '--to',
-      '2026-11-09',
-      '--requested-by',
-      'alice',
-      '--reason',
-      'test',
-      '--local',
-    ]);
+    const r = await backfill('merchant-settlement', '2026-11-09', '--local');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
     const lines = r.stdout.split('\n');
@@ -186,18 +176,7 @@ describe('backfill --local beside npm start', () => {
   });
 
   it('refuses to invoke the deployed function while reading DynamoDB Local, before sending anything', async () => {
-    const r = await cronfence([
-      'backfill',
-      'daily-report',
-      '--from',
-      '2026-11-10',
-      '--to',
-      '2026-11-10',
-      '--requested-by',
-      'alice',
-      '--reason',
-      'test',
-    ]);
+    const r = await backfill('daily-report', '2026-11-10');
     expect(r).toMatchObject({
       code: 2,
       stdout: '',
