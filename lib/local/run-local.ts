@@ -258,7 +258,7 @@ async function playAndVerify(
     },
     {
       delivery: (r) => print(line(r)),
-      sweep: (d) => print(row(['sweeper', d.slot, d.job, d.action], ` (${d.reason})`)),
+      sweep: (d) => print(row(['sweeper', d.slot, 'sweep', d.action, d.reason, '', ''], `   (${d.job})`)),
     },
   );
   const jobs = app.handlers.map((h) => h.job.name);
