@@ -20,6 +20,13 @@ export const BENCHES = [
 
 function main(): number {
   const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((w) => !(BENCHES as readonly string[]).includes(w));
+  if (unknown.length > 0) {
+    console.error(
+      `bench: unknown benchmark ${unknown.map((u) => JSON.stringify(u)).join(', ')} (known: ${BENCHES.join(', ')})`,
+    );
+    return 2;
+  }
   const names = wanted.length > 0 ? BENCHES.filter((b) => wanted.includes(b)) : [...BENCHES];
   const summary: FigureRow[] = [];
   let failures = 0;

@@ -75,7 +75,7 @@ export function assertUniqueJobNames(jobs: readonly JobEntry[]): void {
  * @throws Error at synth for duplicate job names, an invalid job definition (see
  *   `validateJobForDeploy`) or a job using a table the stack does not create.
  * @example
- * new CronfenceStack(app, 'Cronfence', { jobs, applicationTables: exampleTables });
+ * new CronfenceStack(app, 'Cronfence', { jobs, applicationTables: tables }); // functions/index.ts
  */
 export class CronfenceStack extends Stack {
   /** The library table (leases, run records, effects). */

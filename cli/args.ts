@@ -21,6 +21,27 @@ export function instantArg(flag: string) {
   };
 }
 
+/** A range bound: a whole UTC day (`yyyy-mm-dd`) or one instant. */
+export interface DayOrInstant {
+  /** First instant it covers, epoch ms (00:00:00.000Z for a day). */
+  readonly firstMs: number;
+  /** Last instant it covers, epoch ms (23:59:59.999Z for a day; `firstMs` for an instant). */
+  readonly lastMs: number;
+}
+
+/**
+ * A whole UTC day (`yyyy-mm-dd`) or an ISO-8601 instant with a zone, for inclusive ranges: `--from D`
+ * starts at D's first instant, `--to D` ends at D's last, so `--from D --to D` is the whole day D.
+ * @throws InvalidArgumentError naming the flag and value for an impossible date or a zone-less time.
+ */
+export function dayOrInstantArg(flag: string) {
+  const instant = instantArg(flag);
+  return (value: string): DayOrInstant => {
+    const firstMs = instant(value);
+    return { firstMs, lastMs: value.length === 10 ? firstMs + 86_400_000 - 1 : firstMs };
+  };
+}
+
 /** An integer in [min, max]. */
 export function intArg(flag: string, min: number, max: number) {
   return (value: string): number => {

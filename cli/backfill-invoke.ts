@@ -67,11 +67,13 @@ export async function lambdaInvoker(conn: Connection, functionName: string): Pro
 
 /**
  * An invoker running the job's handler here, on the connection's table (DynamoDB Local or AWS), with
- * a Lambda-like context whose deadline is the job's timeout. Application table names come from the
- * environment, else from `npm start`'s state file.
+ * a Lambda-like context whose deadline is the job's timeout. Application table names and the app's
+ * other settings (the example's `PAYMENTS_URL`) come from the environment, else from `npm start`'s
+ * state file, so a local backfill wires the handler exactly as `npm start` does.
  */
 export function localInvoker(conn: Connection, handler: JobHandler): Invoker {
-  for (const [envVar, name] of Object.entries(conn.tables)) process.env[envVar] ??= name;
+  for (const [envVar, value] of Object.entries({ ...conn.appEnv, ...conn.tables }))
+    process.env[envVar] ??= value;
   const deps = createDeps({ doc: conn.doc, tableName: conn.tableName });
   const local = handler.withDeps(() => deps);
   const send = async (event: Record<string, unknown>): Promise<InvokeResult> => {
@@ -88,26 +90,4 @@ export function localInvoker(conn: Connection, handler: JobHandler): Invoker {
     }
   };
   return Object.assign(send, { target: 'local handler', close: () => undefined });
-}
-
-/** Run `tasks` with at most `concurrency` in flight, calling `onDone` after each. */
-export async function pool<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  task: (item: T) => Promise<R>,
-  onDone: (result: R, item: T) => void,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      const item = items[i] as T;
-      const r = await task(item);
-      results[i] = r;
-      onDone(r, item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
 }

@@ -4,9 +4,9 @@
  * at a time: a local invocation returns when the run finished; an asynchronous Lambda invocation is
  * followed by polling for its run record (bounded by `waitPerSlotMs`) before the next slot is sent.
  */
+import pLimit from 'p-limit';
 import pWaitFor from 'p-wait-for';
 import type { Invoker } from './backfill-invoke.js';
-import { pool } from './backfill-invoke.js';
 import { manualEvent } from './backfill-plan.js';
 import { backfillRecords, type PlannedRun, plannedKey } from './backfill-summary.js';
 import type { Connection } from './connection.js';
@@ -60,19 +60,17 @@ export async function executeBackfill(o: ExecuteOptions): Promise<Map<string, st
   const lanes = new Map<number | undefined, PlannedRun[]>();
   for (const p of o.planned) lanes.set(p.shard, [...(lanes.get(p.shard) ?? []), p]);
   const sendErrors = new Map<string, string>();
-  await pool(
-    [...lanes.values()],
-    o.concurrency,
-    async (lane) => {
-      for (const p of lane) {
-        const r = await o.invoker(manualEvent(o.request, p.slot, p.shard));
-        let status = r.summary?.outcome ?? (r.ok ? 'sent' : 'error');
-        if (!r.ok && !r.summary) sendErrors.set(plannedKey(p), r.error ?? 'error');
-        else if (!r.summary && o.waitPerSlotMs > 0) status = await awaitRecord(o, p);
-        o.onProgress?.(p, status);
-      }
-    },
-    () => undefined,
-  );
+  const runLane = async (lane: readonly PlannedRun[]) => {
+    for (const p of lane) {
+      const r = await o.invoker(manualEvent(o.request, p.slot, p.shard));
+      let status = r.summary?.outcome ?? (r.ok ? 'sent' : 'error');
+      if (!r.ok && !r.summary) sendErrors.set(plannedKey(p), r.error ?? 'error');
+      else if (!r.summary && o.waitPerSlotMs > 0) status = await awaitRecord(o, p);
+      o.onProgress?.(p, status);
+    }
+  };
+  // p-limit: at most `concurrency` lanes in flight (a maintained pool instead of our own).
+  const limit = pLimit(o.concurrency);
+  await Promise.all([...lanes.values()].map((lane) => limit(() => runLane(lane))));
   return sendErrors;
 }

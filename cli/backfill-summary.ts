@@ -19,7 +19,11 @@ export interface BackfillRow {
   readonly slot: string;
   readonly scheduledTime: string;
   readonly shard?: number;
-  /** The latest attempt's outcome, or `pending` when no record has appeared yet, `not-sent` when the hand-off failed. */
+  /**
+   * The latest attempt's outcome; `needs-review` when it succeeded but left an effect whose outcome is
+   * unknown (not a plain success: someone must check the provider); `pending` when no record has
+   * appeared yet, `not-sent` when the hand-off failed.
+   */
   readonly outcome: string;
   readonly reason?: string;
   readonly fence?: number;
@@ -27,6 +31,16 @@ export interface BackfillRow {
   /** Run records this backfill produced for the slot (Lambda may retry a failed run). */
   readonly attempts: number;
   readonly error?: string;
+  /** Keys of the effects the run left in `needs-review` (from the record's `effectsNeedingReview`). */
+  readonly needsReview?: readonly string[];
+}
+
+/** The outcome a backfill row reports for a run that succeeded but left effects in needs-review. */
+export const NEEDS_REVIEW_OUTCOME = 'needs-review';
+
+function reviewKeys(record: Item): string[] {
+  const details = record.details as { effectsNeedingReview?: { key?: unknown }[] } | undefined;
+  return (details?.effectsNeedingReview ?? []).map((n) => String(n.key));
 }
 
 function key(slotId: string, shard: number | undefined): string {
@@ -87,9 +101,12 @@ export function summarize(
     };
     if (!latest) return { ...base, outcome: err ? 'not-sent' : 'pending', ...(err && { error: err }) };
     const e = latest.error as { name?: string; message?: string } | undefined;
+    const review = reviewKeys(latest);
+    const succeeded = latest.outcome === 'succeeded';
     return {
       ...base,
-      outcome: String(latest.outcome),
+      outcome: succeeded && review.length > 0 ? NEEDS_REVIEW_OUTCOME : String(latest.outcome),
+      ...(review.length > 0 && { needsReview: review }),
       ...(latest.reason !== undefined && { reason: String(latest.reason) }),
       ...(typeof latest.fence === 'number' && { fence: latest.fence }),
       runId: String(latest.runId),

@@ -6,20 +6,22 @@
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
+import type { JobHandler } from '../lib/runtime/define-job.js';
 import { intArg } from './args.js';
 import { defaultFunctionName, type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
-import { planBackfill } from './backfill-plan.js';
-import { executeBackfill } from './backfill-run.js';
+import { type BackfillPlan, planBackfill } from './backfill-plan.js';
+import { type BackfillRequest, executeBackfill } from './backfill-run.js';
 import {
   type BackfillRow,
   backfillRecords,
   countOutcomes,
+  NEEDS_REVIEW_OUTCOME,
   type PlannedRun,
   summarize,
 } from './backfill-summary.js';
-import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
+import { type Connection, type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
-import { type HandlerList, loadRegistry, requireJob, withJobsOption } from './registry.js';
+import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 
 interface BackfillFlags extends ConnectionFlags {
   readonly from: string;
@@ -33,6 +35,7 @@ interface BackfillFlags extends ConnectionFlags {
   readonly function?: string;
   readonly wait?: number;
   readonly jobs?: string;
+  readonly invokeAws?: boolean;
 }
 
 function text(flag: string, value: string, max: number): string {
@@ -57,8 +60,135 @@ function rowsTable(rows: readonly BackfillRow[]): string {
   ]);
 }
 
+/** Print the dry run: the slots that would run. */
+function printDryRun(job: string, handler: JobHandler, plan: BackfillPlan, shards: number, json: boolean) {
+  const slots = plan.slots.map((s) => ({
+    slot: s.id,
+    scheduledTime: iso(s.scheduledTimeMs),
+    businessDate: s.businessDate,
+    ...(s.shifted && { shifted: true }),
+  }));
+  if (json) {
+    out(toJson({ job, dryRun: true, count: slots.length, shards, laterToday: plan.laterToday, slots }));
+    return;
+  }
+  out(
+    `Dry run: ${slots.length} slot(s) of ${job} (${handler.job.schedule}, ${handler.job.timeZone})${laterNote(plan)}; nothing invoked.`,
+  );
+  out(
+    table(slots, [
+      { header: 'SLOT', cell: (s) => s.slot },
+      { header: 'SCHEDULED', cell: (s) => s.scheduledTime },
+      { header: 'BUSINESS DATE', cell: (s) => s.businessDate },
+      { header: 'NOTE', cell: (s) => (s.shifted ? 'DST gap: runs at the first instant after it' : '') },
+    ]),
+  );
+}
+
+function laterNote(plan: BackfillPlan): string {
+  return plan.laterToday > 0 ? ` (${plan.laterToday} later slot(s) today not included)` : '';
+}
+
+/**
+ * Where the events go: this process (`--local`) or the deployed function. Refuses to mix a local
+ * table (DynamoDB Local) with invocations of a function in AWS unless `--invoke-aws` asks for it
+ * (or `AWS_ENDPOINT_URL_LAMBDA` points the Lambda client at a local emulator).
+ * @throws InvalidArgumentError naming `--local`/`--invoke-aws` (exit 2) before anything is sent.
+ */
+async function openInvoker(conn: Connection, job: string, handler: JobHandler, flags: BackfillFlags) {
+  if (flags.local) return localInvoker(conn, handler);
+  if (conn.mode === 'local' && !flags.invokeAws && !process.env.AWS_ENDPOINT_URL_LAMBDA) {
+    throw usage(
+      '--local',
+      '(not given)',
+      `the run records are read from DynamoDB Local (${conn.endpoint}, from ${conn.source}) but the runs would be sent to the deployed function in AWS; pass --local to run the handler here, --region/--profile to use AWS for both, or --invoke-aws to mix them on purpose`,
+    );
+  }
+  return lambdaInvoker(conn, flags.function ?? defaultFunctionName(job));
+}
+
+/** Send every planned run (progress bar on a terminal) and read the summary rows back. */
+async function runPlanned(
+  conn: Connection,
+  invoker: Invoker,
+  handler: JobHandler,
+  request: BackfillRequest,
+  planned: readonly PlannedRun[],
+  flags: BackfillFlags,
+): Promise<BackfillRow[]> {
+  const bar =
+    !flags.json && process.stderr.isTTY
+      ? new SingleBar({
+          format: `backfill ${request.job} [{bar}] {value}/{total} {last}`,
+          hideCursor: true,
+          stream: process.stderr,
+        })
+      : undefined;
+  bar?.start(planned.length, 0, { last: '' });
+  const sendErrors = await executeBackfill({
+    conn,
+    invoker,
+    request,
+    planned,
+    concurrency: flags.concurrency,
+    waitPerSlotMs: (flags.wait ?? handler.job.timeoutSeconds + 60) * 1000,
+    onProgress: (p, status) => bar?.increment(1, { last: `${p.slot.id} ${status}` }),
+  });
+  bar?.stop();
+  const records = await backfillRecords(conn.doc, conn.tableName, request.job, planned, request);
+  return summarize(planned, records, sendErrors);
+}
+
+/** Print the summary (table or JSON) with what to do about rows that did not plainly succeed. */
+function printSummary(
+  rows: readonly BackfillRow[],
+  request: BackfillRequest,
+  plan: BackfillPlan,
+  target: string,
+  json: boolean,
+): void {
+  const { job } = request;
+  const counts = countOutcomes(rows);
+  if (json) {
+    out(
+      toJson({
+        job,
+        backfillId: request.backfillId,
+        requestedBy: request.by,
+        reason: request.reason,
+        target,
+        requested: rows.length,
+        laterToday: plan.laterToday,
+        counts,
+        slots: rows,
+      }),
+    );
+    return;
+  }
+  out(
+    `Backfill of ${job}: ${rows.length} run(s) for ${plan.slots.length} slot(s) via ${target}, requested by ${request.by}: "${request.reason}"${laterNote(plan)} [${request.backfillId}]`,
+  );
+  out(rowsTable(rows));
+  out(
+    Object.entries(counts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
+  );
+  if (counts.pending) out(`Still pending: check later with \`cronfence runs ${job} --since 1h\`.`);
+  if (counts.skipped) {
+    out(
+      `Skipped slots did not run: another run held the lease (\`cronfence lease ${job}\`); re-run them after its leaseUntil.`,
+    );
+  }
+  if (counts[NEEDS_REVIEW_OUTCOME]) {
+    out(
+      `needs-review: the run finished but an effect's outcome is unknown (${rows.flatMap((r) => r.needsReview ?? []).join(', ')}); check the provider, then \`cronfence effects --job ${job}\` and \`cronfence effects resolve\`.`,
+    );
+  }
+}
+
 /** Register `backfill` on the program. @param defaults the job registry used without `--jobs`. */
-export function registerBackfill(program: Command, defaults: HandlerList): void {
+export function registerBackfill(program: Command, defaults: HandlerSource): void {
   const cmd = program
     .command('backfill')
     .argument('<job>', 'job name')
@@ -81,6 +211,10 @@ export function registerBackfill(program: Command, defaults: HandlerList): void 
     .option('--local', "run the job's handler in this process instead of invoking the deployed function")
     .option('--function <name|arn>', 'deployed function to invoke (default: cronfence-<job>)')
     .option(
+      '--invoke-aws',
+      'invoke the deployed function in AWS even though the run records are read from DynamoDB Local',
+    )
+    .option(
       '--wait <seconds>',
       "asynchronous invocations: how long to wait for each slot's run record before sending the next (default: the job's timeout + 60)",
       intArg('--wait', 0, 3600),
@@ -88,121 +222,34 @@ export function registerBackfill(program: Command, defaults: HandlerList): void 
   withJobsOption(withConnectionOptions(cmd)).action(
     action(async (job: string, flags: BackfillFlags) => {
       const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
-      const requestedBy = text('--requested-by', flags.requestedBy, 128);
-      const reason = text('--reason', flags.reason, 1024);
-      const startedAtMs = Date.now();
+      const request: BackfillRequest = {
+        job,
+        by: text('--requested-by', flags.requestedBy, 128),
+        reason: text('--reason', flags.reason, 1024),
+        backfillId: `backfill-${randomUUID()}`,
+      };
       const plan = planBackfill(
         handler.job,
         handler.expression,
         { from: flags.from, to: flags.to, yes: Boolean(flags.yes) },
-        startedAtMs,
+        Date.now(),
       );
       const shards = handler.job.shards > 1 ? [...Array(handler.job.shards).keys()] : [undefined];
+      if (flags.dryRun) {
+        printDryRun(job, handler, plan, shards.length, Boolean(flags.json));
+        return ExitCode.Ok;
+      }
       const planned: PlannedRun[] = plan.slots.flatMap((slot) =>
         shards.map((shard) => ({ slot, ...(shard !== undefined && { shard }) })),
       );
-      const later = plan.laterToday > 0 ? ` (${plan.laterToday} later slot(s) today not included)` : '';
-      if (flags.dryRun) {
-        const slots = plan.slots.map((s) => ({
-          slot: s.id,
-          scheduledTime: iso(s.scheduledTimeMs),
-          businessDate: s.businessDate,
-          ...(s.shifted && { shifted: true }),
-        }));
-        if (flags.json)
-          out(
-            toJson({
-              job,
-              dryRun: true,
-              count: slots.length,
-              shards: shards.length,
-              laterToday: plan.laterToday,
-              slots,
-            }),
-          );
-        else {
-          out(
-            `Dry run: ${slots.length} slot(s) of ${job} (${handler.job.schedule}, ${handler.job.timeZone})${later}; nothing invoked.`,
-          );
-          out(
-            table(slots, [
-              { header: 'SLOT', cell: (s) => s.slot },
-              { header: 'SCHEDULED', cell: (s) => s.scheduledTime },
-              { header: 'BUSINESS DATE', cell: (s) => s.businessDate },
-              {
-                header: 'NOTE',
-                cell: (s) => (s.shifted ? 'DST gap: runs at the first instant after it' : ''),
-              },
-            ]),
-          );
-        }
-        return ExitCode.Ok;
-      }
       const conn = await connect(flags);
       let invoker: Invoker | undefined;
       try {
-        invoker = flags.local
-          ? localInvoker(conn, handler)
-          : await lambdaInvoker(conn, flags.function ?? defaultFunctionName(job));
-        const send = invoker;
-        const bar =
-          !flags.json && process.stderr.isTTY
-            ? new SingleBar({
-                format: `backfill ${job} [{bar}] {value}/{total} {last}`,
-                hideCursor: true,
-                stream: process.stderr,
-              })
-            : undefined;
-        bar?.start(planned.length, 0, { last: '' });
-        const request = { job, by: requestedBy, reason, backfillId: `backfill-${randomUUID()}` };
-        const sendErrors = await executeBackfill({
-          conn,
-          invoker: send,
-          request,
-          planned,
-          concurrency: flags.concurrency,
-          waitPerSlotMs: (flags.wait ?? handler.job.timeoutSeconds + 60) * 1000,
-          onProgress: (p, status) => bar?.increment(1, { last: `${p.slot.id} ${status}` }),
-        });
-        bar?.stop();
-        const rows = summarize(
-          planned,
-          await backfillRecords(conn.doc, conn.tableName, job, planned, request),
-          sendErrors,
-        );
-        const counts = countOutcomes(rows);
-        if (flags.json) {
-          out(
-            toJson({
-              job,
-              backfillId: request.backfillId,
-              requestedBy,
-              reason,
-              target: send.target,
-              requested: planned.length,
-              laterToday: plan.laterToday,
-              counts,
-              slots: rows,
-            }),
-          );
-        } else {
-          out(
-            `Backfill of ${job}: ${planned.length} run(s) for ${plan.slots.length} slot(s) via ${send.target}, requested by ${requestedBy}: "${reason}"${later} [${request.backfillId}]`,
-          );
-          out(rowsTable(rows));
-          out(
-            Object.entries(counts)
-              .map(([k, v]) => `${k} ${v}`)
-              .join(', '),
-          );
-          if (counts.pending) out(`Still pending: check later with \`cronfence runs ${job} --since 1h\`.`);
-          if (counts.skipped) {
-            out(
-              `Skipped slots did not run: another run held the lease (\`cronfence lease ${job}\`); re-run them after its leaseUntil.`,
-            );
-          }
-        }
-        // Exit 0 only when every requested run succeeded (skipped, failed, stale, pending or unsent: 1).
+        invoker = await openInvoker(conn, job, handler, flags);
+        const rows = await runPlanned(conn, invoker, handler, request, planned, flags);
+        printSummary(rows, request, plan, invoker.target, Boolean(flags.json));
+        // Exit 0 only when every requested run plainly succeeded (skipped, failed, stale, needs-review,
+        // pending or not-sent: 1).
         return rows.every((r) => r.outcome === 'succeeded') ? ExitCode.Ok : ExitCode.Failure;
       } finally {
         invoker?.close();

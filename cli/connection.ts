@@ -34,6 +34,8 @@ export interface Connection {
   readonly source: string;
   /** Table names by environment variable, from `npm start`'s state file (empty otherwise). */
   readonly tables: Readonly<Record<string, string>>;
+  /** The app's other environment (payment provider, ...) from `npm start`'s state file (empty otherwise). */
+  readonly appEnv: Readonly<Record<string, string>>;
   /** Client settings to reuse for other AWS clients (Lambda): region, profile, credentials. */
   readonly clientConfig: {
     region?: string;
@@ -73,6 +75,7 @@ export async function connect(
   let endpoint = flags.endpoint ?? env.DYNAMODB_ENDPOINT;
   let source = flags.endpoint ? '--endpoint' : endpoint ? 'DYNAMODB_ENDPOINT' : 'aws';
   let tables: Record<string, string> = {};
+  let appEnv: Record<string, string> = {};
   let stateRegion: string | undefined;
   if (!endpoint && !flags.region && !flags.profile) {
     const found = findLocalState();
@@ -80,6 +83,7 @@ export async function connect(
       endpoint = found.state.endpoint;
       source = found.path;
       tables = { ...found.state.tables };
+      appEnv = { ...found.state.env };
       stateRegion = found.state.region;
     }
   }
@@ -94,8 +98,7 @@ export async function connect(
       );
     }
   }
-  const tableName =
-    flags.table ?? env[libraryTable.envVar] ?? tables[libraryTable.envVar] ?? libraryTable.defaultName;
+  const tableName = libraryTableName(flags, env, tables);
   const local = endpoint !== undefined;
   const region = flags.region ?? (local ? (env.AWS_REGION ?? stateRegion ?? 'us-east-1') : undefined);
   const credentials =
@@ -121,9 +124,33 @@ export async function connect(
     ...(endpoint && { endpoint }),
     source,
     tables,
+    appEnv,
     clientConfig,
     close: () => doc.destroy(),
   };
+}
+
+/**
+ * The library table's name: `--table`, else `CRONFENCE_TABLE`, else `npm start`'s, else the default.
+ * @throws InvalidArgumentError naming `--table` or `CRONFENCE_TABLE` when it is set but empty (a failed
+ *   `$(aws cloudformation ...)` leaves it so).
+ */
+function libraryTableName(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv,
+  tables: Readonly<Record<string, string>>,
+): string {
+  if (flags.table !== undefined && flags.table.trim() === '')
+    throw usage('--table', flags.table, 'is empty: pass the library table name');
+  const fromEnv = env[libraryTable.envVar];
+  if (flags.table === undefined && fromEnv !== undefined && fromEnv.trim() === '') {
+    throw usage(
+      libraryTable.envVar,
+      fromEnv,
+      `is set but empty (did the command that set it fail?): export ${libraryTable.envVar}=<LibraryTableName output>, unset it, or pass --table`,
+    );
+  }
+  return flags.table ?? fromEnv ?? tables[libraryTable.envVar] ?? libraryTable.defaultName;
 }
 
 async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionFlags): Promise<void> {

@@ -11,8 +11,8 @@ import { runDrills, summaryTable } from '../harness/drills/run-drills.js';
 import type { LocalApp } from '../harness/local/run-local.js';
 import { renderTimeline } from '../harness/report/timeline.js';
 
-/** Register `drill` on the program. */
-export function registerDrill(program: Command, app: LocalApp): void {
+/** Register `drill` on the program. @param app the app, or a loader of it (called when drills run). */
+export function registerDrill(program: Command, app: LocalApp | (() => Promise<LocalApp>)): void {
   program
     .command('drill')
     .description(
@@ -45,13 +45,14 @@ export function registerDrill(program: Command, app: LocalApp): void {
           process.exitCode = 2;
           return;
         }
+        const theApp = typeof app === 'function' ? await app() : app;
         const target = await openTarget({
           ...(opts.aws && { aws: true }),
           ...(opts.endpoint && { endpoint: opts.endpoint }),
         });
         console.log(`Drills against ${target.description}: ${drills.length} drill(s)\n`);
         try {
-          const reports = await runDrills({ app, drills, target });
+          const reports = await runDrills({ app: theApp, drills, target });
           console.log(`\n${summaryTable(reports).join('\n')}`);
           if (opts.report) {
             await mkdir(opts.report, { recursive: true });

@@ -11,6 +11,7 @@ import { DynamoEffectStore } from '../lib/store/effect-store.js';
 import { choiceArg, intArg, jobNameArg, sinceArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
+import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 import { type Item, publicView, queryProblems } from './run-queries.js';
 
 /** Effect status an operator resolves from (the only one the `problems` index holds). */
@@ -24,6 +25,7 @@ interface ListFlags extends ConnectionFlags {
   readonly since?: number;
   readonly job?: string;
   readonly limit: number;
+  readonly jobs?: string;
 }
 
 interface ResolveFlags extends ConnectionFlags {
@@ -31,6 +33,7 @@ interface ResolveFlags extends ConnectionFlags {
   readonly as: EffectResolution['as'];
   readonly note: string;
   readonly by?: string;
+  readonly jobs?: string;
 }
 
 /** The idempotency key of an effect item (its `key`, else from `EFFECT#<job>#<key>`). */
@@ -53,9 +56,10 @@ function whoAmI(): string {
 
 /**
  * Register `effects` on the program: `effects [list]` (the default subcommand) and `effects resolve`.
- * The parent has no options of its own, so every flag reaches the subcommand.
+ * The parent has no options of its own, so every flag reaches the subcommand. `--job` must name a job
+ * of the registry (`--jobs` for another module): an unknown job exits 2.
  */
-export function registerEffects(program: Command): void {
+export function registerEffects(program: Command, defaults: HandlerSource): void {
   const effects = program
     .command('effects')
     .description('List effects awaiting manual review (`effects [list]`); `effects resolve` settles one');
@@ -75,8 +79,9 @@ export function registerEffects(program: Command): void {
     )
     .option('--job <name>', "only this job's effects", jobNameArg('--job'))
     .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50);
-  withConnectionOptions(list).action(
+  withJobsOption(withConnectionOptions(list)).action(
     action(async (flags: ListFlags) => {
+      if (flags.job !== undefined) requireJob(await loadRegistry(flags.jobs, defaults), flags.job);
       const conn = await connect(flags);
       try {
         const items = await queryProblems(conn.doc, conn.tableName, {
@@ -125,8 +130,9 @@ export function registerEffects(program: Command): void {
     .requiredOption('--as <status>', 'succeeded or failed', choiceArg('--as', RESOLUTIONS))
     .requiredOption('--note <text>', 'what the provider said (recorded on the effect)')
     .option('--by <name>', 'who resolves it (default: the OS user)');
-  withConnectionOptions(resolve).action(
+  withJobsOption(withConnectionOptions(resolve)).action(
     action(async (key: string, flags: ResolveFlags) => {
+      requireJob(await loadRegistry(flags.jobs, defaults), flags.job);
       const note = flags.note.trim();
       if (note.length === 0 || note.length > 1024)
         throw usage('--note', flags.note, 'must be 1 to 1024 characters');

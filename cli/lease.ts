@@ -7,8 +7,8 @@ import type { LeaseItem } from '../lib/core/lease.js';
 import { DynamoLeaseStore } from '../lib/store/lease-store.js';
 import { intArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, cell, ExitCode, iso, out, toJson, usage } from './output.js';
-import { type HandlerList, loadRegistry, requireJob, withJobsOption } from './registry.js';
+import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
+import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 
 interface LeaseFlags extends ConnectionFlags {
   readonly shard?: number;
@@ -90,12 +90,18 @@ function human(v: LeaseView, nowMs: number, slots: number): string {
         : `${done.slice(0, slots).join(', ')}${done.length > slots ? ` (+${done.length - slots} older)` : ''}`,
     ],
   ];
-  const w = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, val]) => `${k.padEnd(w)}  ${val}`).join('\n');
+  return table(
+    rows,
+    [
+      { header: 'FIELD', cell: ([k]) => k },
+      { header: 'VALUE', cell: ([, val]) => val, max: Number.POSITIVE_INFINITY },
+    ],
+    { header: false },
+  );
 }
 
 /** Register `lease` on the program. @param defaults the job registry used without `--jobs`. */
-export function registerLease(program: Command, defaults: HandlerList): void {
+export function registerLease(program: Command, defaults: HandlerSource): void {
   const cmd = program
     .command('lease')
     .argument('<job>', 'job name')
@@ -106,8 +112,15 @@ export function registerLease(program: Command, defaults: HandlerList): void {
     action(async (job: string, flags: LeaseFlags) => {
       const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
       const shards = handler.job.shards;
+      if (flags.shard !== undefined && shards === 1) {
+        throw usage(
+          '--shard',
+          flags.shard,
+          `job ${job} is not sharded (one lease, JOB#${job}): drop --shard`,
+        );
+      }
       if (flags.shard !== undefined && flags.shard >= shards) {
-        throw usage('--shard', flags.shard, `job ${job} has ${shards} shard(s): 0..${shards - 1}`);
+        throw usage('--shard', flags.shard, `job ${job} has ${shards} shards: 0..${shards - 1}`);
       }
       const list: (number | undefined)[] =
         flags.shard !== undefined ? [flags.shard] : shards > 1 ? [...Array(shards).keys()] : [undefined];

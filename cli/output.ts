@@ -28,8 +28,21 @@ export interface Column<T> {
   readonly max?: number;
 }
 
-/** Render rows as an aligned text table (header, rule, rows). */
-export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
+/** Options of {@link table}. */
+export interface TableOptions {
+  /** Print the header line and its rule. @default true */
+  readonly header?: boolean;
+}
+
+/**
+ * Render rows as an aligned text table (header, rule, rows): the ONE table renderer of the CLI's
+ * output (`runs`, `lease`, `backfill`, `effects`, `drill`, `explore`, `npm start`, `npm run bench`).
+ */
+export function table<T>(
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  options: TableOptions = {},
+): string {
   const cells = rows.map((r) =>
     columns.map((c) => {
       const v = c.cell(r);
@@ -37,19 +50,37 @@ export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): str
       return v.length > max ? `${v.slice(0, max - 1)}…` : v;
     }),
   );
+  const head = options.header ?? true;
   const widths = columns.map((c, i) =>
-    Math.max(c.header.length, ...cells.map((row) => (row[i] ?? '').length)),
+    Math.max(head ? c.header.length : 0, ...cells.map((row) => (row[i] ?? '').length)),
   );
-  const line = (vals: readonly string[]) =>
-    vals
-      .map((v, i) => v.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return [
-    line(columns.map((c) => c.header)),
-    line(widths.map((w) => '-'.repeat(w))),
-    ...cells.map(line),
-  ].join('\n');
+  const lines = cells.map((row) => tableRow(row, widths));
+  return (
+    head
+      ? [
+          tableRow(
+            columns.map((c) => c.header),
+            widths,
+          ),
+          tableRow(
+            widths.map((w) => '-'.repeat(w)),
+            widths,
+          ),
+          ...lines,
+        ]
+      : lines
+  ).join('\n');
+}
+
+/**
+ * One line of a table whose column widths are fixed in advance (cells padded, two spaces apart,
+ * trailing spaces trimmed): for lines printed as they happen (`npm start`), and {@link table}'s rows.
+ */
+export function tableRow(values: readonly string[], widths: readonly number[]): string {
+  return values
+    .map((v, i) => v.padEnd(widths[i] ?? 0))
+    .join('  ')
+    .trimEnd();
 }
 
 /** JSON text of a value: Sets become sorted arrays, bigints strings; 2-space indented. */

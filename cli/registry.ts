@@ -1,7 +1,9 @@
 /**
- * The jobs the CLI knows: the example registry (functions/index.ts `handlers`, passed in by
- * bin/cronfence.ts) or the user's own module via `--jobs ./path/to/jobs.ts`, which exports
- * `handlers` (a record or array of `defineJob` handlers) or a default export of the same shape.
+ * The jobs the CLI knows: the app's registry (functions/index.ts, loaded by bin/cronfence.ts only when a
+ * command needs it) or the user's own module via `--jobs ./path/to/jobs.ts`, which exports `jobs` (a
+ * `defineRegistry` list), `handlers` (a record or array of `defineJob` handlers) or a default export
+ * of either shape. A module that fails to load (a broken job definition) is bad input: exit 2 with
+ * its message, never a stack trace.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,13 +18,22 @@ export interface JobRegistry {
 }
 
 /** The shapes a registry module may export. */
-export type HandlerList = Readonly<Record<string, JobHandler>> | readonly JobHandler[];
+export type HandlerList =
+  | Readonly<Record<string, JobHandler>>
+  | readonly JobHandler[]
+  | readonly { readonly handler: JobHandler }[];
+
+/** The default jobs: a list, or a loader (an `import()` of the registry module) called when needed. */
+export type HandlerSource = HandlerList | (() => Promise<HandlerList>);
+
+/** Where the default registry lives (for messages). */
+export const DEFAULT_REGISTRY = 'functions/index.ts';
 
 /** Add `--jobs <module>` to a command. */
 export function withJobsOption(cmd: Command): Command {
   return cmd.option(
     '--jobs <module>',
-    'module exporting `handlers` (your defineJob handlers) (default: the example jobs in functions/index.ts)',
+    'module exporting `jobs` (a defineRegistry list) or `handlers` (defineJob handlers) (default: functions/index.ts)',
   );
 }
 
@@ -33,7 +44,9 @@ function isHandler(h: unknown): h is JobHandler {
 /** Build a registry from a record or array of handlers. @throws InvalidArgumentError for a non-handler entry */
 export function registryOf(list: HandlerList, source: string): JobRegistry {
   const jobs = new Map<string, JobHandler>();
-  for (const h of Array.isArray(list) ? list : Object.values(list)) {
+  const items: unknown[] = Array.isArray(list) ? list : Object.values(list);
+  for (const item of items) {
+    const h = isHandler(item) ? item : (item as { handler?: unknown } | undefined)?.handler;
     if (!isHandler(h)) throw usage('--jobs', source, 'exports something that is not a defineJob handler');
     jobs.set(h.job.name, h);
   }
@@ -46,20 +59,44 @@ export function registryOf(list: HandlerList, source: string): JobRegistry {
  */
 export async function loadRegistry(
   jobsFlag: string | undefined,
-  defaults: HandlerList,
+  defaults: HandlerSource,
 ): Promise<JobRegistry> {
-  if (!jobsFlag) return registryOf(defaults, 'functions/index.ts');
+  if (!jobsFlag) {
+    if (typeof defaults !== 'function') return registryOf(defaults, DEFAULT_REGISTRY);
+    return registryOf(await loadOrExplain(DEFAULT_REGISTRY, defaults), DEFAULT_REGISTRY);
+  }
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(resolve(jobsFlag)).href)) as Record<string, unknown>;
   } catch (err) {
     throw usage('--jobs', jobsFlag, `cannot be imported: ${(err as Error).message}`);
   }
-  const list = (mod.handlers ?? mod.default) as HandlerList | undefined;
+  const list = (mod.jobs ?? mod.handlers ?? mod.default) as HandlerList | undefined;
   if (!list || typeof list !== 'object') {
-    throw usage('--jobs', jobsFlag, 'must export `handlers` (a record or array of defineJob handlers)');
+    throw usage(
+      '--jobs',
+      jobsFlag,
+      'must export `jobs` (a defineRegistry list) or `handlers` (a record or array of defineJob handlers)',
+    );
   }
   return registryOf(list, jobsFlag);
+}
+
+/**
+ * Call a loader of the app's modules (its registry, its `npm start` app), turning a failure to load
+ * (a job definition that throws at import) into bad input naming the module and the job.
+ * @throws InvalidArgumentError `invalid <what> "<module>": cannot be loaded: <message>` (exit 2).
+ */
+export async function loadOrExplain<T>(module: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    throw usage(
+      'jobs',
+      module,
+      `cannot be loaded: ${(err as Error).message}; fix that job file (\`npx cdk synth\` reports the same)`,
+    );
+  }
 }
 
 /** The handler of a job. @throws InvalidArgumentError naming `<job>` and the known jobs (exit 2). */

@@ -7,7 +7,7 @@ import { Outcome, PROBLEM_OUTCOMES } from '../lib/core/outcomes.js';
 import { intArg, listArg, sinceArg, slotArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, type Column, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
-import { type HandlerList, loadRegistry, requireJob, withJobsOption } from './registry.js';
+import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 import { type Item, publicView, queryJobRuns, queryProblems } from './run-queries.js';
 
 interface RunsFlags extends ConnectionFlags {
@@ -51,7 +51,7 @@ export function runColumns(withJob: boolean): Column<Item>[] {
 }
 
 /** Register `runs` on the program. @param defaults the job registry used without `--jobs`. */
-export function registerRuns(program: Command, defaults: HandlerList): void {
+export function registerRuns(program: Command, defaults: HandlerSource): void {
   const cmd = program
     .command('runs')
     .argument('[job]', 'job name (optional with --failed)')

@@ -1,27 +1,44 @@
 /**
- * `cronfence start`: the example app on DynamoDB Local under the Scheduler emulator.
+ * `cronfence start` (`npm start`): the app on DynamoDB Local under the Scheduler emulator.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import type { LocalApp } from '../harness/local/run-local.js';
-import { runLocal } from '../harness/local/run-local.js';
-import { instantArg, intArg } from './args.js';
+import { DEFAULT_RANGE_DAYS, type LocalApp, runLocal } from '../harness/local/run-local.js';
+import { type DayOrInstant, dayOrInstantArg, intArg } from './args.js';
 
-/** Register `start` on the program. */
-export function registerStart(program: Command, app: LocalApp): void {
+interface StartFlags {
+  readonly from?: DayOrInstant;
+  readonly to?: DayOrInstant;
+  readonly copies: number;
+  readonly late: number;
+  readonly hold?: boolean;
+  readonly yes?: boolean;
+  readonly chaos?: boolean | string;
+}
+
+function chaosSeed(chaos: boolean | string | undefined): number | undefined {
+  if (chaos === undefined) return undefined;
+  const seed = chaos === true ? Date.now() % 1_000_000 : Number(chaos);
+  if (!Number.isInteger(seed))
+    throw new InvalidArgumentError(`--chaos ${JSON.stringify(chaos)} must be an integer seed`);
+  return seed;
+}
+
+/** Register `start` on the program. @param app the app, or a loader of it (called when the command runs). */
+export function registerStart(program: Command, app: LocalApp | (() => Promise<LocalApp>)): void {
   program
     .command('start')
     .description(
-      'Run the example jobs on DynamoDB Local under an EventBridge Scheduler emulator, with duplicate deliveries, and verify the invariants',
+      'Run the jobs on DynamoDB Local under an EventBridge Scheduler emulator, with duplicate deliveries, and verify the invariants',
     )
     .option(
       '--from <date>',
-      'start of the emulated range, exclusive (UTC date or ISO instant; default: 3 days ago)',
-      instantArg('--from'),
+      `first day (yyyy-mm-dd, a whole UTC day) or instant (ISO-8601 with Z or an offset), inclusive (default: ${DEFAULT_RANGE_DAYS} days before --to)`,
+      dayOrInstantArg('--from'),
     )
     .option(
       '--to <date>',
-      'end of the emulated range, inclusive (UTC date or ISO instant; default: now)',
-      instantArg('--to'),
+      'last day (yyyy-mm-dd, through its last UTC instant) or instant, inclusive (default: now)',
+      dayOrInstantArg('--to'),
     )
     .option('--copies <n>', 'concurrent duplicate deliveries per occurrence', intArg('--copies', 0, 100), 2)
     .option('--late <n>', 'late Scheduler retries per occurrence', intArg('--late', 0, 100), 1)
@@ -31,34 +48,17 @@ export function registerStart(program: Command, app: LocalApp): void {
       '--chaos [seed]',
       'inject a seeded mix of faults (throttling, lost responses, slow requests, pauses); still verifies the invariants',
     )
-    .action(
-      async (opts: {
-        from?: number;
-        to?: number;
-        copies: number;
-        late: number;
-        hold?: boolean;
-        yes?: boolean;
-        chaos?: boolean | string;
-      }) => {
-        const seed =
-          opts.chaos === undefined
-            ? undefined
-            : opts.chaos === true
-              ? Date.now() % 1_000_000
-              : Number(opts.chaos);
-        if (seed !== undefined && !Number.isInteger(seed))
-          throw new InvalidArgumentError(`--chaos ${JSON.stringify(opts.chaos)} must be an integer seed`);
-        const ok = await runLocal(app, {
-          ...(opts.from !== undefined && { fromMs: opts.from }),
-          ...(opts.to !== undefined && { toMs: opts.to }),
-          concurrentCopies: opts.copies,
-          lateCopies: opts.late,
-          ...(opts.hold && { hold: true }),
-          ...(opts.yes && { yes: true }),
-          ...(seed !== undefined && { chaos: { seed } }),
-        });
-        process.exitCode = ok ? 0 : 1;
-      },
-    );
+    .action(async (opts: StartFlags) => {
+      const seed = chaosSeed(opts.chaos);
+      const ok = await runLocal(typeof app === 'function' ? await app() : app, {
+        ...(opts.from !== undefined && { fromMs: opts.from.firstMs }),
+        ...(opts.to !== undefined && { toMs: opts.to.lastMs }),
+        concurrentCopies: opts.copies,
+        lateCopies: opts.late,
+        ...(opts.hold && { hold: true }),
+        ...(opts.yes && { yes: true }),
+        ...(seed !== undefined && { chaos: { seed } }),
+      });
+      process.exitCode = ok ? 0 : 1;
+    });
 }

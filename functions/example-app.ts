@@ -1,6 +1,6 @@
 /**
- * The example app as `npm start` runs it: both jobs, their tables, the local payment service, and the
- * business invariants (one settlement row per merchant and date, one report per date) read back from
+ * The example app as `npm start` runs it: every job and table of the registry (functions/index.ts),
+ * the local payment service, and the business invariants (one settlement row per merchant and date, one report per date) read back from
  * DynamoDB, plus one executed payout per merchant and date and one e-mail per date, asked of the
  * payment service itself.
  */
@@ -9,10 +9,9 @@ import { type PaymentService, startPaymentService } from '../harness/local/payme
 import type { LocalApp } from '../harness/local/run-local.js';
 import { type Check, scanAll } from '../harness/local/verify.js';
 import { libraryTable } from '../lib/store/schema.js';
-import { handler as dailyReport } from './daily-report.js';
-import { handler as merchantSettlement } from './merchant-settlement.js';
+import { jobs, tables } from './index.js';
 import { MERCHANTS } from './merchants.js';
-import { exampleTables, reportsTable, settlementsTable, tableName } from './tables.js';
+import { reportsTable, settlementsTable, tableName } from './tables.js';
 
 async function getJson(url: string): Promise<{ key?: string; body: Record<string, unknown> }[]> {
   const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
@@ -66,17 +65,22 @@ let payments: PaymentService | undefined;
 
 /** The example app. */
 export const exampleApp: LocalApp = {
-  handlers: [dailyReport, merchantSettlement],
-  tables: exampleTables,
+  handlers: jobs.map((j) => j.handler),
+  tables,
   async start(print) {
     if (process.env.PAYMENTS_URL) {
       print(`Using PAYMENTS_URL=${process.env.PAYMENTS_URL}`);
-      return;
+    } else {
+      payments = await startPaymentService({ idempotencyKeys: true, lookup: true });
+      process.env.PAYMENTS_URL = payments.url;
+      process.env.PAYMENTS_CAPABILITIES ??= 'idempotency-keys,lookup';
+      print(`Payment service started at ${payments.url} (idempotency keys + lookup)`);
     }
-    payments = await startPaymentService({ idempotencyKeys: true, lookup: true });
-    process.env.PAYMENTS_URL = payments.url;
-    process.env.PAYMENTS_CAPABILITIES ??= 'idempotency-keys,lookup';
-    print(`Payment service started at ${payments.url} (idempotency keys + lookup)`);
+    // The provider wiring the handlers read, carried in .cronfence/local.json for `backfill --local`.
+    return {
+      PAYMENTS_URL: process.env.PAYMENTS_URL,
+      PAYMENTS_CAPABILITIES: process.env.PAYMENTS_CAPABILITIES ?? 'idempotency-keys,lookup',
+    };
   },
   async stop(print) {
     if (!payments) return;

@@ -1,21 +1,23 @@
 /**
- * The example app's jobs, with their handler files, for the CDK app and `npm start`.
+ * The app's job registry: the ONE list of jobs that the CDK app (`npx cdk synth`), the `cronfence` CLI,
+ * `npm start` and the sweeper read. Add a job: write `functions/<job>.ts` (see the README), then import
+ * its handler and add one entry below.
  */
-import type { JobDefinition } from '../lib/index.js';
+import { defineRegistry, registryTables } from '../lib/runtime/registry.js';
 import { handler as dailyReport } from './daily-report.js';
 import { handler as merchantSettlement } from './merchant-settlement.js';
+import { reportsTable, settlementsTable } from './tables.js';
 
-/** A job and the file that exports its `handler` (path relative to the repo root). */
-export interface JobEntry {
-  readonly definition: JobDefinition;
-  readonly entry: string;
-}
+export type { RegisteredJob as JobEntry } from '../lib/runtime/registry.js';
 
-/** Job handlers by name. */
-export const handlers = { 'daily-report': dailyReport, 'merchant-settlement': merchantSettlement } as const;
+/** Every job of the app: its handler, the file exporting it, and the application tables it uses. */
+export const jobs = defineRegistry([
+  { handler: dailyReport, entry: 'functions/daily-report.ts', tables: [reportsTable] },
+  { handler: merchantSettlement, entry: 'functions/merchant-settlement.ts', tables: [settlementsTable] },
+]);
 
-/** Every example job. */
-export const jobs: readonly JobEntry[] = [
-  { definition: dailyReport.job, entry: 'functions/daily-report.ts' },
-  { definition: merchantSettlement.job, entry: 'functions/merchant-settlement.ts' },
-];
+/** Every application table the jobs use (created by `npm start` and the CDK app). */
+export const tables = registryTables(jobs);
+
+/** Job handlers by name (what `cronfence --jobs <module>` also accepts). */
+export const handlers = Object.fromEntries(jobs.map((j) => [j.definition.name, j.handler]));

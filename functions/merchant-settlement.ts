@@ -56,6 +56,9 @@ function fromEnv<T>(path: string, name: string): EffectProvider<T> | undefined {
   });
 }
 
+/** The run detail `payouts` of a run with no payment provider (no payouts and no e-mail were made). */
+export const PAYOUTS_NOT_CONFIGURED = 'not configured (PAYMENTS_URL unset)';
+
 /** Idempotency key of a merchant's payout for a settlement date. */
 export function payoutKey(merchantId: string, settlementDate: string): string {
   return `payout#${merchantId}#${settlementDate}`;
@@ -70,7 +73,8 @@ export function settlementEmailKey(settlementDate: string): string {
  * Build the settlement job (the exported `handler` is `settlementJob()`; tests build variants with
  * other merchants or providers). Run details: `inserted`, `existing`, and with a provider `payouts`
  * (`sent`, `resent`, `lookedUp`, `stored`, `markedForReview` — how each payout's outcome was obtained —
- * and `succeeded`, `failed`, `needsReview`) and `email` (`<status> (<source>)`).
+ * and `succeeded`, `failed`, `needsReview`) and `email` (`<status> (<source>)`); without a provider,
+ * `payouts` is {@link PAYOUTS_NOT_CONFIGURED}.
  */
 export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
   const merchants = options.merchants ?? MERCHANTS;
@@ -133,7 +137,8 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
       }
       ctx.setDetail('inserted', inserted);
       ctx.setDetail('existing', existing);
-      if (payer) ctx.setDetail('payouts', payouts);
+      // Without a provider nobody was paid: say so on the run record, so `succeeded` never reads as "paid".
+      ctx.setDetail('payouts', payer ? payouts : PAYOUTS_NOT_CONFIGURED);
       if (mailer) {
         const email: EmailRequest = {
           to: process.env.SETTLEMENT_EMAIL_TO ?? 'finance@example.com',

@@ -1,7 +1,7 @@
 /**
- * The stack's sweeper Lambda: missed-run detection and catch-up for the example jobs.
+ * The stack's sweeper Lambda: missed-run detection and catch-up for the registry's jobs.
  */
 import { sweeperHandler } from '../lib/runtime/sweeper-handler.js';
-import { handlers } from './index.js';
+import { jobs } from './index.js';
 
-export const handler = sweeperHandler(Object.values(handlers));
+export const handler = sweeperHandler(jobs.map((j) => j.handler));

@@ -1,6 +1,6 @@
 /**
- * The example application's business tables (not cronfence's): created by `npm start` and the
- * CDK app from these schemas.
+ * The example application's business tables (not cronfence's): each registry entry in
+ * functions/index.ts lists the ones its job uses; `npm start` and the CDK app create them from these schemas.
  */
 import type { TableSchema } from '../lib/index.js';
 
@@ -18,9 +18,6 @@ export const settlementsTable: TableSchema = {
   partitionKey: { name: 'merchantId', type: 'S' },
   sortKey: { name: 'settlementDate', type: 'S' },
 };
-
-/** Every example table. */
-export const exampleTables: readonly TableSchema[] = [reportsTable, settlementsTable];
 
 /** Physical name of a table: its env var (set by CDK / the emulator) or its default name. */
 export function tableName(schema: TableSchema): string {

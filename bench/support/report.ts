@@ -2,9 +2,11 @@
  * Statistics and output for benchmarks: percentiles, bounded worker pools, and the JSON + table
  * every benchmark prints (and saves under bench/out/ for `npm run bench`'s summary).
  */
+
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { table } from '../../cli/output.js';
 
 /** Where results are saved (git-ignored). */
 export const OUT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'out');
@@ -64,18 +66,14 @@ export interface FigureRow {
 
 /** Print a small fixed-width table. */
 export function printTable(rows: readonly FigureRow[]): void {
-  const cells = rows.map((r) => [
-    r.figure,
-    String(r.value),
-    r.target ?? '',
-    r.met === undefined ? '' : r.met ? 'met' : 'MISSED',
-  ]);
-  const head = ['figure', 'value', 'target', ''];
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
-  const line = (c: readonly string[]) => c.map((x, i) => x.padEnd(widths[i] as number)).join('  ');
-  console.log(line(head));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const c of cells) console.log(line(c));
+  console.log(
+    table(rows, [
+      { header: 'figure', cell: (r) => r.figure, max: Number.POSITIVE_INFINITY },
+      { header: 'value', cell: (r) => String(r.value), max: Number.POSITIVE_INFINITY },
+      { header: 'target', cell: (r) => r.target ?? '', max: Number.POSITIVE_INFINITY },
+      { header: '', cell: (r) => (r.met === undefined ? '' : r.met ? 'met' : 'MISSED') },
+    ]),
+  );
 }
 
 /**

@@ -2,7 +2,9 @@
  * Run drills against the configured DynamoDB and print the table: drill, injected, expected,
  * observed, PASS/FAIL, with the run records (runId, outcome, reason) that prove each line.
  */
+
 import { randomUUID } from 'node:crypto';
+import { table } from '../../cli/output.js';
 import { enumerateSlots } from '../../lib/core/schedule/enumerate.js';
 import type { Slot } from '../../lib/core/schedule/slot.js';
 import { InvalidArgumentError } from '../../lib/errors.js';
@@ -179,16 +181,14 @@ export function formatReport(r: DrillReport): string[] {
 
 /** A compact summary table: one line per drill. */
 export function summaryTable(reports: readonly DrillReport[]): string[] {
-  const w = Math.max(5, ...reports.map((r) => r.name.length));
-  return [
-    `${'drill'.padEnd(w)}  result  checks  faults injected`,
-    ...reports.map(
-      (r) =>
-        `${r.name.padEnd(w)}  ${r.pass ? 'PASS  ' : 'FAIL  '}  ${`${r.checks.filter((c) => c.ok).length}/${r.checks.length}`.padEnd(6)}  ${
-          Object.entries(r.faults)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(' ') || '-'
-        }`,
-    ),
-  ];
+  const faults = (r: DrillReport) =>
+    Object.entries(r.faults)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ') || '-';
+  return table(reports, [
+    { header: 'drill', cell: (r) => r.name },
+    { header: 'result', cell: (r) => (r.pass ? 'PASS' : 'FAIL') },
+    { header: 'checks', cell: (r) => `${r.checks.filter((c) => c.ok).length}/${r.checks.length}` },
+    { header: 'faults injected', cell: faults, max: Number.POSITIVE_INFINITY },
+  ]).split('\n');
 }

@@ -15,10 +15,10 @@ import { type DeliveryResult, deliver, deliveriesFor } from './scheduler-emulato
 
 /** Options of {@link emulate}. */
 export interface EmulateOptions {
+  /** Exclusive lower bound of the occurrences, epoch ms. */
   readonly fromMs: number;
+  /** Inclusive upper bound, epoch ms. */
   readonly toMs: number;
-  /** Cap on Scheduler occurrences per job (undefined = all in range). */
-  readonly maxPerJob?: number;
   readonly concurrentCopies: number;
   readonly lateCopies: number;
   /** Sweeper grace, ms. @default 600_000 */
@@ -56,12 +56,11 @@ export async function emulate(
   const sweepDecisions: SweepDecision[] = [];
   const plan: { handler: JobHandler; slot: Slot }[] = [];
   for (const h of handlers) {
-    const all = enumerateSlots(
+    const slots = enumerateSlots(
       { ...h.job, schedule: h.expression, startMs: o.fromMs },
       o.fromMs,
       o.toMs,
     ).filter((s) => !s.shifted);
-    const slots = o.maxPerJob === undefined ? all : all.slice(0, o.maxPerJob);
     slotsByJob.set(h.job.name, [...slots]);
     for (const slot of slots) plan.push({ handler: h, slot });
   }

@@ -1,7 +1,8 @@
 /**
  * The small state file `npm start` leaves while it runs (`.cronfence/local.json` in the working
  * directory: DynamoDB Local's endpoint and the table names), so the `cronfence` CLI finds the local
- * stack without flags. Removed when `npm start` exits; a file whose process is gone is ignored.
+ * stack without flags (and `backfill --local` runs the handlers with the same provider wiring).
+ * Removed when `npm start` exits (also on SIGHUP); a file whose process is gone is ignored.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -17,6 +18,12 @@ export interface LocalState {
   readonly region: string;
   /** Physical table names by the schema's environment variable (`CRONFENCE_TABLE`, `REPORTS_TABLE`, ...). */
   readonly tables: Readonly<Record<string, string>>;
+  /**
+   * Environment the app's handlers read besides table names (the example: `PAYMENTS_URL` and
+   * `PAYMENTS_CAPABILITIES` of the local payment service), so `cronfence backfill --local` wires the
+   * handlers exactly as `npm start` does. @default {}
+   */
+  readonly env?: Readonly<Record<string, string>>;
   /** PID of the `npm start` process that wrote it. */
   readonly pid: number;
   /** When it was written, ISO-8601. */

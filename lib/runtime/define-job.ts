@@ -12,7 +12,7 @@ import {
 } from '../core/job-definition.js';
 import { parseScheduleExpression, type ScheduleExpression } from '../core/schedule/expression.js';
 import { validateCatchUp } from '../core/schedule/validate.js';
-import { InvalidJobDefinitionError } from '../errors.js';
+import { CronfenceError, InvalidJobDefinitionError } from '../errors.js';
 import { createDeps, type RuntimeDeps } from './deps.js';
 import { type FanOutDeps, fanOut, type ShardDispatcher } from './fan-out.js';
 import type { JobContext } from './job-context.js';
@@ -140,9 +140,22 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
   return { definition, expression };
 }
 
+/** {@link validateJob}, with the job's name at the start of a cronfence error's message. */
+function validateNamingJob(options: JobOptions): ReturnType<typeof validateJob> {
+  try {
+    return validateJob(options);
+  } catch (err) {
+    if (err instanceof CronfenceError && typeof options?.name === 'string' && options.name !== '') {
+      err.message = `job "${options.name}": ${err.message}`;
+    }
+    throw err;
+  }
+}
+
 /**
  * Define a job: validates at definition time and returns its Lambda handler.
- * @throws InvalidJobDefinitionError / InvalidScheduleError at import time for a bad definition.
+ * @throws InvalidJobDefinitionError / InvalidScheduleError at import time for a bad definition, its
+ *   message starting with `job "<name>": ` (so `npx cdk synth`, `npm start` and the CLI name the job).
  * @example
  * export const handler = defineJob({
  *   name: 'daily-report', schedule: 'cron(30 2 * * ? *)', timeZone: 'Europe/Berlin',
@@ -151,7 +164,7 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
  * });
  */
 export function defineJob(options: JobOptions): JobHandler {
-  const { definition, expression } = validateJob(options);
+  const { definition, expression } = validateNamingJob(options);
   let cached: RuntimeDeps | undefined;
   const fromEnv = () => {
     // Deployed functions log every decision and emit per-job EMF metrics (lib/runtime/observability).
@@ -176,7 +189,11 @@ export function defineJob(options: JobOptions): JobHandler {
       await Promise.race([body, aborted]);
       return undefined as unknown as RunSummary; // `after` replaces it with the run summary
     };
-    const handler = middy(base).use(
+    // middy's early timeout is off: the run session enforces the deadline itself (DeadlineError with the
+    // lease margin, recorded and released). middy's would race it and leave one timer per invocation
+    // that only a settled run clears (a killed run's kept a process alive for the job's whole timeout)
+    // and warn `TimeoutNegativeWarning` for a context already past its deadline.
+    const handler = middy(base, { timeoutEarlyInMillis: 0 }).use(
       cronfenceMiddleware({ definition, expression, deps, ...(onSummary && { onSummary }) }),
     );
     let added = [...inherited];

@@ -156,16 +156,15 @@ export function createObserver(options: ObserverOptions = {}): Observer {
     const run = open.get(runId);
     open.delete(runId);
     if (!run || run.pending.length === 0) return;
-    // One EMF document per dimension set; synchronous, so no other run interleaves.
-    const plain = run.pending.filter((p) => p.reason === undefined);
-    if (plain.length > 0) {
-      metrics.addDimension('job', run.job);
-      for (const p of plain) metrics.addMetric(p.name, p.unit, p.value);
-      metrics.publishStoredMetrics();
-    }
+    // One EMF document per dimension set, each with ONE set: every metric under [service, job], and a
+    // per-reason metric again under [service, job, Reason]. (Two sets sharing `job` in one document make
+    // Powertools warn that the key is defined twice.) Synchronous, so no other run interleaves.
+    metrics.addDimension('job', run.job);
+    for (const p of run.pending) metrics.addMetric(p.name, p.unit, p.value);
+    metrics.publishStoredMetrics();
     for (const p of run.pending.filter((x) => x.reason !== undefined)) {
-      metrics.addDimensions({ job: run.job });
-      metrics.addDimensions({ job: run.job, Reason: p.reason as string });
+      metrics.addDimension('job', run.job);
+      metrics.addDimension('Reason', p.reason as string);
       metrics.addMetric(p.name, p.unit, p.value);
       metrics.publishStoredMetrics();
     }

@@ -2,9 +2,11 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '../../functions/index.js';
 import { logicalId, type Synthesized, sweeperOf, synthesize } from './support.js';
 
 let synth: Synthesized;
+/** What the example jobs' resources must carry (counts come from the registry, functions/index.ts). */
 const JOBS = [
   {
     name: 'daily-report',
@@ -195,7 +197,8 @@ describe('the schedule roles', () => {
     const policies = synth.template.findResources('AWS::IAM::Policy', {
       Properties: { Roles: [{ Ref: Match.stringLikeRegexp('ScheduleRole') }] },
     });
-    expect(Object.keys(policies)).toHaveLength(3);
+    // One schedule per registered job, plus the sweeper's.
+    expect(Object.keys(policies)).toHaveLength(jobs.length + 1);
     for (const policy of Object.values(policies)) {
       const statements = policy.Properties.PolicyDocument.Statement as {
         Action: string;
@@ -260,12 +263,10 @@ describe('the sweeper', () => {
       expect.objectContaining({
         Condition: {
           'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': [
-              'JOB#daily-report',
-              'JOB#daily-report#*',
-              'JOB#merchant-settlement',
-              'JOB#merchant-settlement#*',
-            ],
+            'dynamodb:LeadingKeys': jobs.flatMap((j) => [
+              `JOB#${j.definition.name}`,
+              `JOB#${j.definition.name}#*`,
+            ]),
           },
         },
       }),
@@ -278,7 +279,8 @@ describe('observability', () => {
     synth.template.resourceCountIs('AWS::SNS::Topic', 1);
     synth.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms.length).toBe(6 * 2 + 2);
+    // Six per registered job, two for the sweeper.
+    expect(alarms.length).toBe(6 * jobs.length + 2);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
   });
 });

@@ -11,17 +11,16 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import type { Sweeper } from '../../cdk/constructs/sweeper.js';
 import { CronfenceStack, type CronfenceStackProps } from '../../cdk/stack.js';
-import { jobs } from '../../functions/index.js';
-import { exampleTables } from '../../functions/tables.js';
+import { jobs, tables } from '../../functions/index.js';
 import { FIXTURE_SWEEPER } from './fixtures/jobs.js';
 
 /** Reference instant for DST warnings, so the named dates do not move with the calendar. */
 export const NOW = new Date('2026-01-15T00:00:00Z');
 
-/** The props cdk/app.ts passes: the example jobs and tables (a fixture sweeper until functions/sweeper.ts exists). */
+/** The props cdk/app.ts passes: the registry's jobs and tables (a fixture sweeper until functions/sweeper.ts exists). */
 export function exampleProps(): CronfenceStackProps {
   const sweeper = existsSync('functions/sweeper.ts') ? {} : { sweeperEntry: FIXTURE_SWEEPER };
-  return { jobs, applicationTables: exampleTables, ...sweeper, now: NOW };
+  return { jobs, applicationTables: tables, ...sweeper, now: NOW };
 }
 
 /** A synthesized stack with its app and template. */

@@ -1,7 +1,8 @@
 /** cdk: synth-time validation — bad job definitions fail synth with a message naming job, field and value. */
+import { App, Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import type { JobEntry } from '../../cdk/stack.js';
+import { CronfenceStack, type JobEntry } from '../../cdk/stack.js';
 import { FIXTURE_HANDLER, FIXTURE_SWEEPER, jobDefinition } from './fixtures/jobs.js';
 import { NOW, synthError, synthesize } from './support.js';
 
@@ -107,6 +108,22 @@ describe('synth warns about DST', () => {
       Match.stringLikeRegexp('DST'),
     );
     expect(String(warning?.entry.data)).toContain('2026-03-08 02:30 does not exist');
+  });
+
+  it("is acknowledged as docs/deploy.md shows: Validations.of(job).acknowledge('Annotation::cronfence:dst')", () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new CronfenceStack(
+      app,
+      'CronfenceTest',
+      props(job({ name: 'ny', schedule: 'cron(30 2 * * ? *)', timeZone: 'America/New_York' })),
+    );
+    const ny = stack.jobs.find((j) => j.definition.name === 'ny');
+    if (!ny) throw new Error('no job ny');
+    Validations.of(ny).acknowledge({
+      id: 'Annotation::cronfence:dst',
+      reason: 'the sweeper runs the gap slot',
+    });
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('DST'))).toHaveLength(0);
   });
 
   it.each([

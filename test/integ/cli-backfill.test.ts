@@ -138,7 +138,9 @@ describe('backfill --local', () => {
     expect(r.stdout).toMatch(/^succeeded 1$/m);
     expect(await stack.scan(stack.settlements)).toHaveLength(36);
     const latest = (await stack.runRecords('merchant-settlement')).filter((x) => x.fence === 4);
-    expect(latest.map((x) => x.details)).toEqual([{ inserted: 0, existing: 12 }]);
+    expect(latest.map((x) => x.details)).toEqual([
+      { inserted: 0, existing: 12, payouts: 'not configured (PAYMENTS_URL unset)' },
+    ]);
   });
 
   it('enumerates the DST-gap slot of Europe/Berlin and runs it at the first instant after the gap', async () => {

@@ -29,8 +29,12 @@ async function capture(fn: () => Promise<unknown>): Promise<Line[]> {
     out.mockRestore();
     err.mockRestore();
   }
+  raw = lines;
   return lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
 }
+
+/** Every line of the last {@link capture}, JSON or not. */
+let raw: string[] = [];
 
 const emf = (lines: Line[]) => lines.filter((l) => '_aws' in l);
 const logs = (lines: Line[]) => lines.filter((l) => 'decision' in l);
@@ -91,16 +95,23 @@ describe('a deployed handler', () => {
       ['claim-lost', 'claim lost: already-succeeded', 'retry', undefined],
       ['finish', 'run skipped: already-succeeded', 'retry', undefined],
     ]);
-    const [doc] = emf(lines);
-    expect(cw(doc)).toEqual({
+    // Two EMF documents with one dimension set each, and no Powertools warning (every line is JSON).
+    const [perJob, perReason] = emf(lines);
+    expect(emf(lines)).toHaveLength(2);
+    expect(cw(perJob)).toEqual({
       Namespace: 'cronfence',
-      Dimensions: [
-        ['service', 'job'],
-        ['service', 'job', 'Reason'],
-      ],
+      Dimensions: [['service', 'job']],
       Metrics: [{ Name: 'RunSkipped', Unit: 'Count' }],
     });
-    expect(doc).toMatchObject({ job: 'daily-report', Reason: 'already-succeeded', RunSkipped: 1 });
+    expect(perJob).toMatchObject({ job: 'daily-report', RunSkipped: 1 });
+    expect(perJob).not.toHaveProperty('Reason');
+    expect(cw(perReason)).toEqual({
+      Namespace: 'cronfence',
+      Dimensions: [['service', 'job', 'Reason']],
+      Metrics: [{ Name: 'RunSkipped', Unit: 'Count' }],
+    });
+    expect(perReason).toMatchObject({ job: 'daily-report', Reason: 'already-succeeded', RunSkipped: 1 });
+    expect(raw.filter((l) => !l.startsWith('{'))).toEqual([]);
   });
 });
 

@@ -249,7 +249,7 @@ describe.concurrent('bad input exits 2 with a message naming the flag and value'
     [
       'a --shard the job does not have',
       ['lease', 'daily-report', '--shard', '3'],
-      /invalid --shard 3: job daily-report has 1 shard\(s\)/,
+      /invalid --shard 3: job daily-report is not sharded \(one lease, JOB#daily-report\): drop --shard/,
     ],
     [
       'a --jobs module that cannot be imported',

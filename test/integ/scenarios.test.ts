@@ -193,7 +193,11 @@ describe('failures and retries', () => {
       ['succeeded', 'req-d'],
     ]);
     const ok = records.find((r) => r.outcome === 'succeeded');
-    expect(ok?.details).toEqual({ inserted: MERCHANTS.length - 1, existing: 1 });
+    expect(ok?.details).toEqual({
+      inserted: MERCHANTS.length - 1,
+      existing: 1,
+      payouts: 'not configured (PAYMENTS_URL unset)',
+    });
   });
 
   it('continues as holder when a claim was applied but its response was lost (same fence, one row each)', async () => {
@@ -262,7 +266,7 @@ describe('failures and retries', () => {
     expect(manual).toMatchObject({
       requestedBy: 'alice@example.com',
       requestReason: 'auditor asked',
-      details: { inserted: 0, existing: MERCHANTS.length },
+      details: { inserted: 0, existing: MERCHANTS.length, payouts: 'not configured (PAYMENTS_URL unset)' },
     });
     expect(await stack.scan(stack.settlements)).toHaveLength(MERCHANTS.length);
   });

@@ -1,13 +1,12 @@
 /**
- * `npm run explore`: a long seeded exploration of histories on the in-memory store, plus an optional
- * sample on DynamoDB (Local by default). Prints what was explored, the invariants, faults by kind and
- * outcomes; on a violation, the shrunk history as JSON and a timeline of it. Exit 1 on a violation.
- *
- * Usage: npm run explore -- [--runs 5000] [--seed N] [--dynamo 10] [--max-workers 8] [--report dir]
+ * `npm run explore` (`cronfence explore`, registered in cli/explore.ts): a long seeded exploration of
+ * histories on the in-memory store, plus an optional sample on DynamoDB (Local by default). Prints what
+ * was explored, the invariants, faults by kind and outcomes; on a violation, the shrunk history as JSON
+ * and a timeline of it.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { table } from '../../../cli/output.js';
 import { renderTimeline } from '../../report/timeline.js';
 import { openTarget } from '../dynamo-env.js';
 import { type BackendFactory, dynamoBackend, memoryBackend } from './backends.js';
@@ -21,10 +20,19 @@ function print(label: string, r: ExploreReport, ms: number): void {
   console.log(`  invariants checked after each history (${r.checks} checks):`);
   for (const i of r.invariants)
     console.log(`    ${r.failure?.checks.find((c) => c.name === i && !c.ok) ? 'FAIL' : 'ok  '} ${i}`);
+  const counts = (o: Record<string, number>) =>
+    table(
+      Object.entries(o).sort(),
+      [
+        { header: 'what', cell: ([k]) => `    ${k}` },
+        { header: 'count', cell: ([, v]) => String(v) },
+      ],
+      { header: false },
+    );
   console.log('  faults injected, by kind:');
-  for (const [k, v] of Object.entries(r.faults).sort()) console.log(`    ${k.padEnd(32)} ${v}`);
+  console.log(counts(r.faults));
   console.log('  invocations, by outcome:');
-  for (const [k, v] of Object.entries(r.outcomes).sort()) console.log(`    ${k.padEnd(32)} ${v}`);
+  console.log(counts(r.outcomes));
 }
 
 async function run(
@@ -61,28 +69,32 @@ async function run(
   return false;
 }
 
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '5000' },
-    seed: { type: 'string' },
-    dynamo: { type: 'string', default: '0' },
-    'max-workers': { type: 'string', default: '8' },
-    report: { type: 'string' },
-  },
-});
-const seed = values.seed === undefined ? undefined : Number(values.seed);
-const maxWorkers = Math.min(8, Math.max(2, Number(values['max-workers'])));
-let ok = await run('In memory', memoryBackend, Number(values.runs), seed, maxWorkers, values.report);
-const sample = Number(values.dynamo);
-if (ok && sample > 0) {
-  const target = await openTarget();
-  console.log(`\nSample on ${target.description}`);
-  try {
-    ok = await run('On DynamoDB', dynamoBackend(target), sample, seed, maxWorkers, values.report);
-  } finally {
-    await target.stop();
-  }
+/** Options of {@link runExplorer} (validated by the `explore` subcommand). */
+export interface ExplorerOptions {
+  /** Histories on the in-memory store. */
+  readonly runs: number;
+  /** @default random */
+  readonly seed?: number;
+  /** Histories sampled on DynamoDB (Local unless DYNAMODB_ENDPOINT says otherwise) afterwards. */
+  readonly dynamo: number;
+  /** Most concurrent workers per history, 2-8. */
+  readonly maxWorkers: number;
+  /** Directory for the timeline of a violation. @default none */
+  readonly report?: string;
 }
-console.log(ok ? '\nAll invariants held in every history.' : '\nAn invariant was violated (see above).');
-// Killed runs never settle by design; middy's early-timeout timers would keep the process alive.
-process.exit(ok ? 0 : 1);
+
+/** Explore in memory, then sample on DynamoDB. @returns true when every invariant held. */
+export async function runExplorer(o: ExplorerOptions): Promise<boolean> {
+  let ok = await run('In memory', memoryBackend, o.runs, o.seed, o.maxWorkers, o.report);
+  if (ok && o.dynamo > 0) {
+    const target = await openTarget();
+    console.log(`\nSample on ${target.description}`);
+    try {
+      ok = await run('On DynamoDB', dynamoBackend(target), o.dynamo, o.seed, o.maxWorkers, o.report);
+    } finally {
+      await target.stop();
+    }
+  }
+  console.log(ok ? '\nAll invariants held in every history.' : '\nAn invariant was violated (see above).');
+  return ok;
+}

@@ -181,7 +181,7 @@ describe('enumerateSlots properties (random zones, crons and ranges across trans
       }),
       { numRuns: 80 },
     );
-  });
+  }, 60_000); // property runs: sized for a loaded 2-core machine
 
   it('warns exactly on the dates where a daily cron meets a gap (its shifted slots)', () => {
     fc.assert(

@@ -1,0 +1,111 @@
+/**
+ * Commands that cannot do what they say fail with a clear message and the documented exit code
+ * (integ: subprocesses, as an operator runs them; none of these reach DynamoDB).
+ */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, cli } from './cli-harness.js';
+import { offlineEnv, ROOT } from './repo-copy.js';
+
+/** No DynamoDB listens here: a command that got as far as a request would fail with exit 1, not 2. */
+const env = (extra: Record<string, string> = {}) =>
+  offlineEnv({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', ...extra });
+
+function tsx(script: string, args: readonly string[]): Promise<CliResult> {
+  return new Promise((done) => {
+    execFile(
+      resolve(ROOT, 'node_modules/.bin/tsx'),
+      [script, ...args],
+      { cwd: ROOT, env: env(), timeout: 60_000 },
+      (err, stdout, stderr) =>
+        done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('bad input exits 2 with a message naming the flag and value', () => {
+  it.each([
+    [
+      'lease --shard 0 on an unsharded job',
+      ['lease', 'daily-report', '--shard', '0'],
+      {},
+      'cronfence: invalid --shard 0: job daily-report is not sharded (one lease, JOB#daily-report): drop --shard\n',
+    ],
+    [
+      'effects list --job with an unknown job',
+      ['effects', 'list', '--job', 'nosuch'],
+      {},
+      'cronfence: invalid <job> "nosuch": is not a job in functions/index.ts (known: "daily-report", "merchant-settlement"); point --jobs at the module exporting your handlers\n',
+    ],
+    [
+      'effects resolve --job with an unknown job',
+      ['effects', 'resolve', 'payout#M1#2026-11-27', '--job', 'nosuch', '--as', 'failed', '--note', 'x'],
+      {},
+      'cronfence: invalid <job> "nosuch": is not a job in functions/index.ts (known: "daily-report", "merchant-settlement"); point --jobs at the module exporting your handlers\n',
+    ],
+    [
+      'an empty CRONFENCE_TABLE (a failed `$(aws cloudformation ...)`)',
+      ['runs', 'daily-report'],
+      { CRONFENCE_TABLE: '' },
+      'cronfence: invalid CRONFENCE_TABLE "": is set but empty (did the command that set it fail?): export CRONFENCE_TABLE=<LibraryTableName output>, unset it, or pass --table\n',
+    ],
+    [
+      'an empty --table',
+      ['lease', 'daily-report', '--table', ''],
+      {},
+      'cronfence: invalid --table "": is empty: pass the library table name\n',
+    ],
+  ])('%s', async (_name, args, extra, stderr) => {
+    expect(await cli(args, env(extra))).toEqual({ code: 2, stdout: '', stderr });
+  });
+
+  it('explore --runs abc', async () => {
+    const r = await cli(['explore', '--runs', 'abc'], env());
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `error: option '--runs <n>' argument 'abc' is invalid. --runs "abc" must be an integer from 1 to 10000000`,
+    );
+  });
+
+  it('start --from after --to', async () => {
+    const r = await cli(['start', '--from', '2026-04-02', '--to', '2026-04-01'], env());
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'cronfence: invalid --to "2026-04-01T23:59:59.999Z": is before --from (2026-04-02T00:00:00.000Z)\n',
+    });
+  });
+
+  it('npm run bench -- nosuch', async () => {
+    expect(await tsx('bench/run-all.ts', ['nosuch'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'bench: unknown benchmark "nosuch" (known: protocol-cost, claim-latency, throughput, cold-start, scale, fan-out)\n',
+    });
+  });
+});
+
+describe('help', () => {
+  it('npm run explore -- --help prints the options and exits 0', async () => {
+    const r = await cli(['explore', '--help'], env());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: cronfence explore \[options\]/);
+    for (const flag of ['--runs <n>', '--seed <n>', '--dynamo <n>', '--max-workers <n>', '--report <dir>'])
+      expect(r.stdout).toContain(flag);
+  });
+
+  it('start --help states the range: whole UTC days, inclusive, 3 days before --to by default', async () => {
+    const r = await cli(['start', '--help'], env());
+    expect(r.code).toBe(0);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      '--from <date> first day (yyyy-mm-dd, a whole UTC day) or instant (ISO-8601 with Z or an offset), inclusive (default: 3 days before --to)',
+    );
+    expect(text).toContain(
+      '--to <date> last day (yyyy-mm-dd, through its last UTC instant) or instant, inclusive (default: now)',
+    );
+  });
+});
