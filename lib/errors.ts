@@ -20,6 +20,7 @@ export const ErrorCode = {
   Deadline: 'DEADLINE',
   Store: 'STORE',
   InvalidArgument: 'INVALID_ARGUMENT',
+  InvalidConfiguration: 'INVALID_CONFIGURATION',
 } as const;
 /** Union of {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -201,6 +202,25 @@ export class InvalidArgumentError extends CronfenceError {
   constructor(argument: string, value: unknown, problem: string) {
     super(ErrorCode.InvalidArgument, `invalid ${argument} ${showValue(value)}: ${problem}`);
     this.argument = argument;
+    this.value = value;
+  }
+}
+
+/**
+ * A deployment's configuration (an environment variable the CDK app sets) is invalid — not the job
+ * definition, which was checked at definition and synth. Names the variable and the value.
+ */
+export class InvalidConfigurationError extends CronfenceError {
+  readonly variable: string;
+  readonly value: unknown;
+  constructor(variable: string, value: unknown, problem: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.InvalidConfiguration,
+      `invalid configuration: ${variable} = ${showValue(value)}: ${problem}`,
+      options,
+    );
+    this.name = 'InvalidConfigurationError';
+    this.variable = variable;
     this.value = value;
   }
 }

@@ -4,8 +4,8 @@
  * warnings — all delegated to lib/core/schedule, so synth agrees with the runtime and the emulator.
  */
 import type { JobDefinition } from '../../lib/core/job-definition.js';
+import { type DstGapPolicy, dstGapOf } from '../../lib/core/schedule/dst-gap.js';
 import { type DstWarning, dstWarnings } from '../../lib/core/schedule/dst-warnings.js';
-import { type DstGapPolicy, defaultDstGap } from '../../lib/core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../../lib/core/schedule/expression.js';
 import { schedulePeriodMs, validateCatchUp, validateSchedule } from '../../lib/core/schedule/validate.js';
 import { InvalidJobDefinitionError } from '../../lib/errors.js';
@@ -56,7 +56,7 @@ export function checkSchedule(
   return {
     expression,
     periodSeconds: periodMs === undefined ? undefined : Math.round(periodMs / 1000),
-    dstGap: definition.dstGap ?? defaultDstGap(expression),
+    dstGap: dstGapOf(definition, expression),
     dstWarnings: dstWarnings(
       { schedule: expression, timeZone: definition.timeZone },
       nowMs,

@@ -6,11 +6,8 @@ import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  type JobDefinition,
-  MAX_LAMBDA_TIMEOUT_SECONDS,
-  validateJobName,
-} from '../../lib/core/job-definition.js';
+import type { JobDefinition } from '../../lib/core/job-definition.js';
+import { parseJobDefinition } from '../../lib/core/job-definition-schema.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
@@ -61,41 +58,21 @@ export interface ScheduledJobProps {
 }
 
 /**
- * Validate the parts of a job definition the deployment depends on: name, timeout (1–900 s),
- * lease (> 0, ≤ timeout), expression, zone and catch-up options.
+ * Validate a job definition with the one job schema `defineJob` runs (lib/core/job-definition-schema.ts),
+ * so synth and definition give the same verdict and message; then check its schedule.
  * @returns the schedule check (period, DST warnings).
  * @throws Error whose message names the job, the field and the value (`cronfence: job "x": ...`).
  * @example
  * validateJobForDeploy(dailyReport.job, new Date()).periodSeconds; // 86400
  */
 export function validateJobForDeploy(definition: JobDefinition, now: Date): ScheduleCheck {
-  const name = String(definition.name);
-  const fail = (problem: string, cause?: unknown): never => {
-    throw new Error(`cronfence: job "${name}": ${problem}`, { cause });
-  };
   try {
-    validateJobName(definition.name);
-  } catch (error) {
-    fail((error as Error).message, error);
-  }
-  const timeout = definition.timeoutSeconds;
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_LAMBDA_TIMEOUT_SECONDS) {
-    fail(
-      `timeoutSeconds = ${timeout}: must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`,
-    );
-  }
-  const lease = definition.lease?.durationSeconds;
-  if (typeof lease !== 'number' || !(lease > 0)) fail(`lease.durationSeconds = ${lease}: must be > 0`);
-  if (lease > timeout) {
-    fail(
-      `lease.durationSeconds = ${lease} exceeds timeoutSeconds = ${timeout}: ` +
-        'a lease must not outlive the Lambda that holds it',
-    );
-  }
-  try {
+    parseJobDefinition(definition, now.getTime());
     return checkSchedule(definition, now.getTime());
   } catch (error) {
-    return fail((error as Error).message, error);
+    throw new Error(`cronfence: job "${String(definition.name)}": ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 

@@ -6,7 +6,9 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { InvalidJobDefinitionError } from '../errors.js';
+import * as v from 'valibot';
+import { JobNameSchema } from '../core/job-definition.js';
+import { InvalidConfigurationError } from '../errors.js';
 import type { JobHandler } from './define-job.js';
 import { createDeps } from './deps.js';
 import { type SweepReport, type SweepTarget, sweep } from './sweeper.js';
@@ -14,43 +16,47 @@ import { type SweepReport, type SweepTarget, sweep } from './sweeper.js';
 /** Environment variable listing the sweeper's jobs. */
 export const SWEEPER_JOBS_ENV = 'CRONFENCE_JOBS';
 
-interface JobRef {
-  readonly name: string;
-  readonly functionArn: string;
-  readonly startMs?: number;
-}
+/** The environment's list of jobs: names from the job schema, the function to invoke, the rate grid anchor. */
+const SweeperJobsSchema = v.array(
+  v.object({
+    name: JobNameSchema,
+    functionArn: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+    startMs: v.optional(v.pipe(v.number('must be epoch ms'), v.integer('must be epoch ms'))),
+  }),
+  'must be a JSON array of {"name","functionArn","startMs"?}',
+);
+
+type JobRef = v.InferOutput<typeof SweeperJobsSchema>[number];
 
 /**
- * Parse `CRONFENCE_JOBS`.
- * @throws InvalidJobDefinitionError naming the variable when it is missing or not a JSON array of {name, functionArn}.
+ * Parse `CRONFENCE_JOBS` (a deployment setting, not a job definition).
+ * @throws InvalidConfigurationError naming the variable (and the entry's field) when it is missing,
+ *   not JSON, or not an array of {name, functionArn, startMs?}.
  */
 export function parseSweeperJobs(raw: string | undefined): JobRef[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw ?? '');
-  } catch {
-    throw new InvalidJobDefinitionError(
+  } catch (cause) {
+    throw new InvalidConfigurationError(
       SWEEPER_JOBS_ENV,
       raw,
-      'must be a JSON array of {"name","functionArn"}',
+      'must be a JSON array of {"name","functionArn","startMs"?}',
+      { cause },
     );
   }
-  if (
-    !Array.isArray(parsed) ||
-    !parsed.every((j) => typeof j?.name === 'string' && typeof j?.functionArn === 'string')
-  ) {
-    throw new InvalidJobDefinitionError(
-      SWEEPER_JOBS_ENV,
-      raw,
-      'must be a JSON array of {"name","functionArn"}',
-    );
+  const result = v.safeParse(SweeperJobsSchema, parsed, { abortPipeEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    const path = (issue.path ?? []).map((p) => `[${JSON.stringify(p.key)}]`).join('');
+    throw new InvalidConfigurationError(`${SWEEPER_JOBS_ENV}${path}`, issue.input, issue.message);
   }
-  return parsed as JobRef[];
+  return result.output;
 }
 
 /**
  * Build the sweeper's Lambda handler for the given job handlers (the app's registry).
- * @throws InvalidJobDefinitionError at the first invocation when `CRONFENCE_JOBS` names a job the bundle does not know.
+ * @throws InvalidConfigurationError at the first invocation when `CRONFENCE_JOBS` names a job the bundle does not know.
  */
 export function sweeperHandler(
   handlers: readonly JobHandler[],
@@ -63,7 +69,7 @@ export function sweeperHandler(
     const targets: SweepTarget[] = refs.map((ref) => {
       const h = handlers.find((x) => x.job.name === ref.name);
       if (!h)
-        throw new InvalidJobDefinitionError(
+        throw new InvalidConfigurationError(
           SWEEPER_JOBS_ENV,
           ref.name,
           `names a job this sweeper bundle does not contain (${handlers.map((x) => x.job.name).join(', ')})`,

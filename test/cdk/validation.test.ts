@@ -36,17 +36,17 @@ describe('synth fails with a clear message', () => {
     [
       'a lease longer than the timeout',
       { lease: { durationSeconds: 301, renewFraction: 1 / 3 }, timeoutSeconds: 300 },
-      /job "bad": lease.durationSeconds = 301 exceeds timeoutSeconds = 300/,
+      /job "bad": invalid job definition: "lease.durationSeconds" = 301: must be <= the function timeout \(timeoutSeconds = 300\)/,
     ],
     [
       'a zero lease',
       { lease: { durationSeconds: 0, renewFraction: 1 / 3 } },
-      /lease.durationSeconds = 0: must be > 0/,
+      /"lease.durationSeconds" = 0: must be a number > 0/,
     ],
     [
       'a timeout above the Lambda maximum',
       { timeoutSeconds: 901 },
-      /timeoutSeconds = 901: must be an integer 1-900/,
+      /"timeoutSeconds" = 901: must be an integer 1-900 \(the Lambda maximum\)/,
     ],
   ])('for %s', (_what, overrides, message) => {
     const error = synthError(props(job({ name: 'bad', ...overrides })));

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  defaultDstGap,
-  enumerateSlots,
-  iterateSlots,
-  type SlotSource,
-} from '../../../lib/core/schedule/enumerate.js';
+import { defaultDstGap } from '../../../lib/core/schedule/dst-gap.js';
+import { enumerateSlots, iterateSlots, type SlotSource } from '../../../lib/core/schedule/enumerate.js';
 import { parseScheduleExpression } from '../../../lib/core/schedule/expression.js';
 import type { Slot } from '../../../lib/core/schedule/slot.js';
 import { InvalidArgumentError } from '../../../lib/errors.js';
