@@ -16,9 +16,10 @@ export interface SlotSource {
   /** @default `defaultDstGap` of the schedule (dst-gap.ts) */
   readonly dstGap?: DstGapPolicy;
   /**
-   * Rate schedules only: the instant the schedule starts counting from, epoch ms. Scheduler runs a
-   * rate schedule at `StartDate`, `StartDate + period`, … (immediately at creation if no
-   * `StartDate`), so the deployment must pin `StartDate` and pass it here. Required for rate.
+   * Rate schedules only: the instant the rate grid counts from, epoch ms (rounded up to a whole
+   * minute: Scheduler's precision). Scheduler runs a rate schedule at `StartDate`, `StartDate + period`,
+   * …; the deployment sets StartDate to a grid instant of `JobDefinition.rateAnchorMs`, which is what
+   * to pass here. Required for rate.
    */
   readonly startMs?: number;
 }
@@ -85,14 +86,15 @@ function* rateSlots(
   fromMs: number,
   toMs: number,
 ): Generator<Slot> {
-  const startMs = source.startMs;
-  if (startMs === undefined || !Number.isFinite(startMs)) {
+  if (source.startMs === undefined || !Number.isFinite(source.startMs)) {
     throw new InvalidArgumentError(
       'startMs',
-      startMs,
+      source.startMs,
       'a rate schedule needs its start instant (StartDate), epoch ms',
     );
   }
+  // Scheduler invokes on a one-minute grid: a start inside a minute begins at the next whole minute.
+  const startMs = Math.ceil(source.startMs / MINUTE_MS) * MINUTE_MS;
   const zone = ianaZone(source.timeZone);
   const rule = source.businessDate ?? 'slot-date';
   const first = fromMs < startMs ? 0 : Math.floor((fromMs - startMs) / expr.periodMs) + 1;

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors.js';
-import { DAY_MS, formatNaiveDate, formatNaiveMinute, parseNaive } from './calendar.js';
+import { DAY_MS, formatNaiveDate, formatNaiveMinute, MINUTE_MS, parseNaive } from './calendar.js';
 import { fireInstant } from './dst-gap.js';
 import type { ScheduleExpression } from './expression.js';
 import { ianaZone, toNaive } from './zone.js';
@@ -33,9 +33,12 @@ function businessDateOf(naiveLocal: number, rule: BusinessDateRule): string {
   return formatNaiveDate(rule === 'previous-day' ? naiveLocal - DAY_MS : naiveLocal);
 }
 
-/** Slot id for an instant of a rate/at schedule: `yyyy-MM-ddTHH:mm:ssZ`. */
+/**
+ * Slot id for an instant of a rate/at schedule: `yyyy-MM-ddTHH:mm:00Z`, on Scheduler's one-minute
+ * grid (Scheduler invokes with 60-second precision, so two instants in one minute are one occurrence).
+ */
 export function instantSlotId(instantMs: number): string {
-  return `${new Date(instantMs).toISOString().slice(0, 19)}Z`;
+  return `${new Date(Math.floor(instantMs / MINUTE_MS) * MINUTE_MS).toISOString().slice(0, 17)}00Z`;
 }
 
 /**
