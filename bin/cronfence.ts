@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { exampleApp } from '../functions/example-app.js';
 import { handlers } from '../functions/index.js';
 import { registerBackfill } from '../lib/cli/backfill.js';
+import { registerCheck } from '../lib/cli/check.js';
 import { registerDrill } from '../lib/cli/drill.js';
 import { registerEffects } from '../lib/cli/effects.js';
 import { registerLease } from '../lib/cli/lease.js';
@@ -26,6 +27,7 @@ registerLease(program, handlers);
 registerBackfill(program, handlers);
 registerEffects(program);
 registerDrill(program, exampleApp);
+registerCheck(program, handlers);
 
 program.parseAsync().catch((err: Error) => {
   console.error(`cronfence: ${err.message}`);

@@ -58,6 +58,8 @@ export interface JobCheck {
   readonly job: string;
   readonly schedule: string;
   readonly timeZone: string;
+  /** The job's business-date rule (`slot-date` or `previous-day`). */
+  readonly businessDate: string;
   readonly next: readonly Occurrence[];
   readonly transitions: readonly TransitionNote[];
   readonly warnings: readonly Finding[];
@@ -157,6 +159,7 @@ export function checkJob(input: unknown, nowMs: number, count = 5): JobCheck {
     job: String(raw.name),
     schedule: String(raw.schedule),
     timeZone: String(raw.timeZone ?? 'UTC'),
+    businessDate: String(raw.businessDate ?? 'slot-date'),
   };
   let parsed: ReturnType<typeof parseJobDefinition>;
   try {
@@ -223,6 +226,7 @@ export function checkJob(input: unknown, nowMs: number, count = 5): JobCheck {
   return {
     ...head,
     timeZone: definition.timeZone,
+    businessDate: definition.businessDate,
     next: upcoming.map((s) => occurrence(s, definition.timeZone)),
     transitions,
     warnings,
