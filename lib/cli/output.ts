@@ -84,6 +84,7 @@ const USAGE_CODES: readonly string[] = [
   ErrorCode.InvalidSchedule,
   ErrorCode.InvalidTimeZone,
   ErrorCode.InvalidEvent,
+  ErrorCode.InvalidConfiguration,
 ];
 
 /** Print an error as `cronfence: message` on stderr and return its exit code. */

@@ -5,7 +5,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Clock, type LeaseStore, type ResultStore, type RunStore, systemClock } from '../core/ports.js';
 import type { EffectStore } from '../effects/effect-store.js';
-import { InvalidJobDefinitionError } from '../errors.js';
+import { InvalidConfigurationError } from '../errors.js';
 import { createDocumentClient } from '../store/client.js';
 import { DynamoLeaseStore } from '../store/lease-store.js';
 import { DynamoResultStore } from '../store/result-store.js';
@@ -43,7 +43,7 @@ export type PausePoint = (
 
 /**
  * Build deps on one Document client. @param tableName library table; @default `process.env.CRONFENCE_TABLE`
- * @throws InvalidJobDefinitionError when no table name is configured.
+ * @throws InvalidConfigurationError when no table name is configured (a deployment setting, not the job's).
  */
 export function createDeps(
   options: {
@@ -56,7 +56,7 @@ export function createDeps(
 ): RuntimeDeps {
   const tableName = options.tableName ?? process.env[libraryTable.envVar];
   if (!tableName) {
-    throw new InvalidJobDefinitionError(
+    throw new InvalidConfigurationError(
       libraryTable.envVar,
       tableName,
       'environment variable naming the library table is not set',

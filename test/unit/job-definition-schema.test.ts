@@ -8,6 +8,7 @@ import {
   InvalidScheduleError,
 } from '../../lib/errors.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
+import { createDeps } from '../../lib/runtime/deps.js';
 import { parseSweeperJobs } from '../../lib/runtime/sweeper-handler.js';
 
 const NOW = Date.parse('2026-01-15T00:00:00Z');
@@ -136,5 +137,24 @@ describe("the sweeper's environment is configuration, not a job definition", () 
     expect(caught).toBeInstanceOf(InvalidConfigurationError);
     expect(caught).not.toBeInstanceOf(InvalidJobDefinitionError);
     expect((caught as Error).message).toBe(message);
+  });
+
+  it('a missing CRONFENCE_TABLE is a configuration error too', () => {
+    const saved = process.env.CRONFENCE_TABLE;
+    delete process.env.CRONFENCE_TABLE;
+    try {
+      expect(() => createDeps()).toThrow(
+        new InvalidConfigurationError(
+          'CRONFENCE_TABLE',
+          undefined,
+          'environment variable naming the library table is not set',
+        ),
+      );
+      expect(() => createDeps()).toThrow(
+        'invalid configuration: CRONFENCE_TABLE = undefined: environment variable naming the library table is not set',
+      );
+    } finally {
+      if (saved !== undefined) process.env.CRONFENCE_TABLE = saved;
+    }
   });
 });
