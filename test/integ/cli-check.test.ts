@@ -34,6 +34,7 @@ describe('cronfence check', () => {
       'job',
       'schedule',
       'timeZone',
+      'businessDate',
       'next',
       'transitions',
       'warnings',
