@@ -7,6 +7,7 @@
  */
 import { Command } from 'commander';
 import { registerBackfill } from '../cli/backfill.js';
+import { registerCheck } from '../cli/check.js';
 import { registerDrill } from '../cli/drill.js';
 import { registerEffects } from '../cli/effects.js';
 import { registerExplore } from '../cli/explore.js';
@@ -33,6 +34,7 @@ registerBackfill(program, handlers);
 registerEffects(program, handlers);
 registerDrill(program, app);
 registerExplore(program);
+registerCheck(program, handlers);
 
 program.parseAsync().catch((err: Error) => {
   console.error(`cronfence: ${err.message}`);

@@ -36,8 +36,8 @@ export interface BackfillPlan {
 }
 
 function source(def: JobDefinition, expr: ScheduleExpression, anchorMs: number): SlotSource {
-  // A rate schedule counts from its StartDate, which the definition does not carry: anchor it at --from.
-  return { ...def, schedule: expr, startMs: anchorMs };
+  // A rate schedule counts on its grid (rateAnchorMs, from which the deployment derives StartDate).
+  return { ...def, schedule: expr, startMs: def.rateAnchorMs ?? anchorMs };
 }
 
 function near(def: JobDefinition, expr: ScheduleExpression, ms: number): Slot[] {

@@ -32,7 +32,12 @@ export {
   LibraryTable,
   type LibraryTableProps,
 } from './library-table.js';
-export { checkSchedule, DST_LOOKAHEAD_YEARS, type ScheduleCheck } from './schedule-check.js';
+export {
+  checkSchedule,
+  type ScheduleCheck,
+  START_DATE_MAX_PAST_MS,
+  schedulerStartDate,
+} from './schedule-check.js';
 export { ScheduledJob, type ScheduledJobProps, validateJobForDeploy } from './scheduled-job.js';
 export { SchemaTable, type SchemaTableProps } from './schema-table.js';
 export { DEFAULT_SWEEPER_ENTRY, SWEEPER_NAME, Sweeper, type SweeperProps } from './sweeper.js';

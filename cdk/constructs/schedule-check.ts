@@ -1,17 +1,12 @@
 /**
- * Synth-time checks of a job's schedule: the ONE place the CDK app validates an expression and
- * zone, measures the schedule's period (for the "no successful run" alarm) and collects DST
- * warnings — all delegated to lib/core/schedule, so synth agrees with the runtime and the emulator.
+ * Synth-time facts about a job's schedule: its parsed expression and period (for the "no successful
+ * run" alarm), and the StartDate to deploy. Validation and warnings come from lib/core (the job schema
+ * and `checkJob`), so synth agrees with `defineJob`, `cronfence check`, the runtime and the emulator.
  */
 import type { JobDefinition } from '../../lib/core/job-definition.js';
-import { type DstWarning, dstWarnings } from '../../lib/core/schedule/dst-warnings.js';
-import { type DstGapPolicy, defaultDstGap } from '../../lib/core/schedule/enumerate.js';
+import { parseJobDefinition } from '../../lib/core/job-definition-schema.js';
 import type { ScheduleExpression } from '../../lib/core/schedule/expression.js';
-import { schedulePeriodMs, validateCatchUp, validateSchedule } from '../../lib/core/schedule/validate.js';
-import { InvalidJobDefinitionError } from '../../lib/errors.js';
-
-/** How many years ahead synth looks for DST gaps and overlaps. */
-export const DST_LOOKAHEAD_YEARS = 3;
+import { schedulePeriodMs } from '../../lib/core/schedule/validate.js';
 
 /** Result of {@link checkSchedule}. */
 export interface ScheduleCheck {
@@ -19,49 +14,67 @@ export interface ScheduleCheck {
   readonly expression: ScheduleExpression;
   /** Longest gap between two occurrences, in seconds; `undefined` for a one-time `at()`. */
   readonly periodSeconds: number | undefined;
-  /** The job's DST gap policy (its own or the schedule's default). */
-  readonly dstGap: DstGapPolicy;
-  /** Dates in the next three years on which the job's local times do not exist or repeat. */
-  readonly dstWarnings: readonly DstWarning[];
-  /** Other warnings (a one-time `at()` already in the past). */
-  readonly warnings: readonly string[];
 }
 
 /**
- * Validate a job's expression, zone and catch-up options; measure its period; list DST warnings
- * for the next three years from `nowMs`.
- * @throws InvalidScheduleError (expression part) or InvalidJobDefinitionError (`timeZone`, `catchUp.*`).
+ * Validate a job definition with the one job schema and measure its schedule's period from `nowMs`.
+ * @throws InvalidJobDefinitionError / InvalidScheduleError as `defineJob` would.
  */
-export function checkSchedule(
-  definition: Pick<JobDefinition, 'schedule' | 'timeZone' | 'dstGap' | 'catchUp' | 'runRetentionDays'>,
-  nowMs: number,
-): ScheduleCheck {
-  const expression = validateSchedule(definition);
-  const warnings: string[] = [];
-  try {
-    validateSchedule(definition, nowMs);
-  } catch (error) {
-    // A one-time at() in the past: fine for a schedule deployed earlier, useless for a new one.
-    if (!(error instanceof InvalidJobDefinitionError)) throw error;
-    warnings.push(`${error.message}: the schedule will never fire again`);
+export function checkSchedule(definition: JobDefinition, nowMs: number): ScheduleCheck {
+  const { expression } = parseJobDefinition(definition, nowMs);
+  const periodMs = schedulePeriodMs(expression, nowMs);
+  return { expression, periodSeconds: periodMs === undefined ? undefined : Math.round(periodMs / 1000) };
+}
+
+/**
+ * How far in the past Scheduler accepts a StartDate, ms: CreateSchedule refuses one "earlier than
+ * 5 minutes ago"; UpdateSchedule replaces every field of the schedule (CloudFormation sends the same
+ * StartDate again on any change), and its reference documents no exception for the past.
+ */
+export const START_DATE_MAX_PAST_MS = 5 * 60_000;
+
+const isoMinute = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/**
+ * The StartDate to deploy: `start` when given (checked as Scheduler would check it), else for a rate
+ * job the first instant of its grid (`rateAnchorMs + k × period`) at or after `now` — a future instant
+ * Scheduler accepts, on the grid the slot ids and the sweeper count from, whatever the deploy date.
+ * @throws Error (naming the job, `start` and what to do) for a `start` that is not a whole minute, more
+ *   than 5 minutes before `now`, or off the rate grid.
+ */
+export function schedulerStartDate(
+  definition: Pick<JobDefinition, 'name' | 'rateAnchorMs'>,
+  expression: ScheduleExpression,
+  start: Date | undefined,
+  now: Date,
+): Date | undefined {
+  const anchorMs = definition.rateAnchorMs ?? 0;
+  const periodMs = expression.kind === 'rate' ? expression.periodMs : undefined;
+  const nextGrid = (ms: number) =>
+    periodMs === undefined ? ms : anchorMs + Math.ceil((ms - anchorMs) / periodMs) * periodMs;
+  if (start === undefined) return periodMs === undefined ? undefined : new Date(nextGrid(now.getTime()));
+  const fail = (problem: string): never => {
+    throw new Error(`cronfence: job "${definition.name}": start = ${isoMinute(start.getTime())}: ${problem}`);
+  };
+  const ms = start.getTime();
+  if (!Number.isFinite(ms) || ms % 60_000 !== 0) {
+    fail('must be a whole minute (Scheduler invokes on a one-minute grid), e.g. 2026-01-01T00:00:00Z');
   }
-  if (definition.catchUp) {
-    validateCatchUp(
-      definition.catchUp,
-      { schedule: expression, runRetentionDays: definition.runRetentionDays },
-      nowMs,
+  if (ms < now.getTime() - START_DATE_MAX_PAST_MS) {
+    fail(
+      `is more than 5 minutes before now (${isoMinute(now.getTime())}): EventBridge Scheduler refuses such a ` +
+        'StartDate when it creates or updates the schedule. Remove `start`' +
+        (periodMs === undefined
+          ? ''
+          : `; to keep the rate grid, set \`rateAnchor: '${isoMinute(ms)}'\` in defineJob: each synth then ` +
+            `deploys the grid's next instant (${isoMinute(nextGrid(now.getTime()))}) as StartDate and slot ids stay the same`),
     );
   }
-  const periodMs = schedulePeriodMs(expression, nowMs);
-  return {
-    expression,
-    periodSeconds: periodMs === undefined ? undefined : Math.round(periodMs / 1000),
-    dstGap: definition.dstGap ?? defaultDstGap(expression),
-    dstWarnings: dstWarnings(
-      { schedule: expression, timeZone: definition.timeZone },
-      nowMs,
-      DST_LOOKAHEAD_YEARS,
-    ),
-    warnings,
-  };
+  if (periodMs !== undefined && nextGrid(ms) !== ms) {
+    fail(
+      `is not on the job's rate grid (rateAnchor ${isoMinute(anchorMs)} + k × ${periodMs / 60_000} min): ` +
+        `slot ids would not match Scheduler's invocations; use ${isoMinute(nextGrid(ms))} or remove \`start\``,
+    );
+  }
+  return start;
 }

@@ -6,16 +6,13 @@ import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  type JobDefinition,
-  MAX_LAMBDA_TIMEOUT_SECONDS,
-  validateJobName,
-} from '../../lib/core/job-definition.js';
+import { checkJob } from '../../lib/core/job-check.js';
+import type { JobDefinition } from '../../lib/core/job-definition.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
 import { grantApplicationTable, type LibraryTable } from './library-table.js';
-import { checkSchedule, type ScheduleCheck } from './schedule-check.js';
+import { checkSchedule, type ScheduleCheck, schedulerStartDate } from './schedule-check.js';
 import type { SchemaTable } from './schema-table.js';
 
 /** Properties of {@link ScheduledJob}. */
@@ -51,9 +48,10 @@ export interface ScheduledJobProps {
   /** Scheduler maximum event age. @default Duration.hours(24) */
   readonly schedulerMaxEventAge?: Duration;
   /**
-   * When the schedule starts (Scheduler's StartDate). Rate schedules count their slots from it, so
-   * pin it for rate jobs; it is passed to the sweeper as `startMs`.
-   * @default - none (Scheduler starts counting at creation)
+   * Scheduler's StartDate, verbatim: a whole minute no earlier than 5 minutes before synth (Scheduler
+   * refuses an older one), on the job's rate grid for a rate job. Rarely needed: a rate job's StartDate
+   * is derived from its `rateAnchor` (defineJob), so slot ids survive redeploys.
+   * @default - rate: the first instant of the job's rate grid at or after synth; cron/at: none
    */
   readonly start?: Date;
   /** The instant DST warnings are computed from (the next three years). @default - synth time */
@@ -61,41 +59,20 @@ export interface ScheduledJobProps {
 }
 
 /**
- * Validate the parts of a job definition the deployment depends on: name, timeout (1–900 s),
- * lease (> 0, ≤ timeout), expression, zone and catch-up options.
+ * Validate a job definition with the one job schema `defineJob` runs (lib/core/job-definition-schema.ts),
+ * so synth and definition give the same verdict and message; then check its schedule.
  * @returns the schedule check (period, DST warnings).
  * @throws Error whose message names the job, the field and the value (`cronfence: job "x": ...`).
  * @example
  * validateJobForDeploy(dailyReport.job, new Date()).periodSeconds; // 86400
  */
 export function validateJobForDeploy(definition: JobDefinition, now: Date): ScheduleCheck {
-  const name = String(definition.name);
-  const fail = (problem: string, cause?: unknown): never => {
-    throw new Error(`cronfence: job "${name}": ${problem}`, { cause });
-  };
-  try {
-    validateJobName(definition.name);
-  } catch (error) {
-    fail((error as Error).message, error);
-  }
-  const timeout = definition.timeoutSeconds;
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_LAMBDA_TIMEOUT_SECONDS) {
-    fail(
-      `timeoutSeconds = ${timeout}: must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`,
-    );
-  }
-  const lease = definition.lease?.durationSeconds;
-  if (typeof lease !== 'number' || !(lease > 0)) fail(`lease.durationSeconds = ${lease}: must be > 0`);
-  if (lease > timeout) {
-    fail(
-      `lease.durationSeconds = ${lease} exceeds timeoutSeconds = ${timeout}: ` +
-        'a lease must not outlive the Lambda that holds it',
-    );
-  }
   try {
     return checkSchedule(definition, now.getTime());
   } catch (error) {
-    return fail((error as Error).message, error);
+    throw new Error(`cronfence: job "${String(definition.name)}": ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -124,7 +101,7 @@ export class ScheduledJob extends Construct {
   public readonly logGroup: LogGroup;
   /** Dead letters from Scheduler (hand-off failed) and from Lambda (retries exhausted). */
   public readonly deadLetterQueue: Queue;
-  /** Scheduler StartDate, epoch ms, when pinned (rate jobs' slots count from it). */
+  /** Rate jobs: the rate grid's anchor, epoch ms (`definition.rateAnchorMs`), passed to the sweeper. */
   public readonly startMs: number | undefined;
   /** The EventBridge Scheduler schedule. */
   public readonly schedule: Schedule;
@@ -134,35 +111,19 @@ export class ScheduledJob extends Construct {
   constructor(scope: Construct, id: string, props: ScheduledJobProps) {
     super(scope, id);
     const { definition } = props;
-    const check = validateJobForDeploy(definition, props.now ?? new Date());
-    if (check.dstWarnings.length > 0) {
-      const policy =
-        check.dstGap === 'skip'
-          ? 'skipped (dstGap: skip)'
-          : 'run by the sweeper after the gap (dstGap: shift)';
-      const dates = check.dstWarnings.map(
-        (w) =>
-          `${w.date} ${w.localTimes.join(', ')} ${w.kind === 'nonexistent' ? 'does not exist (Scheduler skips it)' : 'occurs twice (Scheduler runs it once)'}`,
-      );
+    const now = props.now ?? new Date();
+    const check = validateJobForDeploy(definition, now);
+    // The same warnings `cronfence check` prints (DST, rate drift, far next occurrence, short lease).
+    for (const warning of checkJob(definition, now.getTime()).warnings) {
       Annotations.of(this).addWarningV2(
-        'cronfence:dst',
-        `job "${definition.name}": ${definition.schedule} in ${definition.timeZone} meets DST transitions; ` +
-          `occurrences in a gap are ${policy}: ${dates.join('; ')}`,
+        `cronfence:${warning.code}`,
+        `job "${definition.name}": ${warning.message}`,
       );
     }
-    for (const warning of check.warnings) {
-      Annotations.of(this).addWarningV2('cronfence:schedule', `job "${definition.name}": ${warning}`);
-    }
-    if (check.expression.kind === 'rate' && props.start === undefined) {
-      Annotations.of(this).addWarningV2(
-        'cronfence:rate-start',
-        `job "${definition.name}": ${definition.schedule} has no pinned start; Scheduler counts from creation, ` +
-          'so the sweeper cannot know its slots. Set the ScheduledJob `start` prop.',
-      );
-    }
+    const startDate = schedulerStartDate(definition, check.expression, props.start, now);
     this.definition = definition;
     this.periodSeconds = check.periodSeconds;
-    this.startMs = props.start?.getTime();
+    this.startMs = check.expression.kind === 'rate' ? (definition.rateAnchorMs ?? 0) : undefined;
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
     const tables = props.tables ?? [];
     const functionName = props.functionName ?? `cronfence-${definition.name}`;
@@ -220,7 +181,7 @@ export class ScheduledJob extends Construct {
       },
       deadLetterQueue: this.deadLetterQueue,
       description: `cronfence job ${definition.name}`,
-      ...(props.start ? { start: props.start } : {}),
+      ...(startDate ? { start: startDate } : {}),
       ...(props.schedulerRetryAttempts === undefined ? {} : { retryAttempts: props.schedulerRetryAttempts }),
       ...(props.schedulerMaxEventAge ? { maxEventAge: props.schedulerMaxEventAge } : {}),
     });

@@ -57,7 +57,8 @@ export async function emulate(
   const plan: { handler: JobHandler; slot: Slot }[] = [];
   for (const h of handlers) {
     const slots = enumerateSlots(
-      { ...h.job, schedule: h.expression, startMs: o.fromMs },
+      // A rate job's slots are on its grid (rateAnchorMs), as deployed: the StartDate is a grid instant.
+      { ...h.job, schedule: h.expression, startMs: h.job.rateAnchorMs ?? o.fromMs },
       o.fromMs,
       o.toMs,
     ).filter((s) => !s.shifted);
@@ -75,7 +76,7 @@ export async function emulate(
     const targets = handlers.map((h) => ({
       definition: h.job,
       expression: h.expression,
-      startMs: o.fromMs,
+      startMs: h.job.rateAnchorMs ?? o.fromMs,
       invoke: async (payload: Record<string, unknown>, slot: Slot) => {
         const r = await deliver(h, {
           job: h.job.name,

@@ -1,4 +1,6 @@
+import * as v from 'valibot';
 import { InvalidJobDefinitionError } from '../errors.js';
+import type { DstGapPolicy } from './schedule/dst-gap.js';
 
 /**
  * The static part of a job: what the runtime, the emulator, the sweeper and the CDK app read.
@@ -26,8 +28,8 @@ export interface JobDefinition {
    * (`previous-day`, for "settle yesterday" jobs). @default 'slot-date'
    */
   readonly businessDate: 'slot-date' | 'previous-day';
-  /** DST gap policy (docs/design.md "Time"). @default 'shift' for crons at most daily, else 'skip' */
-  readonly dstGap?: 'skip' | 'shift';
+  /** DST gap policy (docs/design.md "Time", lib/core/schedule/dst-gap.ts). @default 'shift' for crons at most daily, else 'skip' */
+  readonly dstGap?: DstGapPolicy;
   /** Catch-up of missed slots by the sweeper. */
   readonly catchUp?: {
     readonly mode: 'none' | 'latest' | 'all';
@@ -42,54 +44,75 @@ export interface JobDefinition {
   readonly runRetentionDays: number;
   /** How many recently succeeded slots the lease item remembers (its bounded done set). @default 32 */
   readonly rememberSlots: number;
+  /**
+   * Rate schedules only: the instant, epoch ms (a whole minute), the rate grid counts from — slots are
+   * `rateAnchorMs + k × period`. The deployment derives Scheduler's StartDate from it (the next grid
+   * instant), so slot ids stay the same across redeploys. @default 0 (1970-01-01T00:00:00Z)
+   */
+  readonly rateAnchorMs?: number;
 }
 
 /** Maximum Lambda timeout, in seconds (AWS Lambda quotas). */
 export const MAX_LAMBDA_TIMEOUT_SECONDS = 900;
 
-const JOB_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/** Job names: 1–64 chars of `[A-Za-z0-9_-]`, first a letter. */
+export const JOB_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /**
- * Validate a job name. Rule: 1–64 chars, `[A-Za-z0-9_-]`, first a letter — a subset of Scheduler's
- * schedule-name charset that is also safe inside `JOB#<name>` keys (no `#`).
- * @throws InvalidJobDefinitionError naming `name` and the value.
+ * A job name: a subset of Scheduler's schedule-name charset that is also safe inside `JOB#<name>`
+ * keys (no `#`). Shared by the job schema and the sweeper's environment schema.
  */
-export function validateJobName(name: unknown): string {
-  if (typeof name !== 'string' || !JOB_NAME.test(name)) {
-    throw new InvalidJobDefinitionError(
-      'name',
-      name,
-      'must be 1-64 characters of A-Z a-z 0-9 _ -, starting with a letter',
-    );
+export const JobNameSchema = v.pipe(
+  v.string('must be 1-64 characters of A-Z a-z 0-9 _ -, starting with a letter'),
+  v.regex(JOB_NAME_PATTERN, 'must be 1-64 characters of A-Z a-z 0-9 _ -, starting with a letter'),
+);
+
+function knownToRuntime(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone }).format(0);
+    return true;
+  } catch {
+    return false;
   }
-  return name;
 }
 
 /**
- * Validate an IANA zone name against the runtime's ICU data (the same data Luxon uses).
- * Abbreviations such as `CET` or offsets such as `+01:00` are rejected: Scheduler wants a zone name.
- * @returns the canonical spelling the runtime reports.
- * @throws InvalidJobDefinitionError naming `timeZone` and the value.
+ * An IANA zone name known to the runtime's ICU data (the data Luxon and Lambda's Node use).
+ * Abbreviations such as `CET` and offsets such as `+01:00` are refused: Scheduler wants a zone name.
+ */
+export const TimeZoneSchema = v.pipe(
+  v.string('must be an IANA time zone name such as "Europe/Berlin"'),
+  v.check(
+    (z) => z.length > 0 && !/^[+-]\d/.test(z),
+    'must be an IANA time zone name such as "Europe/Berlin"',
+  ),
+  v.check(knownToRuntime, 'is not an IANA time zone known to this runtime'),
+  v.check(
+    (z) => z === 'UTC' || z.includes('/'),
+    'must be an IANA zone name (Area/City), not an abbreviation',
+  ),
+);
+
+function parseField<T>(schema: v.GenericSchema<unknown, T>, field: string, value: unknown): T {
+  const result = v.safeParse(schema, value, { abortPipeEarly: true });
+  if (!result.success) throw new InvalidJobDefinitionError(field, value, result.issues[0].message);
+  return result.output;
+}
+
+/**
+ * Validate a job name ({@link JobNameSchema}).
+ * @throws InvalidJobDefinitionError naming `name` and the value.
+ */
+export function validateJobName(name: unknown): string {
+  return parseField(JobNameSchema, 'name', name);
+}
+
+/**
+ * Validate an IANA zone name ({@link TimeZoneSchema}).
+ * @param field the field named in the error. @default 'timeZone'
+ * @returns the name, unchanged.
+ * @throws InvalidJobDefinitionError naming `field` and the value.
  */
 export function validateTimeZone(timeZone: unknown, field = 'timeZone'): string {
-  if (typeof timeZone !== 'string' || timeZone.length === 0 || /^[+-]\d/.test(timeZone)) {
-    throw new InvalidJobDefinitionError(
-      field,
-      timeZone,
-      'must be an IANA time zone name such as "Europe/Berlin"',
-    );
-  }
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone }).format(0);
-  } catch {
-    throw new InvalidJobDefinitionError(field, timeZone, 'is not an IANA time zone known to this runtime');
-  }
-  if (timeZone !== 'UTC' && !timeZone.includes('/')) {
-    throw new InvalidJobDefinitionError(
-      field,
-      timeZone,
-      'must be an IANA zone name (Area/City), not an abbreviation',
-    );
-  }
-  return timeZone;
+  return parseField(TimeZoneSchema, field, timeZone);
 }

@@ -4,15 +4,11 @@
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import {
-  type JobDefinition,
-  MAX_LAMBDA_TIMEOUT_SECONDS,
-  validateJobName,
-  validateTimeZone,
-} from '../core/job-definition.js';
-import { parseScheduleExpression, type ScheduleExpression } from '../core/schedule/expression.js';
-import { validateCatchUp } from '../core/schedule/validate.js';
-import { CronfenceError, InvalidJobDefinitionError } from '../errors.js';
+import type { JobDefinition } from '../core/job-definition.js';
+import { parseJobDefinition } from '../core/job-definition-schema.js';
+import type { DstGapPolicy } from '../core/schedule/dst-gap.js';
+import type { ScheduleExpression } from '../core/schedule/expression.js';
+import { CronfenceError } from '../errors.js';
 import { createDeps, type RuntimeDeps } from './deps.js';
 import { type FanOutDeps, fanOut, type ShardDispatcher } from './fan-out.js';
 import type { JobContext } from './job-context.js';
@@ -31,7 +27,7 @@ export interface JobOptions {
   readonly timeoutSeconds?: number;
   /** @default 'slot-date' */
   readonly businessDate?: 'slot-date' | 'previous-day';
-  readonly dstGap?: 'skip' | 'shift';
+  readonly dstGap?: DstGapPolicy;
   readonly catchUp?: JobDefinition['catchUp'];
   /**
    * Shards (docs/design.md "Scale"): the scheduled invocation fans out to this many shard invocations, each
@@ -44,6 +40,11 @@ export interface JobOptions {
   readonly runRetentionDays?: number;
   /** @default 32 (keeps the lease item under 1 KB: a claim or release costs 1 write unit) */
   readonly rememberSlots?: number;
+  /**
+   * Rate schedules only: the whole-minute instant the rate grid counts from (slots are anchor + k × period;
+   * the deployment's StartDate is the next grid instant). @default 1970-01-01T00:00:00Z
+   */
+  readonly rateAnchor?: Date | string;
   /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
   run(ctx: JobContext): Promise<unknown>;
 }
@@ -74,70 +75,19 @@ export type JobHandler = ((
 /** A middy middleware a job handler accepts. */
 export type JobMiddleware = MiddlewareObj<unknown, RunSummary, Error, CronfenceLambdaContext>;
 
-function positive(field: string, value: unknown, max = Number.POSITIVE_INFINITY): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) {
-    throw new InvalidJobDefinitionError(
-      field,
-      value,
-      `must be a number > 0${max < Number.POSITIVE_INFINITY ? ` and <= ${max}` : ''}`,
-    );
-  }
-  return value;
-}
-
 /**
- * Validate a job's options into a {@link JobDefinition}.
- * @throws InvalidJobDefinitionError (name, timeZone, lease.durationSeconds > timeoutSeconds, ...),
- *   InvalidScheduleError (the expression, naming the bad part).
+ * Validate a job's options into a {@link JobDefinition} with the one job schema
+ * (lib/core/job-definition-schema.ts), which synth and `cronfence check` run too.
+ * @throws InvalidJobDefinitionError (name, timeZone, lease.durationSeconds > timeoutSeconds or below the
+ *   docs/clock-skew.md minimum, ...), InvalidScheduleError (the expression, naming the bad part; a cron
+ *   that never fires).
  */
 export function validateJob(options: Omit<JobOptions, 'run'>): {
   definition: JobDefinition;
   expression: ScheduleExpression;
 } {
-  const name = validateJobName(options.name);
-  const expression = parseScheduleExpression(options.schedule);
-  const timeZone = validateTimeZone(options.timeZone ?? 'UTC');
-  const timeoutSeconds = positive('timeoutSeconds', options.timeoutSeconds ?? 60, MAX_LAMBDA_TIMEOUT_SECONDS);
-  const durationSeconds = positive('lease.durationSeconds', options.lease?.durationSeconds);
-  if (durationSeconds > timeoutSeconds) {
-    throw new InvalidJobDefinitionError(
-      'lease.durationSeconds',
-      durationSeconds,
-      `must be <= the function timeout (timeoutSeconds = ${timeoutSeconds})`,
-    );
-  }
-  const renewFraction = positive('lease.renewFraction', options.lease.renewFraction ?? 1 / 3, 0.9);
-  const shards = options.shards ?? 1;
-  if (!Number.isInteger(shards) || shards < 1 || shards > 1000)
-    throw new InvalidJobDefinitionError('shards', shards, 'must be an integer from 1 to 1000');
-  const businessDate = options.businessDate ?? 'slot-date';
-  if (businessDate !== 'slot-date' && businessDate !== 'previous-day') {
-    throw new InvalidJobDefinitionError(
-      'businessDate',
-      businessDate,
-      'must be "slot-date" or "previous-day"',
-    );
-  }
-  if (options.dstGap !== undefined && options.dstGap !== 'skip' && options.dstGap !== 'shift') {
-    throw new InvalidJobDefinitionError('dstGap', options.dstGap, 'must be "skip" or "shift"');
-  }
-  const runRetentionDays = positive('runRetentionDays', options.runRetentionDays ?? 30, 3650);
-  if (options.catchUp !== undefined)
-    validateCatchUp(options.catchUp, { schedule: expression, runRetentionDays }, Date.now());
-  const definition: JobDefinition = {
-    name,
-    schedule: options.schedule,
-    timeZone,
-    lease: { durationSeconds, renewFraction },
-    timeoutSeconds,
-    businessDate,
-    ...(options.dstGap !== undefined && { dstGap: options.dstGap }),
-    ...(options.catchUp !== undefined && { catchUp: options.catchUp }),
-    shards,
-    runRetentionDays,
-    rememberSlots: positive('rememberSlots', options.rememberSlots ?? 32, 1000),
-  };
-  return { definition, expression };
+  const { dispatch: _dispatch, ...rest } = options as Omit<JobOptions, 'run'>;
+  return parseJobDefinition(rest, Date.now());
 }
 
 /** {@link validateJob}, with the job's name at the start of a cronfence error's message. */

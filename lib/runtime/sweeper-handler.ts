@@ -6,6 +6,8 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import * as v from 'valibot';
+import { JobNameSchema } from '../core/job-definition.js';
 import { ConfigurationError } from '../errors.js';
 import type { JobHandler } from './define-job.js';
 import { createDeps } from './deps.js';
@@ -14,30 +16,42 @@ import { type SweepReport, type SweepTarget, sweep } from './sweeper.js';
 /** Environment variable listing the sweeper's jobs. */
 export const SWEEPER_JOBS_ENV = 'CRONFENCE_JOBS';
 
-interface JobRef {
-  readonly name: string;
-  readonly functionArn: string;
-  readonly startMs?: number;
-}
+/** The environment's list of jobs: names from the job schema, the function to invoke, the rate grid anchor. */
+const SweeperJobsSchema = v.array(
+  v.object({
+    name: JobNameSchema,
+    functionArn: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+    startMs: v.optional(v.pipe(v.number('must be epoch ms'), v.integer('must be epoch ms'))),
+  }),
+  'must be a JSON array of {"name","functionArn","startMs"?}',
+);
+
+type JobRef = v.InferOutput<typeof SweeperJobsSchema>[number];
 
 /**
- * Parse `CRONFENCE_JOBS`.
- * @throws ConfigurationError naming the variable when it is missing or not a JSON array of {name, functionArn}.
+ * Parse `CRONFENCE_JOBS` (a deployment setting, not a job definition).
+ * @throws ConfigurationError naming the variable (and the entry's field) when it is missing,
+ *   not JSON, or not an array of {name, functionArn, startMs?}.
  */
 export function parseSweeperJobs(raw: string | undefined): JobRef[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw ?? '');
-  } catch {
-    throw new ConfigurationError(SWEEPER_JOBS_ENV, raw, 'must be a JSON array of {"name","functionArn"}');
+  } catch (cause) {
+    throw new ConfigurationError(
+      SWEEPER_JOBS_ENV,
+      raw,
+      'must be a JSON array of {"name","functionArn","startMs"?}',
+      { cause },
+    );
   }
-  if (
-    !Array.isArray(parsed) ||
-    !parsed.every((j) => typeof j?.name === 'string' && typeof j?.functionArn === 'string')
-  ) {
-    throw new ConfigurationError(SWEEPER_JOBS_ENV, raw, 'must be a JSON array of {"name","functionArn"}');
+  const result = v.safeParse(SweeperJobsSchema, parsed, { abortPipeEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    const path = (issue.path ?? []).map((p) => `[${JSON.stringify(p.key)}]`).join('');
+    throw new ConfigurationError(`${SWEEPER_JOBS_ENV}${path}`, issue.input, issue.message);
   }
-  return parsed as JobRef[];
+  return result.output;
 }
 
 /**

@@ -37,17 +37,17 @@ describe('synth fails with a clear message', () => {
     [
       'a lease longer than the timeout',
       { lease: { durationSeconds: 301, renewFraction: 1 / 3 }, timeoutSeconds: 300 },
-      /job "bad": lease.durationSeconds = 301 exceeds timeoutSeconds = 300/,
+      /job "bad": invalid job definition: "lease.durationSeconds" = 301: must be <= the function timeout \(timeoutSeconds = 300\)/,
     ],
     [
       'a zero lease',
       { lease: { durationSeconds: 0, renewFraction: 1 / 3 } },
-      /lease.durationSeconds = 0: must be > 0/,
+      /"lease.durationSeconds" = 0: must be a number > 0/,
     ],
     [
       'a timeout above the Lambda maximum',
       { timeoutSeconds: 901 },
-      /timeoutSeconds = 901: must be an integer 1-900/,
+      /"timeoutSeconds" = 901: must be an integer 1-900 \(the Lambda maximum\)/,
     ],
   ])('for %s', (_what, overrides, message) => {
     const error = synthError(props(job({ name: 'bad', ...overrides })));
@@ -151,10 +151,22 @@ describe('synth warns about schedules the alarms or the sweeper cannot fully fol
     );
   });
 
-  it('a rate job without a pinned start: the sweeper cannot know its slots', () => {
-    const warnings = warningsOf(job({ name: 'every5', schedule: 'rate(5 minutes)' }));
+  it('a daily rate in Berlin: the business dates it misses and repeats, and the cron to use', () => {
+    const warnings = warningsOf(
+      job({
+        name: 'rate-berlin',
+        schedule: 'rate(1 day)',
+        timeZone: 'Europe/Berlin',
+        rateAnchorMs: Date.parse('2026-01-01T22:30:00Z'),
+      }),
+    );
     expect(warnings).toContainEqual(
-      expect.stringMatching(/job "every5": rate\(5 minutes\) has no pinned start/),
+      expect.stringContaining(
+        'job "rate-berlin": rate(1 day) counts 24-hour periods, not local days: in Europe/Berlin business date ' +
+          '2026-03-29 never occurs (runs at 2026-03-28T23:30 and 2026-03-30T00:30 local); business date ' +
+          '2026-10-25 occurs twice (runs at 2026-10-25T00:30 and 2026-10-25T23:30 local). To run at 23:30 ' +
+          "local time on every date use schedule 'cron(30 23 * * ? *)'",
+      ),
     );
   });
 
@@ -162,6 +174,45 @@ describe('synth warns about schedules the alarms or the sweeper cannot fully fol
     const warnings = warningsOf(job({ name: 'once', schedule: 'at(2020-01-01T00:00:00)' }));
     expect(warnings).toContainEqual(
       expect.stringMatching(/job "once": .*at\(\) is in the past .* never fire again/),
+    );
+  });
+});
+
+describe("a rate job's StartDate", () => {
+  const rate = job({ name: 'every5', schedule: 'rate(5 minutes)', rateAnchorMs: 60_000 });
+
+  it('is the next instant of its rate grid after synth, so slot ids survive redeploys', () => {
+    const synth = synthesize(props(rate), { bundle: false });
+    synth.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Name: 'every5',
+      StartDate: '2026-01-15T00:01:00.000Z',
+    });
+    expect(synth.stack.jobs[0]?.startMs).toBe(60_000);
+  });
+
+  it('refuses the docs/deploy.md example of old: a start more than 5 minutes in the past', () => {
+    const error = synthError({
+      ...props(rate),
+      jobs: [{ ...rate, start: new Date('2026-01-01T00:00:00Z') }],
+    });
+    expect(error?.message).toBe(
+      'cronfence: job "every5": start = 2026-01-01T00:00:00Z: is more than 5 minutes before now ' +
+        '(2026-01-15T00:00:00Z): EventBridge Scheduler refuses such a StartDate when it creates or updates ' +
+        "the schedule. Remove `start`; to keep the rate grid, set `rateAnchor: '2026-01-01T00:00:00Z'` in " +
+        "defineJob: each synth then deploys the grid's next instant (2026-01-15T00:01:00Z) as StartDate and " +
+        'slot ids stay the same',
+    );
+  });
+
+  it('refuses a start off the rate grid', () => {
+    const error = synthError({
+      ...props(rate),
+      jobs: [{ ...rate, start: new Date('2026-01-15T00:03:00Z') }],
+    });
+    expect(error?.message).toBe(
+      'cronfence: job "every5": start = 2026-01-15T00:03:00Z: is not on the job\'s rate grid ' +
+        "(rateAnchor 1970-01-01T00:01:00Z + k × 5 min): slot ids would not match Scheduler's invocations; " +
+        'use 2026-01-15T00:06:00Z or remove `start`',
     );
   });
 });

@@ -1,12 +1,9 @@
 import { InvalidArgumentError } from '../../errors.js';
 import { DAY_MS, MINUTE_MS, matchingDates, naiveDate, naiveMs, parseNaive } from './calendar.js';
-import type { CronFields } from './cron-fields.js';
+import { type DstGapPolicy, dstGapOf, fireInstant } from './dst-gap.js';
 import { parseScheduleExpression, type ScheduleExpression } from './expression.js';
 import { type BusinessDateRule, makeSlot, type Slot } from './slot.js';
-import { dayOffsetsMs, ianaZone, resolveLocalTime, toNaive } from './zone.js';
-
-/** What to do with a cron occurrence whose local time does not exist (DST spring-forward gap). */
-export type DstGapPolicy = 'skip' | 'shift';
+import { dayOffsetsMs, ianaZone, toNaive } from './zone.js';
 
 /** The parts of a job that decide its slots. A `JobDefinition` (plus `startMs` for rate) fits. */
 export interface SlotSource {
@@ -16,12 +13,13 @@ export interface SlotSource {
   readonly timeZone: string;
   /** @default 'slot-date' */
   readonly businessDate?: BusinessDateRule;
-  /** @default {@link defaultDstGap} of the schedule */
+  /** @default `defaultDstGap` of the schedule (dst-gap.ts) */
   readonly dstGap?: DstGapPolicy;
   /**
-   * Rate schedules only: the instant the schedule starts counting from, epoch ms. Scheduler runs a
-   * rate schedule at `StartDate`, `StartDate + period`, … (immediately at creation if no
-   * `StartDate`), so the deployment must pin `StartDate` and pass it here. Required for rate.
+   * Rate schedules only: the instant the rate grid counts from, epoch ms (rounded up to a whole
+   * minute: Scheduler's precision). Scheduler runs a rate schedule at `StartDate`, `StartDate + period`,
+   * …; the deployment sets StartDate to a grid instant of `JobDefinition.rateAnchorMs`, which is what
+   * to pass here. Required for rate.
    */
   readonly startMs?: number;
 }
@@ -35,21 +33,6 @@ export function toExpression(schedule: string | ScheduleExpression): ScheduleExp
   return typeof schedule === 'string' ? parseScheduleExpression(schedule) : schedule;
 }
 
-/** Whether a cron fires at most once per local day (one minute value and one hour value). */
-export function isAtMostDaily(fields: CronFields): boolean {
-  return fields.minutes.length === 1 && fields.hours.length === 1;
-}
-
-/**
- * The default `dstGap` (docs/design.md "Time"): `shift` for crons firing at most once a day (a
- * settlement day must not vanish) and for one-time `at()` schedules; `skip` otherwise, as
- * Scheduler does. Rate schedules never meet a gap (they count instants).
- */
-export function defaultDstGap(expr: ScheduleExpression): DstGapPolicy {
-  if (expr.kind === 'cron') return isAtMostDaily(expr.fields) ? 'shift' : 'skip';
-  return expr.kind === 'at' ? 'shift' : 'skip';
-}
-
 function* cronSlots(
   expr: ScheduleExpression & { kind: 'cron' },
   source: SlotSource,
@@ -58,7 +41,7 @@ function* cronSlots(
 ): Generator<Slot> {
   const zone = ianaZone(source.timeZone);
   const rule = source.businessDate ?? 'slot-date';
-  const gap = source.dstGap ?? defaultDstGap(expr);
+  const gap = dstGapOf(source, expr);
   const { hours, minutes } = expr.fields;
   // One local day of margin each side: every wall time that can land in (from, to] is visited.
   const firstDay = naiveDate(toNaive(zone, fromMs) - DAY_MS);
@@ -81,14 +64,11 @@ function* cronSlots(
           // A transition day: resolve only wall times whose instants can reach the range.
           if (naive - hiOffsetMs > toMs) break;
           if (naive - loOffsetMs <= fromMs) continue;
-          const r = resolveLocalTime(zone, naive);
-          if (r.kind === 'nonexistent') {
-            if (gap === 'skip') continue;
-            instantMs = r.gapEndMs;
-            shifted = reordered = true;
-          } else {
-            instantMs = r.kind === 'unique' ? r.instantMs : r.firstMs;
-          }
+          const fire = fireInstant(zone, naive, gap);
+          if (fire === undefined) continue;
+          instantMs = fire.instantMs;
+          shifted = fire.shifted;
+          reordered ||= shifted;
         }
         if (instantMs > fromMs && instantMs <= toMs)
           day.push(makeSlot(expr, naive, instantMs, rule, shifted));
@@ -106,14 +86,15 @@ function* rateSlots(
   fromMs: number,
   toMs: number,
 ): Generator<Slot> {
-  const startMs = source.startMs;
-  if (startMs === undefined || !Number.isFinite(startMs)) {
+  if (source.startMs === undefined || !Number.isFinite(source.startMs)) {
     throw new InvalidArgumentError(
       'startMs',
-      startMs,
+      source.startMs,
       'a rate schedule needs its start instant (StartDate), epoch ms',
     );
   }
+  // Scheduler invokes on a one-minute grid: a start inside a minute begins at the next whole minute.
+  const startMs = Math.ceil(source.startMs / MINUTE_MS) * MINUTE_MS;
   const zone = ianaZone(source.timeZone);
   const rule = source.businessDate ?? 'slot-date';
   const first = fromMs < startMs ? 0 : Math.floor((fromMs - startMs) / expr.periodMs) + 1;
@@ -131,15 +112,9 @@ function* atSlots(
   toMs: number,
 ): Generator<Slot> {
   const naive = parseNaive(expr.localDateTime) ?? Number.NaN;
-  const r = resolveLocalTime(ianaZone(source.timeZone), naive);
-  const rule = source.businessDate ?? 'slot-date';
-  let slot: Slot;
-  if (r.kind === 'nonexistent') {
-    if ((source.dstGap ?? defaultDstGap(expr)) === 'skip') return;
-    slot = makeSlot(expr, naive, r.gapEndMs, rule, true);
-  } else {
-    slot = makeSlot(expr, naive, r.kind === 'unique' ? r.instantMs : r.firstMs, rule);
-  }
+  const fire = fireInstant(ianaZone(source.timeZone), naive, dstGapOf(source, expr));
+  if (fire === undefined) return;
+  const slot = makeSlot(expr, naive, fire.instantMs, source.businessDate ?? 'slot-date', fire.shifted);
   if (slot.scheduledTimeMs > fromMs && slot.scheduledTimeMs <= toMs) yield slot;
 }
 

@@ -1,4 +1,5 @@
 import { InvalidScheduleError } from '../../errors.js';
+import { matchingDates } from './calendar.js';
 import { type CronFields, parseCronFields } from './cron-fields.js';
 
 export type { CronFields, DayOfMonthField, DayOfWeekField } from './cron-fields.js';
@@ -94,13 +95,39 @@ function parseAt(expression: string, body: string): ScheduleExpression {
   return { kind: 'at', expression, localDateTime: body };
 }
 
+/** The years a cron's year field can name (Scheduler: 1970-2199). */
+const CRON_YEARS = { first: 1970, last: 2199 } as const;
+
+/**
+ * Parse a cron's fields and refuse one that matches no calendar date at all (`cron(0 0 30 2 ? *)`,
+ * `cron(0 0 31 4,6,9,11 ? *)`): Scheduler accepts it and never invokes, so the job and its
+ * "no successful run" alarm would stay silent forever. Bounded: excluded years/months are jumped over.
+ */
+function firesSometime(expression: string, body: string): CronFields {
+  const fields = parseCronFields(expression, body);
+  const dates = matchingDates(
+    fields,
+    { year: CRON_YEARS.first, month: 1, day: 1 },
+    { year: CRON_YEARS.last, month: 12, day: 31 },
+  );
+  if (dates.next().done) {
+    throw new InvalidScheduleError(
+      expression,
+      'fields',
+      `no date from ${CRON_YEARS.first} to ${CRON_YEARS.last} matches day-of-month, month, day-of-week and year together: the schedule would never fire`,
+    );
+  }
+  return fields;
+}
+
 /**
  * Parse and validate an EventBridge Scheduler expression, rejecting what Scheduler rejects.
  *
  * Accepted: `cron(minutes hours day-of-month month day-of-week year)` with `, - * / ? L W #`,
  * names JAN–DEC and SUN–SAT (day-of-week 1 = SUN … 7 = SAT), exactly one day field `?`;
  * `rate(1 minute|hour|day)` and `rate(n minutes|hours|days)` for n ≥ 2; `at(yyyy-mm-ddThh:mm:ss)`.
- * Stricter than Scheduler where it is undocumented: backwards ranges (`FRI-MON`) are rejected.
+ * Stricter than Scheduler where it is undocumented: backwards ranges (`FRI-MON`) are rejected; so is a
+ * cron that matches no date at all (Scheduler accepts it and never fires).
  * @throws InvalidScheduleError naming the part (`fields`, `minutes`, `day-of-week`, `rate unit`, `at date`, …).
  * @example
  * parseScheduleExpression('cron(30 2 * * ? *)'); // { kind: 'cron', fields: { minutes: [30], hours: [2], … } }
@@ -115,7 +142,7 @@ export function parseScheduleExpression(expression: string): ScheduleExpression 
     throw new InvalidScheduleError(expression, 'expression', 'expected cron(...), rate(...) or at(...)');
   }
   const [, kind, body = ''] = match;
-  if (kind === 'cron') return { kind: 'cron', expression, fields: parseCronFields(expression, body) };
+  if (kind === 'cron') return { kind: 'cron', expression, fields: firesSometime(expression, body) };
   if (kind === 'rate') return parseRate(expression, body);
   return parseAt(expression, body);
 }

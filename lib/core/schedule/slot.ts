@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from '../../errors.js';
-import { DAY_MS, formatNaiveDate, formatNaiveMinute, parseNaive } from './calendar.js';
+import { DAY_MS, formatNaiveDate, formatNaiveMinute, MINUTE_MS, parseNaive } from './calendar.js';
+import { fireInstant } from './dst-gap.js';
 import type { ScheduleExpression } from './expression.js';
-import { ianaZone, resolveLocalTime, toNaive } from './zone.js';
+import { ianaZone, toNaive } from './zone.js';
 
 /** Which local date is a slot's business date (`JobDefinition.businessDate`). */
 export type BusinessDateRule = 'slot-date' | 'previous-day';
@@ -32,9 +33,12 @@ function businessDateOf(naiveLocal: number, rule: BusinessDateRule): string {
   return formatNaiveDate(rule === 'previous-day' ? naiveLocal - DAY_MS : naiveLocal);
 }
 
-/** Slot id for an instant of a rate/at schedule: `yyyy-MM-ddTHH:mm:ssZ`. */
+/**
+ * Slot id for an instant of a rate/at schedule: `yyyy-MM-ddTHH:mm:00Z`, on Scheduler's one-minute
+ * grid (Scheduler invokes with 60-second precision, so two instants in one minute are one occurrence).
+ */
 export function instantSlotId(instantMs: number): string {
-  return `${new Date(instantMs).toISOString().slice(0, 19)}Z`;
+  return `${new Date(Math.floor(instantMs / MINUTE_MS) * MINUTE_MS).toISOString().slice(0, 17)}00Z`;
 }
 
 /**
@@ -95,15 +99,9 @@ export function slotFromLocalTime(
       'must be a real local date-time yyyy-MM-ddTHH:mm[:ss]',
     );
   }
-  const resolution = resolveLocalTime(ianaZone(timeZone), naive);
-  switch (resolution.kind) {
-    case 'unique':
-      return makeSlot(expr, naive, resolution.instantMs, businessDate);
-    case 'repeated':
-      return makeSlot(expr, naive, resolution.firstMs, businessDate);
-    case 'nonexistent':
-      return makeSlot(expr, naive, resolution.gapEndMs, businessDate, true);
-  }
+  // 'shift' always yields an instant: the sweeper runs a shifted slot under its nominal identity.
+  const fire = fireInstant(ianaZone(timeZone), naive, 'shift') as { instantMs: number; shifted: boolean };
+  return makeSlot(expr, naive, fire.instantMs, businessDate, fire.shifted);
 }
 
 /**

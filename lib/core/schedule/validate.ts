@@ -2,8 +2,9 @@ import { InvalidJobDefinitionError } from '../../errors.js';
 import { validateTimeZone } from '../job-definition.js';
 import { MINUTE_MS, matchingDates, naiveDate, naiveMs, parseNaive } from './calendar.js';
 import type { CatchUpMode } from './catch-up.js';
+import { fireInstant } from './dst-gap.js';
 import { parseScheduleExpression, type ScheduleExpression } from './expression.js';
-import { ianaZone, resolveLocalTime } from './zone.js';
+import { ianaZone } from './zone.js';
 
 const HOUR_MS = 3_600_000;
 const CATCH_UP_MODES: readonly CatchUpMode[] = ['none', 'latest', 'all'];
@@ -25,9 +26,8 @@ export function validateSchedule(
   validateTimeZone(job.timeZone);
   if (expr.kind === 'at' && nowMs !== undefined) {
     const naive = parseNaive(expr.localDateTime) ?? Number.NaN;
-    const r = resolveLocalTime(ianaZone(job.timeZone), naive);
-    const instantMs = r.kind === 'unique' ? r.instantMs : r.kind === 'repeated' ? r.firstMs : r.gapEndMs;
-    if (instantMs <= nowMs) {
+    const fire = fireInstant(ianaZone(job.timeZone), naive, 'shift');
+    if ((fire?.instantMs ?? Number.NaN) <= nowMs) {
       throw new InvalidJobDefinitionError('schedule', job.schedule, `at() is in the past in ${job.timeZone}`);
     }
   }

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  defaultDstGap,
-  enumerateSlots,
-  iterateSlots,
-  type SlotSource,
-} from '../../../lib/core/schedule/enumerate.js';
+import { defaultDstGap } from '../../../lib/core/schedule/dst-gap.js';
+import { enumerateSlots, iterateSlots, type SlotSource } from '../../../lib/core/schedule/enumerate.js';
 import { parseScheduleExpression } from '../../../lib/core/schedule/expression.js';
 import type { Slot } from '../../../lib/core/schedule/slot.js';
 import { InvalidArgumentError } from '../../../lib/errors.js';
@@ -214,7 +210,7 @@ describe('enumerateSlots: rate and at', () => {
   });
 
   it.each([
-    ['at(2026-05-01T09:15:30)', 'Europe/Berlin', ['2026-05-01T07:15Z 2026-05-01T07:15:30Z 2026-05-01']],
+    ['at(2026-05-01T09:15:30)', 'Europe/Berlin', ['2026-05-01T07:15Z 2026-05-01T07:15:00Z 2026-05-01']],
     [
       'at(2026-03-29T02:30:00)',
       'Europe/Berlin',

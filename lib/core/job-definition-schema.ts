@@ -1,0 +1,227 @@
+/**
+ * The ONE job-definition schema (valibot): `defineJob`, the CDK validator and `cronfence check` run
+ * it, so a definition gets the same verdict and the same message wherever it is checked. Cross-field
+ * rules (lease vs timeout, the lease minimum of docs/clock-skew.md, catch-up vs retention and period)
+ * live here too. valibot: small and tree-shakable (the Lambda bundle stays near the bare baseline).
+ */
+import * as v from 'valibot';
+import { InvalidJobDefinitionError } from '../errors.js';
+import {
+  type JobDefinition,
+  JobNameSchema,
+  MAX_LAMBDA_TIMEOUT_SECONDS,
+  TimeZoneSchema,
+} from './job-definition.js';
+import { CLOCK_SKEW_BUDGET_MS } from './lease.js';
+import { MINUTE_MS } from './schedule/calendar.js';
+import { DST_GAP_POLICIES } from './schedule/dst-gap.js';
+import { parseScheduleExpression, type ScheduleExpression } from './schedule/expression.js';
+import { validateCatchUp } from './schedule/validate.js';
+
+/**
+ * Time a renewal may take, SDK retries included, in ms (docs/clock-skew.md "The lease-margin rule" 2:
+ * 4 attempts, about 1 s of backoff).
+ */
+export const RENEWAL_LATENCY_BUDGET_MS = 1_000;
+
+/** Leases shorter than this, in seconds, are accepted with a warning (docs/clock-skew.md). */
+export const RECOMMENDED_MIN_LEASE_SECONDS = 10;
+
+const DEFAULT_RENEW_FRACTION = 1 / 3;
+
+/**
+ * The shortest lease, in seconds, whose renewal still lands in time (docs/clock-skew.md rule 2):
+ * the renewal sent at `renewFraction × L` must land before `L − skew budget`, allowing
+ * {@link RENEWAL_LATENCY_BUDGET_MS}: `L > (S + latency) / (1 − renewFraction)`. Rounded to ms.
+ * @example minLeaseSeconds(1 / 3); // 1.8
+ */
+export function minLeaseSeconds(renewFraction: number): number {
+  const ms = (CLOCK_SKEW_BUDGET_MS + RENEWAL_LATENCY_BUDGET_MS) / (1 - renewFraction);
+  return Math.round(ms) / 1000;
+}
+
+const seconds = (ms: number) => `${ms / 1000} s`;
+
+const num = (what: string) => v.number(`must be ${what}`);
+const positive = (max?: number) =>
+  v.pipe(
+    num(`a number > 0${max === undefined ? '' : ` and <= ${max}`}`),
+    v.finite(`must be a number > 0${max === undefined ? '' : ` and <= ${max}`}`),
+    v.gtValue(0, `must be a number > 0${max === undefined ? '' : ` and <= ${max}`}`),
+    v.maxValue(max ?? Number.MAX_VALUE, `must be a number > 0 and <= ${max}`),
+  );
+const integer = (min: number, max: number) =>
+  v.pipe(
+    num(`an integer from ${min} to ${max}`),
+    v.integer(`must be an integer from ${min} to ${max}`),
+    v.minValue(min, `must be an integer from ${min} to ${max}`),
+    v.maxValue(max, `must be an integer from ${min} to ${max}`),
+  );
+
+/** An instant on Scheduler's one-minute grid: a `Date` or ISO-8601 string with a zone, → epoch ms. */
+const WholeMinuteSchema = v.pipe(
+  v.union(
+    [v.date(), v.pipe(v.string(), v.isoTimestamp())],
+    'must be a Date or an ISO-8601 instant such as "2026-01-01T00:00:00Z"',
+  ),
+  v.transform((d) => (d instanceof Date ? d.getTime() : Date.parse(d))),
+  v.check<number, string>(Number.isFinite, 'is not a real instant'),
+  v.check<number, string>(
+    (ms) => ms % MINUTE_MS === 0,
+    'must be a whole minute (Scheduler invokes on a one-minute grid), e.g. 2026-01-01T00:00:00Z',
+  ),
+);
+
+const CatchUpSchema = v.object({
+  mode: v.picklist(['none', 'latest', 'all'], 'must be one of none, latest, all'),
+  windowHours: v.pipe(
+    num('a positive number of hours'),
+    v.finite('must be a positive number of hours'),
+    v.gtValue(0, 'must be a positive number of hours'),
+  ),
+  maxSlotsPerSweep: v.pipe(
+    num('an integer ≥ 1'),
+    v.integer('must be an integer ≥ 1'),
+    v.minValue(1, 'must be an integer ≥ 1'),
+  ),
+});
+
+/**
+ * What a job author writes (`defineJob` options without `run`/`dispatch`), or an already validated
+ * {@link JobDefinition} (its defaults are filled in, so parsing it again is the identity). Fields,
+ * units and defaults: {@link JobDefinition}.
+ */
+export const JobOptionsSchema = v.pipe(
+  v.object({
+    name: JobNameSchema,
+    schedule: v.string('must be a schedule expression string'),
+    timeZone: v.optional(TimeZoneSchema, 'UTC'),
+    lease: v.object(
+      {
+        durationSeconds: positive(),
+        renewFraction: v.optional(positive(0.9), DEFAULT_RENEW_FRACTION),
+      },
+      'must be an object { durationSeconds, renewFraction? }',
+    ),
+    timeoutSeconds: v.optional(
+      v.pipe(
+        num(`an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`),
+        v.integer(`must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`),
+        v.minValue(1, `must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`),
+        v.maxValue(
+          MAX_LAMBDA_TIMEOUT_SECONDS,
+          `must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`,
+        ),
+      ),
+      60,
+    ),
+    businessDate: v.optional(
+      v.picklist(['slot-date', 'previous-day'], 'must be "slot-date" or "previous-day"'),
+      'slot-date',
+    ),
+    dstGap: v.optional(v.picklist(DST_GAP_POLICIES, 'must be "skip" or "shift"')),
+    catchUp: v.optional(CatchUpSchema),
+    shards: v.optional(integer(1, 1000), 1),
+    runRetentionDays: v.optional(positive(3650), 30),
+    rememberSlots: v.optional(integer(1, 1000), 32),
+    rateAnchor: v.optional(WholeMinuteSchema),
+    rateAnchorMs: v.optional(
+      v.pipe(
+        num('epoch ms on a whole minute'),
+        v.integer('must be epoch ms on a whole minute'),
+        v.multipleOf(MINUTE_MS, 'must be a whole minute (Scheduler invokes on a one-minute grid)'),
+      ),
+    ),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['lease', 'durationSeconds'], ['timeoutSeconds']],
+      (o) => o.lease.durationSeconds <= o.timeoutSeconds,
+      (issue) =>
+        `must be <= the function timeout (timeoutSeconds = ${(issue.input as { timeoutSeconds: number }).timeoutSeconds}): a lease must not outlive the Lambda that holds it`,
+    ),
+    ['lease', 'durationSeconds'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [
+        ['lease', 'durationSeconds'],
+        ['lease', 'renewFraction'],
+      ],
+      (o) => o.lease.durationSeconds > minLeaseSeconds(o.lease.renewFraction),
+      (issue) => {
+        const f = (issue.input as { lease: { renewFraction: number } }).lease.renewFraction;
+        const fText = Number(f.toFixed(3));
+        return (
+          `must be > ${minLeaseSeconds(f)} s: the renewal sent at renewFraction × lease (${fText}) must land ` +
+          `before the lease ends minus the clock-skew budget (${seconds(CLOCK_SKEW_BUDGET_MS)}), allowing ` +
+          `${seconds(RENEWAL_LATENCY_BUDGET_MS)} for the renewal and its retries: lease > ` +
+          `(${seconds(CLOCK_SKEW_BUDGET_MS)} + ${seconds(RENEWAL_LATENCY_BUDGET_MS)}) / (1 − ${fText}) ` +
+          `(docs/clock-skew.md); use at least ${RECOMMENDED_MIN_LEASE_SECONDS} s`
+        );
+      },
+    ),
+    ['lease', 'durationSeconds'],
+  ),
+);
+
+/** Input accepted by {@link parseJobDefinition}. */
+export type JobDefinitionInput = v.InferInput<typeof JobOptionsSchema>;
+
+function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
+  let at: unknown = input;
+  for (const key of path) at = (at as Record<string | number, unknown> | undefined)?.[key];
+  return at;
+}
+
+/**
+ * Validate a job's options (or a {@link JobDefinition}) into a definition and its parsed expression:
+ * the schema, then the expression (a cron that never fires is refused), then catch-up against the
+ * schedule's period and run-record retention.
+ * @param nowMs definition-time clock, epoch ms (where a cron's period is measured from).
+ * @throws InvalidJobDefinitionError naming the first bad field (dotted path) and its value;
+ *   InvalidScheduleError naming the expression and its bad part.
+ * @example
+ * parseJobDefinition({ name: 'nightly', schedule: 'cron(30 2 * * ? *)', lease: { durationSeconds: 30 } }, Date.now())
+ *   .definition.timeoutSeconds; // 60
+ */
+export function parseJobDefinition(
+  input: unknown,
+  nowMs: number,
+): { definition: JobDefinition; expression: ScheduleExpression } {
+  const result = v.safeParse(JobOptionsSchema, input, { abortPipeEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    const path = (issue.path ?? []).map((p) => p.key as string | number);
+    const field = path.length > 0 ? path.join('.') : 'definition';
+    throw new InvalidJobDefinitionError(field, valueAt(input, path), issue.message);
+  }
+  const o = result.output;
+  const expression = parseScheduleExpression(o.schedule);
+  if (o.catchUp !== undefined) {
+    validateCatchUp(o.catchUp, { schedule: expression, runRetentionDays: o.runRetentionDays }, nowMs);
+  }
+  const anchorMs = o.rateAnchorMs ?? o.rateAnchor;
+  if (anchorMs !== undefined && expression.kind !== 'rate') {
+    throw new InvalidJobDefinitionError(
+      'rateAnchor',
+      valueAt(input, [o.rateAnchorMs === undefined ? 'rateAnchor' : 'rateAnchorMs']),
+      `only a rate() schedule has a rate grid; ${o.schedule} fires at its own times`,
+    );
+  }
+  const definition: JobDefinition = {
+    name: o.name,
+    schedule: o.schedule,
+    timeZone: o.timeZone,
+    lease: { durationSeconds: o.lease.durationSeconds, renewFraction: o.lease.renewFraction },
+    timeoutSeconds: o.timeoutSeconds,
+    businessDate: o.businessDate,
+    ...(o.dstGap !== undefined && { dstGap: o.dstGap }),
+    ...(o.catchUp !== undefined && { catchUp: o.catchUp }),
+    shards: o.shards,
+    runRetentionDays: o.runRetentionDays,
+    rememberSlots: o.rememberSlots,
+    ...(expression.kind === 'rate' && { rateAnchorMs: anchorMs ?? 0 }),
+  };
+  return { definition, expression };
+}

@@ -1,0 +1,156 @@
+/** unit: the one job schema — defineJob, synth (validateJobForDeploy) and `cronfence check` give one verdict and message. */
+import { describe, expect, it } from 'vitest';
+import { validateJobForDeploy } from '../../cdk/constructs/scheduled-job.js';
+import { minLeaseSeconds, parseJobDefinition } from '../../lib/core/job-definition-schema.js';
+import { ConfigurationError, InvalidJobDefinitionError, InvalidScheduleError } from '../../lib/errors.js';
+import { defineJob } from '../../lib/runtime/define-job.js';
+import { createDeps } from '../../lib/runtime/deps.js';
+import { parseSweeperJobs } from '../../lib/runtime/sweeper-handler.js';
+
+const NOW = Date.parse('2026-01-15T00:00:00Z');
+const ok = {
+  name: 'nightly',
+  schedule: 'cron(30 2 * * ? *)',
+  timeZone: 'Europe/Berlin',
+  lease: { durationSeconds: 30 },
+  run: async () => undefined,
+};
+
+function definitionError(patch: Record<string, unknown>): Error {
+  try {
+    defineJob({ ...ok, ...patch });
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('defineJob accepted the definition');
+}
+
+describe('one schema for defineJob and synth', () => {
+  it.each([
+    [
+      'a fractional timeout (passed defineJob and failed synth before)',
+      { timeoutSeconds: 90.5 },
+      'invalid job definition: "timeoutSeconds" = 90.5: must be an integer 1-900 (the Lambda maximum)',
+    ],
+    [
+      'a 0.5 s lease (below the 1.8 s minimum of docs/clock-skew.md)',
+      { lease: { durationSeconds: 0.5 } },
+      'invalid job definition: "lease.durationSeconds" = 0.5: must be > 1.8 s: the renewal sent at renewFraction × lease (0.333) must land before the lease ends minus the clock-skew budget (0.2 s), allowing 1 s for the renewal and its retries: lease > (0.2 s + 1 s) / (1 − 0.333) (docs/clock-skew.md); use at least 10 s',
+    ],
+    [
+      'a 1 s lease renewed at 0.9 of it (minimum 12 s)',
+      { lease: { durationSeconds: 1, renewFraction: 0.9 } },
+      'invalid job definition: "lease.durationSeconds" = 1: must be > 12 s: the renewal sent at renewFraction × lease (0.9) must land before the lease ends minus the clock-skew budget (0.2 s), allowing 1 s for the renewal and its retries: lease > (0.2 s + 1 s) / (1 − 0.9) (docs/clock-skew.md); use at least 10 s',
+    ],
+    [
+      'a lease longer than the timeout',
+      { lease: { durationSeconds: 120 }, timeoutSeconds: 60 },
+      'invalid job definition: "lease.durationSeconds" = 120: must be <= the function timeout (timeoutSeconds = 60): a lease must not outlive the Lambda that holds it',
+    ],
+    [
+      'a rate anchor off the one-minute grid',
+      { schedule: 'rate(1 day)', rateAnchor: '2026-01-01T00:00:30Z' },
+      'invalid job definition: "rateAnchor" = "2026-01-01T00:00:30Z": must be a whole minute (Scheduler invokes on a one-minute grid), e.g. 2026-01-01T00:00:00Z',
+    ],
+    [
+      'a rate anchor on a cron',
+      { rateAnchor: '2026-01-01T00:00:00Z' },
+      'invalid job definition: "rateAnchor" = "2026-01-01T00:00:00Z": only a rate() schedule has a rate grid; cron(30 2 * * ? *) fires at its own times',
+    ],
+    [
+      'a non-integer shard count',
+      { shards: 2.5 },
+      'invalid job definition: "shards" = 2.5: must be an integer from 1 to 1000',
+    ],
+  ])('refuses %s with the same message at definition and at synth', (_what, patch, message) => {
+    const error = definitionError(patch);
+    expect(error).toBeInstanceOf(InvalidJobDefinitionError);
+    expect(error.message).toBe(message);
+    const { run: _run, ...options } = { ...ok, ...patch };
+    const asDefinition = { ...options } as never;
+    expect(() => validateJobForDeploy(asDefinition, new Date(NOW))).toThrow(
+      `cronfence: job "nightly": ${message}`,
+    );
+  });
+
+  it.each([['cron(0 0 30 2 ? *)'], ['cron(0 0 31 4,6,9,11 ? *)']])(
+    'refuses %s, which matches no date and would never fire, naming the expression',
+    (schedule) => {
+      const error = definitionError({ schedule });
+      expect(error).toBeInstanceOf(InvalidScheduleError);
+      expect(error.message).toBe(
+        `invalid schedule "${schedule}": fields: no date from 1970 to 2199 matches day-of-month, month, day-of-week and year together: the schedule would never fire`,
+      );
+    },
+  );
+
+  it('accepts a lease just above the minimum and derives the minimum from renewFraction', () => {
+    expect(minLeaseSeconds(1 / 3)).toBe(1.8);
+    expect(minLeaseSeconds(0.5)).toBe(2.4);
+    expect(minLeaseSeconds(0.9)).toBe(12);
+    expect(defineJob({ ...ok, lease: { durationSeconds: 1.9 } }).job.lease.durationSeconds).toBe(1.9);
+  });
+
+  it('is the identity on a definition it produced (synth re-checks handler.job)', () => {
+    const { definition } = parseJobDefinition(
+      { ...ok, schedule: 'rate(1 day)', rateAnchor: new Date('2026-01-01T22:30:00Z') },
+      NOW,
+    );
+    expect(definition.rateAnchorMs).toBe(Date.parse('2026-01-01T22:30:00Z'));
+    expect(parseJobDefinition(definition, NOW).definition).toEqual(definition);
+  });
+
+  it('gives a rate job the Unix-epoch grid by default', () => {
+    expect(defineJob({ ...ok, schedule: 'rate(5 minutes)' }).job.rateAnchorMs).toBe(0);
+  });
+});
+
+describe("the sweeper's environment is configuration, not a job definition", () => {
+  it.each([
+    [
+      undefined,
+      'invalid configuration: CRONFENCE_JOBS = undefined: must be a JSON array of {"name","functionArn","startMs"?}',
+    ],
+    [
+      '{"name":"x"}',
+      'invalid configuration: CRONFENCE_JOBS = {"name":"x"}: must be a JSON array of {"name","functionArn","startMs"?}',
+    ],
+    [
+      '[{"name":"a#b","functionArn":"arn"}]',
+      'invalid configuration: CRONFENCE_JOBS[0]["name"] = "a#b": must be 1-64 characters of A-Z a-z 0-9 _ -, starting with a letter',
+    ],
+    [
+      '[{"name":"ok","functionArn":"arn","startMs":1.5}]',
+      'invalid configuration: CRONFENCE_JOBS[0]["startMs"] = 1.5: must be epoch ms',
+    ],
+  ])('refuses %s with ConfigurationError naming the variable', (raw, message) => {
+    let caught: unknown;
+    try {
+      parseSweeperJobs(raw);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigurationError);
+    expect(caught).not.toBeInstanceOf(InvalidJobDefinitionError);
+    expect((caught as Error).message).toBe(message);
+  });
+
+  it('a missing CRONFENCE_TABLE is a configuration error too', () => {
+    const saved = process.env.CRONFENCE_TABLE;
+    delete process.env.CRONFENCE_TABLE;
+    try {
+      expect(() => createDeps()).toThrow(
+        new ConfigurationError(
+          'CRONFENCE_TABLE',
+          undefined,
+          'environment variable naming the library table is not set',
+        ),
+      );
+      expect(() => createDeps()).toThrow(
+        'invalid configuration: CRONFENCE_TABLE = undefined: environment variable naming the library table is not set',
+      );
+    } finally {
+      if (saved !== undefined) process.env.CRONFENCE_TABLE = saved;
+    }
+  });
+});
