@@ -1,14 +1,18 @@
 /**
- * The example app's jobs, with their handler files, for the CDK app and `npm start`.
+ * The example app's jobs, with their handler files and what each body touches, for the CDK app and
+ * `npm start`.
  */
-import type { JobDefinition } from '../lib/index.js';
+import type { JobAccess, JobDefinition } from '../lib/index.js';
 import { handler as dailyReport } from './daily-report.js';
 import { handler as merchantSettlement } from './merchant-settlement.js';
+import { reportsTable, settlementsTable } from './tables.js';
 
-/** A job and the file that exports its `handler` (path relative to the repo root). */
+/** A job, the file that exports its `handler` (path relative to the repo root) and what it uses. */
 export interface JobEntry {
   readonly definition: JobDefinition;
   readonly entry: string;
+  /** Tables and effects the body uses: the stack grants exactly these (least privilege). */
+  readonly uses: JobAccess;
 }
 
 /** Job handlers by name. */
@@ -16,6 +20,14 @@ export const handlers = { 'daily-report': dailyReport, 'merchant-settlement': me
 
 /** Every example job. */
 export const jobs: readonly JobEntry[] = [
-  { definition: dailyReport.job, entry: 'functions/daily-report.ts' },
-  { definition: merchantSettlement.job, entry: 'functions/merchant-settlement.ts' },
+  {
+    definition: dailyReport.job,
+    entry: 'functions/daily-report.ts',
+    uses: { tables: [{ table: reportsTable, writes: ['fencedPut'] }] },
+  },
+  {
+    definition: merchantSettlement.job,
+    entry: 'functions/merchant-settlement.ts',
+    uses: { tables: [{ table: settlementsTable, writes: ['insertOnce'] }], effects: true },
+  },
 ];

@@ -1,7 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { DestinationConfig, IDestination, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -25,6 +25,24 @@ import {
  */
 const ESM_REQUIRE_BANNER =
   "import{createRequire}from'node:module';const require=createRequire(import.meta.url);";
+
+/**
+ * An SQS on-failure destination whose grant is `sqs:SendMessage` on the queue and nothing else.
+ * aws-cdk-lib's `SqsDestination` grants `grantSendMessages` (adding `sqs:GetQueueAttributes` and
+ * `sqs:GetQueueUrl`); Lambda needs only SendMessage to deliver an invocation record (AWS Lambda
+ * Developer Guide, "Capturing records of Lambda asynchronous invocations", execution-role
+ * permissions of an SQS destination). The queue uses SSE-SQS, so no KMS grant either.
+ */
+class SendOnlySqsDestination implements IDestination {
+  constructor(private readonly queue: IQueue) {}
+
+  bind(_scope: Construct, fn: IFunction): DestinationConfig {
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+    );
+    return { destination: this.queue.queueArn };
+  }
+}
 
 /** Properties of {@link JobFunction}. */
 export interface JobFunctionProps {
@@ -119,7 +137,7 @@ export class JobFunction extends Construct {
     this.function.configureAsyncInvoke({
       retryAttempts: props.retryAttempts ?? DEFAULT_ASYNC_RETRY_ATTEMPTS,
       maxEventAge: props.maxEventAge ?? DEFAULT_ASYNC_MAX_EVENT_AGE,
-      onFailure: new SqsDestination(props.deadLetterQueue),
+      onFailure: new SendOnlySqsDestination(props.deadLetterQueue),
     });
   }
 }

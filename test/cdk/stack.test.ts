@@ -12,6 +12,10 @@ const JOBS = [
     zone: 'Europe/Berlin',
     timeout: 120,
     table: 'REPORTS_TABLE',
+    other: 'SETTLEMENTS_TABLE',
+    tableActions: 'dynamodb:UpdateItem',
+    lease: ['dynamodb:UpdateItem'],
+    effects: false,
   },
   {
     name: 'merchant-settlement',
@@ -19,6 +23,10 @@ const JOBS = [
     zone: 'Asia/Shanghai',
     timeout: 300,
     table: 'SETTLEMENTS_TABLE',
+    other: 'REPORTS_TABLE',
+    tableActions: 'dynamodb:PutItem',
+    lease: ['dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    effects: true,
   },
 ] as const;
 
@@ -114,6 +122,7 @@ describe.each(JOBS)('job $name', (job) => {
         Variables: Match.objectLike({
           CRONFENCE_TABLE: { Ref: Match.stringLikeRegexp('^Library') },
           [job.table]: { Ref: Match.anyValue() },
+          [job.other]: Match.absent(),
           NODE_OPTIONS: '--enable-source-maps',
         }),
       },
@@ -121,28 +130,68 @@ describe.each(JOBS)('job $name', (job) => {
     });
   });
 
-  it('may touch only its own lease, run and effect items in the library table', () => {
-    synth.template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          {
-            Effect: 'Allow',
-            Action: [
-              'dynamodb:ConditionCheckItem',
-              'dynamodb:GetItem',
-              'dynamodb:PutItem',
-              'dynamodb:UpdateItem',
-            ],
-            Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Library'), 'Arn'] },
-            Condition: {
-              'ForAllValues:StringLike': {
-                'dynamodb:LeadingKeys': [`JOB#${job.name}`, `JOB#${job.name}#*`, `EFFECT#${job.name}#*`],
-              },
+  const jobStatements = (name: string) => {
+    const j = synth.stack.jobs.find((x) => x.definition.name === name);
+    if (!j) throw new Error(`no job ${name}`);
+    const role = synth.stack.resolve(j.role.roleName);
+    return Object.values(synth.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [role] } }))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st) => JSON.stringify(st.Action).includes('dynamodb:')) as Record<string, unknown>[];
+  };
+
+  it('may touch only its own lease, run (and effect) items in the library table, with no GetItem', () => {
+    const keys = (...k: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': k } });
+    const library = { 'Fn::GetAtt': [expect.stringMatching(/^Library/), 'Arn'] };
+    const lease = job.lease.length === 1 ? job.lease[0] : job.lease;
+    expect(jobStatements(job.name).filter((st) => JSON.stringify(st.Resource).includes('Library'))).toEqual([
+      { Effect: 'Allow', Action: lease, Resource: library, Condition: keys(`JOB#${job.name}`) },
+      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: library, Condition: keys(`JOB#${job.name}`) },
+      ...(job.effects
+        ? [
+            {
+              Effect: 'Allow',
+              Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+              Resource: library,
+              Condition: keys(`EFFECT#${job.name}#*`),
             },
-          },
-        ]),
+          ]
+        : []),
+    ]);
+  });
+
+  it('may write only its own application table, with only the action its ctx write sends', () => {
+    expect(jobStatements(job.name).filter((st) => !JSON.stringify(st.Resource).includes('Library'))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: job.tableActions,
+        Resource: {
+          'Fn::GetAtt': [
+            expect.stringMatching(
+              `^Table${job.table === 'REPORTS_TABLE' ? 'cronfenceexamplereports' : 'cronfenceexamplesettlements'}`,
+            ),
+            'Arn',
+          ],
+        },
       },
-    });
+    ]);
+  });
+
+  it('may send only SendMessage to its DLQ (no GetQueueAttributes/GetQueueUrl)', () => {
+    const j = synth.stack.jobs.find((x) => x.definition.name === job.name);
+    if (!j) throw new Error(`no job ${job.name}`);
+    const role = synth.stack.resolve(j.role.roleName);
+    const sqs = Object.values(
+      synth.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [role] } }),
+    )
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st) => JSON.stringify(st.Action).includes('sqs:'));
+    expect(sqs).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: { 'Fn::GetAtt': [ref(j.deadLetterQueue), 'Arn'] },
+      },
+    ]);
   });
 
   it('retries async invocations twice and sends what still fails to its DLQ', () => {
@@ -206,24 +255,28 @@ describe('the schedule roles', () => {
     }
   });
 
-  it('trust only EventBridge Scheduler acting for this account and this schedule', () => {
-    synth.template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: {
-        Statement: [
-          {
-            Principal: { Service: 'scheduler.amazonaws.com' },
-            Condition: {
-              StringEquals: {
-                'aws:SourceAccount': { Ref: 'AWS::AccountId' },
-                'aws:SourceArn': {
-                  'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/daily-report$')])],
-                },
-              },
-            },
-          },
-        ],
+  it('trust only EventBridge Scheduler acting for this account and the schedule GROUP (not a schedule ARN)', () => {
+    const roles = synth.template.findResources('AWS::IAM::Role', {
+      Properties: {
+        AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'scheduler.amazonaws.com' } }] },
       },
     });
+    expect(Object.keys(roles)).toHaveLength(3);
+    for (const role of Object.values(roles)) {
+      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        {
+          Action: 'sts:AssumeRole',
+          Effect: 'Allow',
+          Principal: { Service: 'scheduler.amazonaws.com' },
+          Condition: {
+            StringEquals: {
+              'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+              'aws:SourceArn': { 'Fn::GetAtt': [ref(synth.stack.scheduleGroup), 'Arn'] },
+            },
+          },
+        },
+      ]);
+    }
   });
 });
 
@@ -260,12 +313,7 @@ describe('the sweeper', () => {
       expect.objectContaining({
         Condition: {
           'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': [
-              'JOB#daily-report',
-              'JOB#daily-report#*',
-              'JOB#merchant-settlement',
-              'JOB#merchant-settlement#*',
-            ],
+            'dynamodb:LeadingKeys': ['JOB#daily-report', 'JOB#merchant-settlement'],
           },
         },
       }),
