@@ -81,11 +81,12 @@ export const JOB_RUN_ACTIONS = ['dynamodb:PutItem'] as const;
  * never reads an effect record (refused writes return it with `ALL_OLD`); only the CLI does.
  */
 export const JOB_EFFECT_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+/** DynamoDB actions the sweeper needs on its jobs' `JOB#<job>` items: read the lease (`doneSlots`), query run records. */
+export const SWEEPER_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
 /**
- * DynamoDB actions the sweeper needs on its jobs' `JOB#<job>` items: read the lease (`doneSlots`),
- * query run records, and put the `catch-up-limit` skip record (lib/runtime/sweeper.ts). It never
- * updates an item.
+ * The sweeper's only write: PutItem of the `catch-up-limit` skip record (lib/runtime/sweeper.ts),
+ * granted only for jobs whose catch-up can hit its limit. It never updates an item.
  */
-export const SWEEPER_LIBRARY_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'] as const;
+export const SWEEPER_WRITE_ACTIONS = ['dynamodb:PutItem'] as const;
 /** DynamoDB actions of a read-only operator (CLI, console role): run records and the problems index. */
 export const READ_RUNS_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const;

@@ -24,7 +24,8 @@ export {
   metricDimensions,
   READ_RUNS_ACTIONS,
   RuntimeMetric,
-  SWEEPER_LIBRARY_ACTIONS,
+  SWEEPER_READ_ACTIONS,
+  SWEEPER_WRITE_ACTIONS,
 } from './defaults.js';
 export { FunctionSchedule, type FunctionScheduleProps } from './function-schedule.js';
 export { JobFunction, type JobFunctionProps } from './job-function.js';

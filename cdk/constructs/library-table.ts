@@ -10,7 +10,8 @@ import {
   JOB_LEASE_CHECK_ACTION,
   JOB_RUN_ACTIONS,
   READ_RUNS_ACTIONS,
-  SWEEPER_LIBRARY_ACTIONS,
+  SWEEPER_READ_ACTIONS,
+  SWEEPER_WRITE_ACTIONS,
 } from './defaults.js';
 import { SchemaTable } from './schema-table.js';
 
@@ -113,19 +114,29 @@ export class LibraryTable extends Construct {
   }
 
   /**
-   * Let the sweeper read and record runs of the given jobs (their `JOB#<job>` items only), with
-   * {@link SWEEPER_LIBRARY_ACTIONS}. No shard leases and no effect records: the sweeper reads only
-   * the job-level lease and never moves an effect.
+   * Let the sweeper read leases and query run records of the given jobs (their `JOB#<job>` items
+   * only: GetItem, Query) and put the `catch-up-limit` skip record (PutItem) for the jobs whose
+   * catch-up can hit its limit (`recordsSkips`). No UpdateItem, no shard leases, no effect records:
+   * the sweeper sends none of those. @returns the grants (one or two statements)
    */
-  grantSweeper(grantee: IGrantable, jobs: readonly string[]): Grant {
-    return Grant.addToPrincipal({
-      grantee,
-      actions: [...SWEEPER_LIBRARY_ACTIONS],
-      resourceArns: [this.table.tableArn],
-      conditions: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': jobs.map((job) => Keys.lease(job).pk) },
-      },
-    });
+  grantSweeper(grantee: IGrantable, jobs: readonly { name: string; recordsSkips: boolean }[]): Grant[] {
+    const grant = (actions: readonly string[], names: readonly string[]): Grant =>
+      Grant.addToPrincipal({
+        grantee,
+        actions: [...actions],
+        resourceArns: [this.table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': names.map((job) => Keys.lease(job).pk) },
+        },
+      });
+    const writers = jobs.filter((j) => j.recordsSkips).map((j) => j.name);
+    return [
+      grant(
+        SWEEPER_READ_ACTIONS,
+        jobs.map((j) => j.name),
+      ),
+      ...(writers.length > 0 ? [grant(SWEEPER_WRITE_ACTIONS, writers)] : []),
+    ];
   }
 
   /** Read-only access for operators and the CLI: every run record and the `problems` index. */

@@ -309,13 +309,19 @@ describe('the sweeper', () => {
       synth.stack.jobs.map((j) => ({ 'Fn::GetAtt': [ref(j.function), 'Arn'] })),
     );
     const dynamo = statements.filter((s) => String(s.Action).includes('dynamodb:'));
+    // daily-report (catch-up latest, cap 1) never gets a catch-up-limit record; merchant-settlement (all) may.
     expect(dynamo).toEqual([
       expect.objectContaining({
+        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
         Condition: {
           'ForAllValues:StringLike': {
             'dynamodb:LeadingKeys': ['JOB#daily-report', 'JOB#merchant-settlement'],
           },
         },
+      }),
+      expect.objectContaining({
+        Action: 'dynamodb:PutItem',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#merchant-settlement'] } },
       }),
     ]);
   });
