@@ -29,9 +29,10 @@ const ESM_REQUIRE_BANNER =
 /**
  * An SQS on-failure destination whose grant is `sqs:SendMessage` on the queue and nothing else.
  * aws-cdk-lib's `SqsDestination` grants `grantSendMessages` (adding `sqs:GetQueueAttributes` and
- * `sqs:GetQueueUrl`); Lambda needs only SendMessage to deliver an invocation record (AWS Lambda
- * Developer Guide, "Capturing records of Lambda asynchronous invocations", execution-role
- * permissions of an SQS destination). The queue uses SSE-SQS, so no KMS grant either.
+ * `sqs:GetQueueUrl`); Lambda delivers an invocation record with one SendMessage to the queue ARN
+ * (AWS SAM Developer Guide, `DeadLetterQueue`: `sqs:SendMessage` for SQS; AWS Lambda Developer
+ * Guide, "Capturing records of Lambda asynchronous invocations"). The queue uses SSE-SQS, so no KMS
+ * grant either. docs/deploy.md "Least privilege" keeps the reasoning.
  */
 class SendOnlySqsDestination implements IDestination {
   constructor(private readonly queue: IQueue) {}
