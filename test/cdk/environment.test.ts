@@ -5,7 +5,7 @@
  * Synthesizes cdk/app.ts itself (bundling skipped through the CLI's context variable).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,8 +26,12 @@ async function synthApp(vars: Record<string, string>): Promise<string> {
     CDK_OUTDIR: outdir,
     CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }),
   });
-  await run(process.execPath, ['--import', 'tsx', 'cdk/app.ts'], { env, timeout: 120_000 });
-  return JSON.stringify(JSON.parse(readFileSync(join(outdir, 'Cronfence.template.json'), 'utf8')));
+  try {
+    await run(process.execPath, ['--import', 'tsx', 'cdk/app.ts'], { env, timeout: 120_000 });
+    return JSON.stringify(JSON.parse(readFileSync(join(outdir, 'Cronfence.template.json'), 'utf8')));
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
 
 /** Every string in the template that is (part of) an ARN and names a region or an account literally. */

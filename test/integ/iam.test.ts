@@ -20,6 +20,7 @@ import { deliver, deliveriesFor, schedulerPayload } from '../../lib/local/schedu
 import type { JobHandler } from '../../lib/runtime/define-job.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import { libraryTable } from '../../lib/store/schema.js';
+import { negativeControls } from '../helpers/iam/controls.js';
 import { type Deployment, synthToDisk } from '../helpers/iam/deployment.js';
 import { evaluate, grantsOf, unusedGrants, type Verdict } from '../helpers/iam/evaluate.js';
 import { handler as sharded } from '../helpers/iam/fixtures/sharded-job.js';
@@ -30,7 +31,7 @@ import {
   recordInProcess,
 } from '../helpers/iam/recorder.js';
 import { checksOf, type IamCheck } from '../helpers/iam/requests.js';
-import { ACCOUNT, REGION } from '../helpers/iam/template.js';
+import { REGION } from '../helpers/iam/template.js';
 
 const NOW = new Date('2026-01-15T00:00:00Z');
 const prefix = `iam${Date.now().toString(36)}`;
@@ -107,6 +108,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await endpoint?.stop();
   await payments?.stop();
+  example?.dispose();
+  shardedStack?.dispose();
   for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
   Object.assign(process.env, savedEnv);
 });
@@ -196,115 +199,6 @@ describe('requests recorded', () => {
   }, 240_000);
 });
 
-/** Negative controls: each must be denied. */
-function negativeControls(): IamCheck[] {
-  const lib = example.t.attribute(
-    [...example.tables].find(([, s]) => s === libraryTable)?.[0] as string,
-    'Arn',
-  );
-  const settle = example.lookup.arnOf(settlementsTable.defaultName);
-  const daily = example.fn('daily-report').role;
-  const settlement = example.fn('merchant-settlement').role;
-  const keys = (k: string) => ({ 'dynamodb:LeadingKeys': [k] });
-  const scheduleRole = (job: string) => {
-    const [, r] =
-      example.t.ofType('AWS::Scheduler::Schedule').find(([, s]) => s.Properties?.Name === job) ?? [];
-    return example.t.roleOf((r?.Properties?.Target as { RoleArn?: unknown } | undefined)?.RoleArn);
-  };
-  const dailySchedule = scheduleRole('daily-report');
-  const groupArn = `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule-group/`;
-  const shardedRole = shardedStack.fn(sharded.job.name).role;
-  const shardedLib = shardedStack.lookup.arnOf(libraryTable.defaultName);
-  return [
-    {
-      role: daily,
-      action: 'dynamodb:UpdateItem',
-      resource: lib,
-      context: keys('JOB#merchant-settlement'),
-      what: "daily-report writes merchant-settlement's lease",
-    },
-    {
-      role: settlement,
-      action: 'dynamodb:UpdateItem',
-      resource: lib,
-      context: keys('JOB#daily-report'),
-      what: "merchant-settlement writes daily-report's lease",
-    },
-    {
-      role: daily,
-      action: 'dynamodb:PutItem',
-      resource: settle,
-      context: keys('M001'),
-      what: 'daily-report writes the settlements table',
-    },
-    {
-      role: daily,
-      action: 'dynamodb:ConditionCheckItem',
-      resource: lib,
-      context: { ...keys('JOB#daily-report'), 'dynamodb:EnclosingOperation': 'TransactWriteItems' },
-      what: 'daily-report (no effects) runs an effect transaction',
-    },
-    {
-      role: settlement,
-      action: 'dynamodb:GetItem',
-      resource: lib,
-      context: keys('EFFECT#merchant-settlement#payout#M001#2026-01-14'),
-      what: 'merchant-settlement reads an effect record (no run path reads)',
-    },
-    {
-      role: settlement,
-      action: 'dynamodb:PutItem',
-      resource: lib,
-      context: keys('EFFECT#daily-report#x'),
-      what: "merchant-settlement writes daily-report's effects",
-    },
-    {
-      role: example.sweeper.role,
-      action: 'dynamodb:UpdateItem',
-      resource: lib,
-      context: keys('JOB#daily-report'),
-      what: 'the sweeper updates a lease',
-    },
-    {
-      role: shardedRole,
-      action: 'dynamodb:UpdateItem',
-      resource: shardedLib,
-      context: keys('JOB#sharded-settlement-x'),
-      what: 'the sharded job writes a lease of a job whose name it prefixes',
-    },
-    {
-      role: dailySchedule.logicalId,
-      action: 'lambda:InvokeFunction',
-      resource: example.fn('merchant-settlement').arn,
-      context: {},
-      what: "daily-report's schedule role invokes merchant-settlement",
-    },
-    {
-      role: dailySchedule.logicalId,
-      assumedBy: 'scheduler.amazonaws.com',
-      action: 'sts:AssumeRole',
-      resource: dailySchedule.arn,
-      context: { 'aws:SourceArn': `${groupArn}other-group`, 'aws:SourceAccount': ACCOUNT },
-      what: 'Scheduler assumes a schedule role for another schedule group',
-    },
-    {
-      role: dailySchedule.logicalId,
-      assumedBy: 'scheduler.amazonaws.com',
-      action: 'sts:AssumeRole',
-      resource: dailySchedule.arn,
-      context: {
-        'aws:SourceArn': String(
-          example.t.resolve({
-            'Fn::GetAtt': [example.t.ofType('AWS::Scheduler::ScheduleGroup')[0]?.[0], 'Arn'],
-          }),
-        ),
-        'aws:SourceAccount': '444455556666',
-      },
-      what: 'Scheduler acting for another account',
-    },
-  ];
-}
-
 describe('evaluated with an IAM policy evaluator', () => {
   const verdicts: Verdict[] = [];
 
@@ -368,14 +262,16 @@ describe('evaluated with an IAM policy evaluator', () => {
     const results = [
       ...(await evaluate(
         example.t,
-        negativeControls().filter((c) => example.t.roles.has(c.role)),
+        negativeControls(example, shardedStack, sharded.job.name).filter((c) => example.t.roles.has(c.role)),
       )),
       ...(await evaluate(
         shardedStack.t,
-        negativeControls().filter((c) => shardedStack.t.roles.has(c.role) && !example.t.roles.has(c.role)),
+        negativeControls(example, shardedStack, sharded.job.name).filter(
+          (c) => shardedStack.t.roles.has(c.role) && !example.t.roles.has(c.role),
+        ),
       )),
     ];
-    expect(results).toHaveLength(negativeControls().length);
+    expect(results).toHaveLength(negativeControls(example, shardedStack, sharded.job.name).length);
     expect(results.filter((r) => r.result === 'Allowed').map((r) => r.check.what)).toEqual([]);
   });
 

@@ -5,7 +5,7 @@
  * template sets (plus region, function name and the endpoints of the recording endpoint).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -159,7 +159,16 @@ export class Deployment {
       [CHILD, f.assetDir, join(dir, 'events.json'), join(dir, 'results.json'), String(f.timeoutSeconds)],
       { env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
     );
-    return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    try {
+      return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Remove the cdk.out directory. */
+  dispose(): void {
+    rmSync(this.outdir, { recursive: true, force: true });
   }
 
   /**
