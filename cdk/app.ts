@@ -1,21 +1,27 @@
 /**
  * CDK app entry (`npx cdk synth`, `npx cdk deploy`): builds the example stack from the job
- * registry in functions/index.ts, nothing else. Environment-agnostic unless the CLI supplies an account
- * and region, so synth needs no credentials and makes no lookups. A job definition or stack validation
- * error is printed as one line naming the job (no stack trace) and exits 2.
+ * registry in functions/index.ts, nothing else. A job definition or stack validation error is printed as
+ * one line naming the job (no stack trace) and exits 2.
+ *
+ * Environment-agnostic by default: region and account are the `AWS::Region` / `AWS::AccountId`
+ * pseudo parameters, so one template deploys anywhere and synth needs no credentials. The CDK CLI
+ * always sets `CDK_DEFAULT_REGION` (us-east-1 when nothing is configured), so those variables are
+ * NOT used; pin an environment on purpose with `CRONFENCE_ACCOUNT` and `CRONFENCE_REGION` (both).
  */
 import { App } from 'aws-cdk-lib';
+import { pinnedEnvironment } from './environment.js';
 import { CronfenceStack } from './stack.js';
 
 try {
   const { jobs, tables } = await import('../functions/index.js');
   const app = new App();
+  const env = pinnedEnvironment(process.env);
   new CronfenceStack(app, 'Cronfence', {
     description:
       'cronfence: scheduled jobs with one business effect per occurrence (lease, fence, run records)',
     jobs,
     applicationTables: tables,
-    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    ...(env ? { env } : {}),
   });
   app.synth();
 } catch (err) {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
+import type { JobAccess } from '../lib/core/job-access.js';
 import type { JobDefinition } from '../lib/core/job-definition.js';
 import type { TableSchema } from '../lib/store/schema.js';
 import { CronfenceAlarms } from './constructs/alarms.js';
@@ -18,8 +19,11 @@ export interface JobEntry {
   readonly definition: JobDefinition;
   /** Handler file exporting `handler`, relative to the repository root. */
   readonly entry: string;
-  /** Application tables the job writes. @default - every application table of the stack */
-  readonly tables?: readonly TableSchema[];
+  /**
+   * What the job's body uses: the application tables it writes (and with which `ctx` calls) and
+   * whether it records effects. The job's role gets exactly that. @default {} (no tables, no effects)
+   */
+  readonly uses?: JobAccess;
   /** Scheduler StartDate; pin it for rate jobs so the sweeper can count their slots. @default - none */
   readonly start?: Date;
 }
@@ -115,15 +119,16 @@ export class CronfenceStack extends Stack {
           projectRoot,
           libraryTable: this.libraryTable,
           scheduleGroup: this.scheduleGroup,
-          tables: (job.tables ?? props.applicationTables ?? []).map((schema) => {
-            const table = tables.get(schema.defaultName);
+          tables: (job.uses?.tables ?? []).map((use) => {
+            const table = tables.get(use.table.defaultName);
             if (!table) {
               throw new Error(
-                `cronfence: job "${job.definition.name}" uses table "${schema.defaultName}", not in the stack`,
+                `cronfence: job "${job.definition.name}" uses table "${use.table.defaultName}", not in the stack`,
               );
             }
-            return table;
+            return { table, writes: use.writes };
           }),
+          effects: job.uses?.effects ?? false,
           ...(job.start ? { start: job.start } : {}),
           ...(props.now ? { now: props.now } : {}),
         }),

@@ -10,10 +10,21 @@ import { reportsTable, settlementsTable } from './tables.js';
 
 export type { RegisteredJob as JobEntry } from '../lib/runtime/registry.js';
 
-/** Every job of the app: its handler, the file exporting it, and the application tables it uses. */
+/**
+ * Every job of the app: its handler, the file exporting it, and what its body uses (the application
+ * tables it writes, with which `ctx` calls, and whether it records effects: the role gets exactly that).
+ */
 export const jobs = defineRegistry([
-  { handler: dailyReport, entry: 'functions/daily-report.ts', tables: [reportsTable] },
-  { handler: merchantSettlement, entry: 'functions/merchant-settlement.ts', tables: [settlementsTable] },
+  {
+    handler: dailyReport,
+    entry: 'functions/daily-report.ts',
+    uses: { tables: [{ table: reportsTable, writes: ['fencedPut'] }] },
+  },
+  {
+    handler: merchantSettlement,
+    entry: 'functions/merchant-settlement.ts',
+    uses: { tables: [{ table: settlementsTable, writes: ['insertOnce'] }], effects: true },
+  },
 ]);
 
 /** Every application table the jobs use (created by `npm start` and the CDK app). */

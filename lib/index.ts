@@ -3,6 +3,8 @@
  */
 
 export { type InvocationEvent, parseInvocationEvent } from './core/event.js';
+export type { JobAccess, TableUse } from './core/job-access.js';
+export { TableWrite } from './core/job-access.js';
 export type { JobDefinition } from './core/job-definition.js';
 export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
 export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';

@@ -65,28 +65,28 @@ export function metricDimensions(job: string): Record<string, string> {
 }
 
 /**
- * DynamoDB actions a job function needs on its own library-table items (lease, run records,
- * effects): conditional puts and updates, plus GetItem for the effect/result reads the runtime does.
+ * DynamoDB actions on a job's lease items (`JOB#<job>`, and `JOB#<job>#<shard>` for sharded jobs):
+ * claim, renew and release are conditional UpdateItems (lib/store/lease-store.ts). A job with
+ * effects also checks lease ownership inside its effect transactions (ConditionCheckItem, evaluated
+ * with `dynamodb:EnclosingOperation` = TransactWriteItems; lib/effects/effect-store.ts).
  */
-// ConditionCheckItem: ctx.effect checks lease ownership inside a TransactWriteItems (lib/store/protocol/effect-operations.ts).
-export const JOB_LIBRARY_ACTIONS = [
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-] as const;
-/** DynamoDB actions the sweeper needs on every job's items: read runs and leases, record decisions. */
-export const SWEEPER_LIBRARY_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:Query',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-] as const;
-/** DynamoDB actions a job needs on an application table: fenced writes and insert-once results. */
-export const JOB_APPLICATION_TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-] as const;
+export const JOB_LEASE_ACTIONS = ['dynamodb:UpdateItem'] as const;
+/** ConditionCheckItem: the lease check inside an effect's TransactWriteItems (jobs with effects only). */
+export const JOB_LEASE_CHECK_ACTION = 'dynamodb:ConditionCheckItem';
+/** DynamoDB actions on a job's run records (`JOB#<job>` / `RUN#…`): insert-once and abandoned records are PutItems. */
+export const JOB_RUN_ACTIONS = ['dynamodb:PutItem'] as const;
+/**
+ * DynamoDB actions on a job's effect records (`EFFECT#<job>#*`): the `sending` insert (PutItem) and
+ * take-over (UpdateItem) inside a TransactWriteItems, and the outcome UpdateItem. No GetItem: a run
+ * never reads an effect record (refused writes return it with `ALL_OLD`); only the CLI does.
+ */
+export const JOB_EFFECT_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+/** DynamoDB actions the sweeper needs on its jobs' `JOB#<job>` items: read the lease (`doneSlots`), query run records. */
+export const SWEEPER_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
+/**
+ * The sweeper's only write: PutItem of the `catch-up-limit` skip record (lib/runtime/sweeper.ts),
+ * granted only for jobs whose catch-up can hit its limit. It never updates an item.
+ */
+export const SWEEPER_WRITE_ACTIONS = ['dynamodb:PutItem'] as const;
 /** DynamoDB actions of a read-only operator (CLI, console role): run records and the problems index. */
 export const READ_RUNS_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const;

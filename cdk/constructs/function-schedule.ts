@@ -56,8 +56,15 @@ class ExactLambdaTarget implements IScheduleTarget {
 
 /**
  * An EventBridge Scheduler schedule invoking one Lambda: expression + IANA zone, flexible time
- * window OFF, a retry policy and an SQS dead-letter queue. Its role trusts only Scheduler acting
- * for this account and this schedule, and may only invoke the target and write to the DLQ.
+ * window OFF, a retry policy and an SQS dead-letter queue. Its role may only invoke the target and
+ * write to the DLQ, and trusts only Scheduler acting for this account (`aws:SourceAccount`) and this
+ * stack's schedule group (`aws:SourceArn` = the group ARN `arn:…:scheduler:<region>:<account>:schedule-group/<group>`).
+ *
+ * Why the group and not the schedule: the EventBridge Scheduler User Guide, "Confused deputy
+ * prevention" (https://docs.aws.amazon.com/scheduler/latest/UserGuide/cross-service-confused-deputy-prevention.html,
+ * changed 2023-09-07 per the guide's document history), says the value of `aws:SourceArn` must be
+ * the schedule group ARN and not to scope it to a specific schedule or a schedule-name prefix.
+ * Region and account are the stack's (CloudFormation pseudo parameters unless the stack pins an env).
  * @example
  * new FunctionSchedule(this, 'Schedule', {
  *   target: fn, scheduleName: 'daily-report', group, expression: 'cron(30 2 * * ? *)',
@@ -73,14 +80,16 @@ export class FunctionSchedule extends Construct {
   constructor(scope: Construct, id: string, props: FunctionScheduleProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const scheduleArn = stack.formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${props.group.scheduleGroupName}/${props.scheduleName}`,
-    });
+    // Scheduler presents the schedule GROUP ARN as aws:SourceArn, never a schedule's own ARN (see the
+    // class TSDoc): a condition on `…:schedule/<group>/<name>` denies every AssumeRole.
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': stack.account, 'aws:SourceArn': scheduleArn } },
+        conditions: {
+          StringEquals: {
+            'aws:SourceAccount': stack.account,
+            'aws:SourceArn': props.group.scheduleGroupArn,
+          },
+        },
       }),
       description: `EventBridge Scheduler: invoke ${props.scheduleName}`,
     });

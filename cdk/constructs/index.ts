@@ -13,8 +13,10 @@ export {
   DLQ_RETENTION,
   EnvVar,
   ESBUILD_TARGET,
-  JOB_APPLICATION_TABLE_ACTIONS,
-  JOB_LIBRARY_ACTIONS,
+  JOB_EFFECT_ACTIONS,
+  JOB_LEASE_ACTIONS,
+  JOB_LEASE_CHECK_ACTION,
+  JOB_RUN_ACTIONS,
   LAMBDA_ARCHITECTURE,
   LAMBDA_RUNTIME,
   METRIC_NAMESPACE,
@@ -22,12 +24,14 @@ export {
   metricDimensions,
   READ_RUNS_ACTIONS,
   RuntimeMetric,
-  SWEEPER_LIBRARY_ACTIONS,
+  SWEEPER_READ_ACTIONS,
+  SWEEPER_WRITE_ACTIONS,
 } from './defaults.js';
 export { FunctionSchedule, type FunctionScheduleProps } from './function-schedule.js';
 export { JobFunction, type JobFunctionProps } from './job-function.js';
 export {
   grantApplicationTable,
+  type JobLibraryUse,
   jobLeadingKeys,
   LibraryTable,
   type LibraryTableProps,

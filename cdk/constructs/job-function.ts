@@ -1,7 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { DestinationConfig, IDestination, IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   type BundlingOptions,
   NodejsFunction,
@@ -48,6 +48,25 @@ export const JOB_BUNDLING: Readonly<BundlingOptions> = {
   bundleAwsSDK: true,
   forceDockerBundling: false,
 };
+
+/**
+ * An SQS on-failure destination whose grant is `sqs:SendMessage` on the queue and nothing else.
+ * aws-cdk-lib's `SqsDestination` grants `grantSendMessages` (adding `sqs:GetQueueAttributes` and
+ * `sqs:GetQueueUrl`); Lambda delivers an invocation record with one SendMessage to the queue ARN
+ * (AWS SAM Developer Guide, `DeadLetterQueue`: `sqs:SendMessage` for SQS; AWS Lambda Developer
+ * Guide, "Capturing records of Lambda asynchronous invocations"). The queue uses SSE-SQS, so no KMS
+ * grant either. docs/deploy.md "Least privilege" keeps the reasoning.
+ */
+class SendOnlySqsDestination implements IDestination {
+  constructor(private readonly queue: IQueue) {}
+
+  bind(_scope: Construct, fn: IFunction): DestinationConfig {
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+    );
+    return { destination: this.queue.queueArn };
+  }
+}
 
 /** Properties of {@link JobFunction}. */
 export interface JobFunctionProps {
@@ -129,7 +148,7 @@ export class JobFunction extends Construct {
     this.function.configureAsyncInvoke({
       retryAttempts: props.retryAttempts ?? DEFAULT_ASYNC_RETRY_ATTEMPTS,
       maxEventAge: props.maxEventAge ?? DEFAULT_ASYNC_MAX_EVENT_AGE,
-      onFailure: new SqsDestination(props.deadLetterQueue),
+      onFailure: new SendOnlySqsDestination(props.deadLetterQueue),
     });
   }
 }

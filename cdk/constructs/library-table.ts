@@ -2,12 +2,16 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import type { TableWrite } from '../../lib/core/job-access.js';
 import { Keys, libraryTable, PROBLEMS_INDEX, type TableSchema } from '../../lib/store/schema.js';
 import {
-  JOB_APPLICATION_TABLE_ACTIONS,
-  JOB_LIBRARY_ACTIONS,
+  JOB_EFFECT_ACTIONS,
+  JOB_LEASE_ACTIONS,
+  JOB_LEASE_CHECK_ACTION,
+  JOB_RUN_ACTIONS,
   READ_RUNS_ACTIONS,
-  SWEEPER_LIBRARY_ACTIONS,
+  SWEEPER_READ_ACTIONS,
+  SWEEPER_WRITE_ACTIONS,
 } from './defaults.js';
 import { SchemaTable } from './schema-table.js';
 
@@ -30,16 +34,26 @@ export interface LibraryTableProps {
   readonly deletionProtection?: boolean;
 }
 
+/** What a job uses of the library table beyond its lease and run records. */
+export interface JobLibraryUse {
+  /** The job fans out to shards (leases `JOB#<job>#<shard>`). */
+  readonly shards: boolean;
+  /** The job records effects (`EFFECT#<job>#<key>`). */
+  readonly effects: boolean;
+}
+
 /**
  * The `dynamodb:LeadingKeys` patterns of one job's items: its lease and run records
- * (`JOB#<job>`), its shards' leases (`JOB#<job>#<shard>`) and, when `effects` is set, the effect
- * records it owns (`EFFECT#<job>#<key>`: the runtime prefixes idempotency keys with the job name).
+ * (`JOB#<job>`), its shards' leases (`JOB#<job>#*`, sharded jobs only) and its effect records
+ * (`EFFECT#<job>#*`, jobs with effects only: the runtime prefixes idempotency keys with the job name).
  */
-export function jobLeadingKeys(job: string, options: { effects: boolean }): string[] {
+export function jobLeadingKeys(job: string, use: JobLibraryUse): string[] {
   const jobKey = Keys.lease(job).pk;
-  const keys = [jobKey, `${jobKey}#*`];
-  if (options.effects) keys.push(`${Keys.effect(job, '').pk}*`);
-  return keys;
+  return [
+    jobKey,
+    ...(use.shards ? [`${jobKey}#*`] : []),
+    ...(use.effects ? [`${Keys.effect(job, '').pk}*`] : []),
+  ];
 }
 
 /**
@@ -76,35 +90,53 @@ export class LibraryTable extends Construct {
   }
 
   /**
-   * Let a job function touch only its own lease, shard leases, run records and effect records,
-   * with only the actions the runtime uses ({@link JOB_LIBRARY_ACTIONS}).
+   * Let a job function touch only its own items, each with only the actions the runtime sends for
+   * it: UpdateItem on its lease(s) (+ ConditionCheckItem with effects), PutItem on its run records,
+   * PutItem/UpdateItem on its effect records. Every statement carries a `dynamodb:LeadingKeys`
+   * condition, so a job can never reach another job's lease, runs or effects.
+   * @returns the grants, one per statement.
    */
-  grantJob(grantee: IGrantable, job: string): Grant {
-    return Grant.addToPrincipal({
-      grantee,
-      actions: [...JOB_LIBRARY_ACTIONS],
-      resourceArns: [this.table.tableArn],
-      conditions: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': jobLeadingKeys(job, { effects: true }) },
-      },
-    });
+  grantJob(grantee: IGrantable, job: string, use: JobLibraryUse): Grant[] {
+    const jobKey = Keys.lease(job).pk;
+    const leaseKeys = use.shards ? [jobKey, `${jobKey}#*`] : [jobKey];
+    const grant = (actions: readonly string[], keys: readonly string[]): Grant =>
+      Grant.addToPrincipal({
+        grantee,
+        actions: [...actions],
+        resourceArns: [this.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } },
+      });
+    return [
+      grant([...JOB_LEASE_ACTIONS, ...(use.effects ? [JOB_LEASE_CHECK_ACTION] : [])], leaseKeys),
+      grant(JOB_RUN_ACTIONS, [jobKey]),
+      ...(use.effects ? [grant(JOB_EFFECT_ACTIONS, [`${Keys.effect(job, '').pk}*`])] : []),
+    ];
   }
 
   /**
-   * Let the sweeper read and record runs of the given jobs (their `JOB#<job>` items only), with
-   * {@link SWEEPER_LIBRARY_ACTIONS}. No effect records: the sweeper never moves an effect.
+   * Let the sweeper read leases and query run records of the given jobs (their `JOB#<job>` items
+   * only: GetItem, Query) and put the `catch-up-limit` skip record (PutItem) for the jobs whose
+   * catch-up can hit its limit (`recordsSkips`). No UpdateItem, no shard leases, no effect records:
+   * the sweeper sends none of those. @returns the grants (one or two statements)
    */
-  grantSweeper(grantee: IGrantable, jobs: readonly string[]): Grant {
-    return Grant.addToPrincipal({
-      grantee,
-      actions: [...SWEEPER_LIBRARY_ACTIONS],
-      resourceArns: [this.table.tableArn],
-      conditions: {
-        'ForAllValues:StringLike': {
-          'dynamodb:LeadingKeys': jobs.flatMap((job) => jobLeadingKeys(job, { effects: false })),
+  grantSweeper(grantee: IGrantable, jobs: readonly { name: string; recordsSkips: boolean }[]): Grant[] {
+    const grant = (actions: readonly string[], names: readonly string[]): Grant =>
+      Grant.addToPrincipal({
+        grantee,
+        actions: [...actions],
+        resourceArns: [this.table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': names.map((job) => Keys.lease(job).pk) },
         },
-      },
-    });
+      });
+    const writers = jobs.filter((j) => j.recordsSkips).map((j) => j.name);
+    return [
+      grant(
+        SWEEPER_READ_ACTIONS,
+        jobs.map((j) => j.name),
+      ),
+      ...(writers.length > 0 ? [grant(SWEEPER_WRITE_ACTIONS, writers)] : []),
+    ];
   }
 
   /** Read-only access for operators and the CLI: every run record and the `problems` index. */
@@ -117,14 +149,27 @@ export class LibraryTable extends Construct {
   }
 }
 
+/** The DynamoDB action each `ctx` write sends (see {@link TableWrite}). */
+const WRITE_ACTIONS: Readonly<Record<TableWrite, string>> = {
+  fencedPut: 'dynamodb:UpdateItem',
+  insertOnce: 'dynamodb:PutItem',
+};
+
 /**
- * Grant a job function what it needs on an application table (insert-once results and fenced
- * writes, {@link JOB_APPLICATION_TABLE_ACTIONS}). Business keys are not per job, so no key condition.
+ * Grant a job function the actions its `ctx` writes send to an application table (fencedPut ->
+ * UpdateItem, insertOnce -> PutItem), and nothing else. Business keys are not per job, so no key condition.
+ * @throws Error when `writes` is empty (a declared table the job never writes).
  */
-export function grantApplicationTable(table: Table, grantee: IGrantable): Grant {
-  return Grant.addToPrincipal({
-    grantee,
-    actions: [...JOB_APPLICATION_TABLE_ACTIONS],
-    resourceArns: [table.tableArn],
-  });
+export function grantApplicationTable(
+  table: Table,
+  grantee: IGrantable,
+  writes: readonly TableWrite[],
+): Grant {
+  const actions = [...new Set(writes.map((w) => WRITE_ACTIONS[w]))].sort();
+  if (actions.length === 0) {
+    throw new Error(
+      `cronfence: table ${table.node.path}: declare at least one write (fencedPut, insertOnce)`,
+    );
+  }
+  return Grant.addToPrincipal({ grantee, actions, resourceArns: [table.tableArn] });
 }

@@ -6,8 +6,10 @@ import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { TableWrite } from '../../lib/core/job-access.js';
 import { checkJob } from '../../lib/core/job-check.js';
 import type { JobDefinition } from '../../lib/core/job-definition.js';
+import { MAX_LAMBDA_TIMEOUT_SECONDS, validateJobName } from '../../lib/core/job-definition.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
@@ -33,8 +35,13 @@ export interface ScheduledJobProps {
   readonly libraryTable: LibraryTable;
   /** The stack's schedule group. */
   readonly scheduleGroup: IScheduleGroup;
-  /** Application tables the job writes; each table's `envVar` is set to its name. @default [] */
-  readonly tables?: readonly SchemaTable[];
+  /**
+   * Application tables the job writes, with the `ctx` writes it makes on each (the grant is exactly
+   * those actions); each table's `envVar` is set to its name. @default []
+   */
+  readonly tables?: readonly { readonly table: SchemaTable; readonly writes: readonly TableWrite[] }[];
+  /** The body calls `ctx.effect` (grants its `EFFECT#<job>#*` records). @default false */
+  readonly effects?: boolean;
   /** Function memory, in MB. @default 256 */
   readonly memorySize?: number;
   /** Log retention. @default RetentionDays.ONE_MONTH */
@@ -137,7 +144,7 @@ export class ScheduledJob extends Construct {
       description: `cronfence job ${definition.name}: ${definition.schedule} ${definition.timeZone}`,
       environment: Object.assign(
         { ...props.libraryTable.environment },
-        ...tables.map((t) => ({ [t.schema.envVar]: t.tableName })),
+        ...tables.map((t) => ({ [t.table.schema.envVar]: t.table.tableName })),
       ),
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
@@ -164,8 +171,11 @@ export class ScheduledJob extends Construct {
       );
     }
     this.logGroup = fn.logGroup;
-    props.libraryTable.grantJob(this.role, definition.name);
-    for (const table of tables) grantApplicationTable(table.table, this.role);
+    props.libraryTable.grantJob(this.role, definition.name, {
+      shards: definition.shards > 1,
+      effects: props.effects ?? false,
+    });
+    for (const use of tables) grantApplicationTable(use.table.table, this.role, use.writes);
     const schedule = new FunctionSchedule(this, 'Schedule', {
       target: this.function,
       scheduleName: definition.name,

@@ -6,6 +6,7 @@ import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-li
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { validateTimeZone } from '../../lib/core/job-definition.js';
+import { mayRecordCatchUpLimit } from '../../lib/core/schedule/catch-up.js';
 import { parseScheduleExpression } from '../../lib/core/schedule/expression.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_SWEEP_SCHEDULE, DEFAULT_SWEEPER_TIMEOUT_SECONDS, EnvVar } from './defaults.js';
@@ -96,7 +97,10 @@ export class Sweeper extends Construct {
     if (props.jobs.length > 0) {
       props.libraryTable.grantSweeper(
         this.role,
-        props.jobs.map((job) => job.definition.name),
+        props.jobs.map((job) => ({
+          name: job.definition.name,
+          recordsSkips: mayRecordCatchUpLimit(job.definition.catchUp),
+        })),
       );
       this.role.addToPrincipalPolicy(
         new PolicyStatement({

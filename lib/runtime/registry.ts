@@ -3,6 +3,7 @@
  * `cronfence` CLI (which jobs exist), `npm start` (which jobs the emulator fires) and the sweeper read.
  * Adding a job is one job file plus one entry here; nothing else restates it.
  */
+import type { JobAccess } from '../core/job-access.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import { InvalidJobDefinitionError } from '../errors.js';
 import type { TableSchema } from '../store/schema.js';
@@ -15,10 +16,12 @@ export interface JobEntryInput {
   /** The file exporting `handler`, relative to the repository root (bundled by the CDK app). @default `functions/<job name>.ts` */
   readonly entry?: string;
   /**
-   * Application tables the job reads and writes: created by `npm start` and the CDK app, passed to the
-   * function as `<schema.envVar>`. @default every application table of the registry
+   * What the job's body uses: the application tables it writes (and with which `ctx` calls) and whether
+   * it records effects. `npm start` and the CDK app create those tables and pass each to the function as
+   * `<schema.envVar>`; the job's role gets exactly these grants (least privilege).
+   * @default {} (no application tables, no effects)
    */
-  readonly tables?: readonly TableSchema[];
+  readonly uses?: JobAccess;
   /** Scheduler StartDate; pin it for rate jobs so the sweeper can count their slots. @default none */
   readonly start?: Date;
 }
@@ -35,7 +38,8 @@ export interface RegisteredJob extends JobEntryInput {
  * @throws InvalidJobDefinitionError naming `name` and both entries for a duplicate.
  * @example
  * export const jobs = defineRegistry([
- *   { handler: dailyReport, entry: 'functions/daily-report.ts', tables: [reportsTable] },
+ *   { handler: dailyReport, entry: 'functions/daily-report.ts',
+ *     uses: { tables: [{ table: reportsTable, writes: ['fencedPut'] }] } },
  * ]);
  */
 export function defineRegistry(entries: readonly JobEntryInput[]): readonly RegisteredJob[] {
@@ -60,6 +64,7 @@ export function defineRegistry(entries: readonly JobEntryInput[]): readonly Regi
 export function registryTables(jobs: readonly RegisteredJob[]): TableSchema[] {
   const byName = new Map<string, TableSchema>();
   for (const j of jobs)
-    for (const t of j.tables ?? []) if (!byName.has(t.defaultName)) byName.set(t.defaultName, t);
+    for (const { table: t } of j.uses?.tables ?? [])
+      if (!byName.has(t.defaultName)) byName.set(t.defaultName, t);
   return [...byName.values()];
 }

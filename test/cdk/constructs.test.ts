@@ -11,8 +11,12 @@ function tableWithRoles() {
   const library = new LibraryTable(stack, 'Library');
   const role = (id: string) =>
     new Role(stack, id, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-  library.grantJob(role('Job'), 'daily-report');
-  library.grantSweeper(role('Sweeper'), ['a', 'b']);
+  library.grantJob(role('Job'), 'daily-report', { shards: false, effects: false });
+  library.grantJob(role('Sharded'), 'settle', { shards: true, effects: true });
+  library.grantSweeper(role('Sweeper'), [
+    { name: 'a', recordsSkips: false },
+    { name: 'b', recordsSkips: true },
+  ]);
   library.grantReadRuns(role('Reader'));
   const statements = (roleId: string) => {
     const policies = Template.fromStack(stack).findResources('AWS::IAM::Policy', {
@@ -28,34 +32,48 @@ function tableWithRoles() {
 describe('LibraryTable grants', () => {
   const { statements } = tableWithRoles();
 
-  it('scope a job to JOB#<job>, its shards and EFFECT#<job>#* with condition-check/get/put/update only', () => {
+  const table = { 'Fn::GetAtt': [expect.stringMatching(/^LibrarySchemaTable/), 'Arn'] };
+  const keys = (...k: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': k } });
+
+  it('scope a plain job to JOB#<job>: UpdateItem on its lease, PutItem for its run records, no GetItem', () => {
     expect(statements('Job')).toEqual([
       {
         Effect: 'Allow',
-        Action: [
-          'dynamodb:ConditionCheckItem',
-          'dynamodb:GetItem',
-          'dynamodb:PutItem',
-          'dynamodb:UpdateItem',
-        ],
-        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^LibrarySchemaTable/), 'Arn'] },
-        Condition: {
-          'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': ['JOB#daily-report', 'JOB#daily-report#*', 'EFFECT#daily-report#*'],
-          },
-        },
+        Action: 'dynamodb:UpdateItem',
+        Resource: table,
+        Condition: keys('JOB#daily-report'),
+      },
+      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: table, Condition: keys('JOB#daily-report') },
+    ]);
+  });
+
+  it('add shard leases (JOB#<job>#*) and effect records (EFFECT#<job>#*) only for a job that uses them', () => {
+    expect(statements('Sharded')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+        Resource: table,
+        Condition: keys('JOB#settle', 'JOB#settle#*'),
+      },
+      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: table, Condition: keys('JOB#settle') },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Resource: table,
+        Condition: keys('EFFECT#settle#*'),
       },
     ]);
   });
 
-  it('let the sweeper query and record runs of its jobs, never effects', () => {
+  it('let the sweeper read leases and query runs of its jobs, put skip records only where catch-up can hit its limit', () => {
     expect(statements('Sweeper')).toEqual([
-      expect.objectContaining({
-        Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        Condition: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#a', 'JOB#a#*', 'JOB#b', 'JOB#b#*'] },
-        },
-      }),
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
+        Resource: table,
+        Condition: keys('JOB#a', 'JOB#b'),
+      },
+      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: table, Condition: keys('JOB#b') },
     ]);
   });
 
@@ -67,7 +85,7 @@ describe('LibraryTable grants', () => {
   });
 
   it('never let one job name pattern match another job', () => {
-    const patterns = jobLeadingKeys('daily', { effects: true }).map(
+    const patterns = jobLeadingKeys('daily', { shards: true, effects: true }).map(
       (p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`),
     );
     for (const key of ['JOB#daily-report', 'JOB#dailyx', 'EFFECT#daily-report#k', 'EFFECT#dailyk']) {

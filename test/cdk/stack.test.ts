@@ -14,6 +14,10 @@ const JOBS = [
     zone: 'Europe/Berlin',
     timeout: 120,
     table: 'REPORTS_TABLE',
+    other: 'SETTLEMENTS_TABLE',
+    tableActions: 'dynamodb:UpdateItem',
+    lease: ['dynamodb:UpdateItem'],
+    effects: false,
   },
   {
     name: 'merchant-settlement',
@@ -21,6 +25,10 @@ const JOBS = [
     zone: 'Asia/Shanghai',
     timeout: 300,
     table: 'SETTLEMENTS_TABLE',
+    other: 'REPORTS_TABLE',
+    tableActions: 'dynamodb:PutItem',
+    lease: ['dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    effects: true,
   },
 ] as const;
 
@@ -116,6 +124,7 @@ describe.each(JOBS)('job $name', (job) => {
         Variables: Match.objectLike({
           CRONFENCE_TABLE: { Ref: Match.stringLikeRegexp('^Library') },
           [job.table]: { Ref: Match.anyValue() },
+          [job.other]: Match.absent(),
           NODE_OPTIONS: '--enable-source-maps',
         }),
       },
@@ -123,28 +132,68 @@ describe.each(JOBS)('job $name', (job) => {
     });
   });
 
-  it('may touch only its own lease, run and effect items in the library table', () => {
-    synth.template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          {
-            Effect: 'Allow',
-            Action: [
-              'dynamodb:ConditionCheckItem',
-              'dynamodb:GetItem',
-              'dynamodb:PutItem',
-              'dynamodb:UpdateItem',
-            ],
-            Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Library'), 'Arn'] },
-            Condition: {
-              'ForAllValues:StringLike': {
-                'dynamodb:LeadingKeys': [`JOB#${job.name}`, `JOB#${job.name}#*`, `EFFECT#${job.name}#*`],
-              },
+  const jobStatements = (name: string) => {
+    const j = synth.stack.jobs.find((x) => x.definition.name === name);
+    if (!j) throw new Error(`no job ${name}`);
+    const role = synth.stack.resolve(j.role.roleName);
+    return Object.values(synth.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [role] } }))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st) => JSON.stringify(st.Action).includes('dynamodb:')) as Record<string, unknown>[];
+  };
+
+  it('may touch only its own lease, run (and effect) items in the library table, with no GetItem', () => {
+    const keys = (...k: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': k } });
+    const library = { 'Fn::GetAtt': [expect.stringMatching(/^Library/), 'Arn'] };
+    const lease = job.lease.length === 1 ? job.lease[0] : job.lease;
+    expect(jobStatements(job.name).filter((st) => JSON.stringify(st.Resource).includes('Library'))).toEqual([
+      { Effect: 'Allow', Action: lease, Resource: library, Condition: keys(`JOB#${job.name}`) },
+      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: library, Condition: keys(`JOB#${job.name}`) },
+      ...(job.effects
+        ? [
+            {
+              Effect: 'Allow',
+              Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+              Resource: library,
+              Condition: keys(`EFFECT#${job.name}#*`),
             },
-          },
-        ]),
+          ]
+        : []),
+    ]);
+  });
+
+  it('may write only its own application table, with only the action its ctx write sends', () => {
+    expect(jobStatements(job.name).filter((st) => !JSON.stringify(st.Resource).includes('Library'))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: job.tableActions,
+        Resource: {
+          'Fn::GetAtt': [
+            expect.stringMatching(
+              `^Table${job.table === 'REPORTS_TABLE' ? 'cronfenceexamplereports' : 'cronfenceexamplesettlements'}`,
+            ),
+            'Arn',
+          ],
+        },
       },
-    });
+    ]);
+  });
+
+  it('may send only SendMessage to its DLQ (no GetQueueAttributes/GetQueueUrl)', () => {
+    const j = synth.stack.jobs.find((x) => x.definition.name === job.name);
+    if (!j) throw new Error(`no job ${job.name}`);
+    const role = synth.stack.resolve(j.role.roleName);
+    const sqs = Object.values(
+      synth.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [role] } }),
+    )
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st) => JSON.stringify(st.Action).includes('sqs:'));
+    expect(sqs).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: { 'Fn::GetAtt': [ref(j.deadLetterQueue), 'Arn'] },
+      },
+    ]);
   });
 
   it('retries async invocations twice and sends what still fails to its DLQ', () => {
@@ -209,24 +258,28 @@ describe('the schedule roles', () => {
     }
   });
 
-  it('trust only EventBridge Scheduler acting for this account and this schedule', () => {
-    synth.template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: {
-        Statement: [
-          {
-            Principal: { Service: 'scheduler.amazonaws.com' },
-            Condition: {
-              StringEquals: {
-                'aws:SourceAccount': { Ref: 'AWS::AccountId' },
-                'aws:SourceArn': {
-                  'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/daily-report$')])],
-                },
-              },
-            },
-          },
-        ],
+  it('trust only EventBridge Scheduler acting for this account and the schedule GROUP (not a schedule ARN)', () => {
+    const roles = synth.template.findResources('AWS::IAM::Role', {
+      Properties: {
+        AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'scheduler.amazonaws.com' } }] },
       },
     });
+    expect(Object.keys(roles)).toHaveLength(3);
+    for (const role of Object.values(roles)) {
+      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        {
+          Action: 'sts:AssumeRole',
+          Effect: 'Allow',
+          Principal: { Service: 'scheduler.amazonaws.com' },
+          Condition: {
+            StringEquals: {
+              'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+              'aws:SourceArn': { 'Fn::GetAtt': [ref(synth.stack.scheduleGroup), 'Arn'] },
+            },
+          },
+        },
+      ]);
+    }
   });
 });
 
@@ -259,16 +312,19 @@ describe('the sweeper', () => {
       synth.stack.jobs.map((j) => ({ 'Fn::GetAtt': [ref(j.function), 'Arn'] })),
     );
     const dynamo = statements.filter((s) => String(s.Action).includes('dynamodb:'));
+    // daily-report (catch-up latest, cap 1) never gets a catch-up-limit record; merchant-settlement (all) may.
     expect(dynamo).toEqual([
       expect.objectContaining({
+        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
         Condition: {
           'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': jobs.flatMap((j) => [
-              `JOB#${j.definition.name}`,
-              `JOB#${j.definition.name}#*`,
-            ]),
+            'dynamodb:LeadingKeys': jobs.map((j) => `JOB#${j.definition.name}`),
           },
         },
+      }),
+      expect.objectContaining({
+        Action: 'dynamodb:PutItem',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#merchant-settlement'] } },
       }),
     ]);
   });

@@ -76,7 +76,18 @@ describe('synth fails with a clear message', () => {
   it('for a job that uses a table the stack does not create', () => {
     const entry = {
       ...job({ name: 'orphan' }),
-      tables: [{ defaultName: 'ghost', envVar: 'GHOST', partitionKey: { name: 'id', type: 'S' as const } }],
+      uses: {
+        tables: [
+          {
+            table: {
+              defaultName: 'ghost',
+              envVar: 'GHOST',
+              partitionKey: { name: 'id', type: 'S' as const },
+            },
+            writes: ['insertOnce' as const],
+          },
+        ],
+      },
     };
     expect(synthError(props(entry))?.message).toMatch(/job "orphan" uses table "ghost"/);
   });
