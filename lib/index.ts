@@ -3,8 +3,6 @@
  */
 
 export { type InvocationEvent, parseInvocationEvent } from './core/event.js';
-export type { JobAccess, TableUse } from './core/job-access.js';
-export { TableWrite } from './core/job-access.js';
 export type { JobDefinition } from './core/job-definition.js';
 export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
 export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';
@@ -38,6 +36,8 @@ export {
 } from './runtime/middleware.js';
 export type { RunSummary } from './runtime/run-session.js';
 export { createDocumentClient } from './store/client.js';
+export type { JobAccess, TableUse } from './store/job-access.js';
+export { TableWrite } from './store/job-access.js';
 export { DynamoLeaseStore } from './store/lease-store.js';
 export { DynamoResultStore, type InsertOnceResult } from './store/result-store.js';
 export { DynamoRunStore } from './store/run-store.js';

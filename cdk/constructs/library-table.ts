@@ -2,7 +2,7 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { TableWrite } from '../../lib/core/job-access.js';
+import type { TableWrite } from '../../lib/store/job-access.js';
 import { Keys, libraryTable, PROBLEMS_INDEX, type TableSchema } from '../../lib/store/schema.js';
 import {
   JOB_EFFECT_ACTIONS,

@@ -3,9 +3,10 @@
  * `cronfence` CLI (which jobs exist), `npm start` (which jobs the emulator fires) and the sweeper read.
  * Adding a job is one job file plus one entry here; nothing else restates it.
  */
-import type { JobAccess } from '../core/job-access.js';
+
 import type { JobDefinition } from '../core/job-definition.js';
 import { InvalidJobDefinitionError } from '../errors.js';
+import type { JobAccess } from '../store/job-access.js';
 import type { TableSchema } from '../store/schema.js';
 import type { JobHandler } from './define-job.js';
 

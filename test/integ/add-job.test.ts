@@ -124,7 +124,7 @@ describe('adding a job: one file plus one registry entry, as the README says', (
 describe('a broken job file', () => {
   let copy: RepoCopy;
   const message =
-    'cronfence: invalid jobs "functions/index.ts": cannot be loaded: job "daily-report": invalid job definition: "lease.durationSeconds" = 600: must be <= the function timeout (timeoutSeconds = 120); fix that job file (`npx cdk synth` reports the same)\n';
+    'cronfence: invalid jobs "functions/index.ts": cannot be loaded: job "daily-report": invalid job definition: "lease.durationSeconds" = 600: must be <= the function timeout (timeoutSeconds = 120): a lease must not outlive the Lambda that holds it; fix that job file (`npx cdk synth` reports the same)\n';
 
   beforeAll(() => {
     copy = copyRepo();
@@ -158,7 +158,7 @@ describe('a broken job file', () => {
     const { run } = await synthCopy(copy);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      'cronfence: job "daily-report": invalid job definition: "lease.durationSeconds" = 600: must be <= the function timeout (timeoutSeconds = 120)\n',
+      'cronfence: job "daily-report": invalid job definition: "lease.durationSeconds" = 600: must be <= the function timeout (timeoutSeconds = 120): a lease must not outlive the Lambda that holds it\n',
     );
   }, 120_000);
 

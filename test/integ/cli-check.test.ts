@@ -58,7 +58,7 @@ describe('cronfence check', () => {
       {
         code: 'definition',
         message:
-          'invalid schedule "cron(0 0 30 2 ? *)": fields: no date from 1970 to 2199 matches day-of-month, month, day-of-week and year together: the schedule would never fire',
+          'job "never": invalid schedule "cron(0 0 30 2 ? *)": fields: no date from 1970 to 2199 matches day-of-month, month, day-of-week and year together: the schedule would never fire',
       },
     ]);
   }, 60_000);

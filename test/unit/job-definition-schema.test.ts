@@ -65,7 +65,7 @@ describe('one schema for defineJob and synth', () => {
   ])('refuses %s with the same message at definition and at synth', (_what, patch, message) => {
     const error = definitionError(patch);
     expect(error).toBeInstanceOf(InvalidJobDefinitionError);
-    expect(error.message).toBe(message);
+    expect(error.message).toBe(`job "nightly": ${message}`);
     const { run: _run, ...options } = { ...ok, ...patch };
     const asDefinition = { ...options } as never;
     expect(() => validateJobForDeploy(asDefinition, new Date(NOW))).toThrow(
@@ -79,7 +79,7 @@ describe('one schema for defineJob and synth', () => {
       const error = definitionError({ schedule });
       expect(error).toBeInstanceOf(InvalidScheduleError);
       expect(error.message).toBe(
-        `invalid schedule "${schedule}": fields: no date from 1970 to 2199 matches day-of-month, month, day-of-week and year together: the schedule would never fire`,
+        `job "nightly": invalid schedule "${schedule}": fields: no date from 1970 to 2199 matches day-of-month, month, day-of-week and year together: the schedule would never fire`,
       );
     },
   );

@@ -4,7 +4,7 @@
  * (cdk/constructs/access.ts); the IAM test (test/iam) checks the grants against the requests the
  * runtime really sends.
  */
-import type { TableSchema } from '../store/schema.js';
+import type { TableSchema } from './schema.js';
 
 /**
  * The `ctx` writes a job makes on an application table, and the one DynamoDB action each sends:
