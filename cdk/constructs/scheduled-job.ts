@@ -8,7 +8,6 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { checkJob } from '../../lib/core/job-check.js';
 import type { JobDefinition } from '../../lib/core/job-definition.js';
-import { MAX_LAMBDA_TIMEOUT_SECONDS, validateJobName } from '../../lib/core/job-definition.js';
 import type { TableWrite } from '../../lib/store/job-access.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { FunctionSchedule } from './function-schedule.js';
