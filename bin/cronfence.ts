@@ -22,7 +22,8 @@ const app = () =>
 
 const program = new Command('cronfence')
   .description('One business effect per scheduled occurrence, on AWS.')
-  .showHelpAfterError()
+  // One line per error (the field and the value), then a pointer to --help rather than the whole usage text.
+  .showHelpAfterError('(run with --help for usage)')
   .exitOverride((err) => {
     process.exit(err.exitCode === 0 ? 0 : 2);
   });

@@ -73,7 +73,11 @@ async function load(
   }
   const list = (mod.jobs ?? mod.handlers ?? mod.default) as HandlerList | undefined;
   if (!list || typeof list !== 'object') {
-    throw usage('--jobs', jobsFlag, 'must export `handlers` (a record or array of defineJob handlers)');
+    throw usage(
+      '--jobs',
+      jobsFlag,
+      'must export `jobs` (a defineRegistry list), `handlers` (a record or array of defineJob handlers) or a default export of either',
+    );
   }
   return { registry: registryOf(list, jobsFlag) };
 }

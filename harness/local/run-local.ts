@@ -322,7 +322,7 @@ export async function runLocal(app: LocalApp, options: RunLocalOptions = {}): Pr
     if (options.hold) {
       holding = true;
       print(
-        `\nHolding DynamoDB Local at ${stack.endpoint} for the cronfence CLI (see docs/operations.md); Ctrl-C stops it.`,
+        `\nHolding DynamoDB Local at ${stack.endpoint} for the cronfence CLI (see docs/operations.md); Ctrl-C, or kill ${process.pid} (this process; the pid is also in .cronfence/local.json), stops it.`,
       );
       const keepAlive = setInterval(() => undefined, 3_600_000);
       await signals.done;
