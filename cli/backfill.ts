@@ -19,7 +19,13 @@ import {
   type PlannedRun,
   summarize,
 } from './backfill-summary.js';
-import { type Connection, type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
+import {
+  type Connection,
+  type ConnectionFlags,
+  connect,
+  libraryTableName,
+  withConnectionOptions,
+} from './connection.js';
 import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
 import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 
@@ -236,6 +242,8 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
       );
       const shards = handler.job.shards > 1 ? [...Array(handler.job.shards).keys()] : [undefined];
       if (flags.dryRun) {
+        // A dry run sends nothing, but a broken table setting is still bad input (exit 2), as for a real run.
+        libraryTableName(flags, process.env, {});
         printDryRun(job, handler, plan, shards.length, Boolean(flags.json));
         return ExitCode.Ok;
       }

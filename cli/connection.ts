@@ -135,7 +135,7 @@ export async function connect(
  * @throws InvalidArgumentError naming `--table` or `CRONFENCE_TABLE` when it is set but empty (a failed
  *   `$(aws cloudformation ...)` leaves it so).
  */
-function libraryTableName(
+export function libraryTableName(
   flags: ConnectionFlags,
   env: NodeJS.ProcessEnv,
   tables: Readonly<Record<string, string>>,

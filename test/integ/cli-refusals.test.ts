@@ -51,6 +51,24 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
       'cronfence: invalid CRONFENCE_TABLE "": is set but empty (did the command that set it fail?): export CRONFENCE_TABLE=<LibraryTableName output>, unset it, or pass --table\n',
     ],
     [
+      'an empty CRONFENCE_TABLE on a backfill dry run (sends nothing, still bad input)',
+      [
+        'backfill',
+        'daily-report',
+        '--from',
+        '2026-11-20',
+        '--to',
+        '2026-11-20',
+        '--requested-by',
+        'ops',
+        '--reason',
+        'x',
+        '--dry-run',
+      ],
+      { CRONFENCE_TABLE: '' },
+      'cronfence: invalid CRONFENCE_TABLE "": is set but empty (did the command that set it fail?): export CRONFENCE_TABLE=<LibraryTableName output>, unset it, or pass --table\n',
+    ],
+    [
       'an empty --table',
       ['lease', 'daily-report', '--table', ''],
       {},
@@ -66,6 +84,8 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
     expect(r.stderr.split('\n')[0]).toBe(
       `error: option '--runs <n>' argument 'abc' is invalid. --runs "abc" must be an integer from 1 to 10000000`,
     );
+    // One pointer to --help, not the whole usage text.
+    expect(r.stderr.split('\n').slice(1)).toEqual(['(run with --help for usage)', '']);
   });
 
   it('start --from after --to', async () => {
