@@ -9,7 +9,6 @@ import { Construct } from 'constructs';
 import type { TableWrite } from '../../lib/core/job-access.js';
 import { checkJob } from '../../lib/core/job-check.js';
 import type { JobDefinition } from '../../lib/core/job-definition.js';
-import { MAX_LAMBDA_TIMEOUT_SECONDS, validateJobName } from '../../lib/core/job-definition.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
