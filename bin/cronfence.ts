@@ -36,9 +36,12 @@ const handlers = async (): Promise<HandlerList> => {
     // Only this repository has the example registry; an installed package points at the project's.
     const example = '../functions/index.js';
     return (
-      await import(example).catch((err: Error) => {
+      await import(example).catch((err: Error & { code?: string }) => {
+        // A broken job file is reported as it is; only a missing registry means "not configured".
+        if (err.code !== 'ERR_MODULE_NOT_FOUND' || !/module '[^']*functions\/index\.js'/.test(err.message))
+          throw err;
         throw new Error(
-          `no jobs module configured: add ${CONFIG_FILE} with {"jobs": "./dist/jobs.js"} (or pass --jobs) [${err.message}]`,
+          `no jobs module configured: add ${CONFIG_FILE} with {"jobs": "./dist/jobs.js"} (or pass --jobs)`,
         );
       })
     ).handlers as HandlerList;
