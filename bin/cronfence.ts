@@ -4,19 +4,51 @@
  * Each subcommand registers itself from cli/. The app's modules (the job registry, the `npm start`
  * app) are imported only when a command needs them, so a broken job file fails those commands with
  * exit 2 and a message naming the job, and never breaks `--help`, `drill --list` or `explore`.
+ *
+ * In a project that installed cronfence, `cronfence.config.json` (or package.json's `cronfence` key)
+ * names the jobs module, the table and the region (cli/config.ts); in this repository the example
+ * registry (functions/index.ts) is the default. Installed, this file runs as compiled JavaScript.
  */
+import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { registerBackfill } from '../cli/backfill.js';
 import { registerCheck } from '../cli/check.js';
+import { applyProjectConfig, CONFIG_FILE, loadProjectConfig, type ProjectConfig } from '../cli/config.js';
 import { registerDrill } from '../cli/drill.js';
 import { registerEffects } from '../cli/effects.js';
 import { registerExplore } from '../cli/explore.js';
 import { registerLease } from '../cli/lease.js';
-import { DEFAULT_REGISTRY, loadOrExplain } from '../cli/registry.js';
+import { DEFAULT_REGISTRY, type HandlerList, loadOrExplain } from '../cli/registry.js';
 import { registerRuns } from '../cli/runs.js';
 import { registerStart } from '../cli/start.js';
 
-const handlers = async () => (await import('../functions/index.js')).handlers;
+let config: ProjectConfig | undefined;
+try {
+  config = loadProjectConfig(process.cwd());
+  if (config) applyProjectConfig(config);
+} catch (err) {
+  console.error(`cronfence: ${(err as Error).message}`);
+  process.exit(2);
+}
+const jobsModule = config?.jobs;
+const handlers = async (): Promise<HandlerList> => {
+  if (jobsModule === undefined) {
+    // Only this repository has the example registry; an installed package points at the project's.
+    const example = '../functions/index.js';
+    return (
+      await import(example).catch((err: Error & { code?: string }) => {
+        // A broken job file is reported as it is; only a missing registry means "not configured".
+        if (err.code !== 'ERR_MODULE_NOT_FOUND' || !/module '[^']*functions\/index\.js'/.test(err.message))
+          throw err;
+        throw new Error(
+          `no jobs module configured: add ${CONFIG_FILE} with {"jobs": "./dist/jobs.js"} (or pass --jobs)`,
+        );
+      })
+    ).handlers as HandlerList;
+  }
+  const mod = (await import(pathToFileURL(jobsModule).href)) as Record<string, unknown>;
+  return (mod.jobs ?? mod.handlers ?? mod.default) as HandlerList;
+};
 const app = () =>
   loadOrExplain(DEFAULT_REGISTRY, async () => (await import('../functions/example-app.js')).exampleApp);
 

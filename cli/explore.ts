@@ -3,7 +3,6 @@
  * options parsed and checked by commander like every other subcommand.
  */
 import type { Command } from 'commander';
-import { runExplorer } from '../harness/drills/explorer/cli.js';
 import { intArg } from './args.js';
 
 interface ExploreFlags {
@@ -36,6 +35,8 @@ export function registerExplore(program: Command): void {
     .option('--max-workers <n>', 'most concurrent workers per history', intArg('--max-workers', 2, 8), 8)
     .option('--report <dir>', 'write the HTML timeline of a violation into this directory')
     .action(async (flags: ExploreFlags) => {
+      // fast-check (a development dependency) loads only when the explorer runs, never with the CLI.
+      const { runExplorer } = await import('../harness/drills/explorer/cli.js');
       const ok = await runExplorer({
         runs: flags.runs,
         dynamo: flags.dynamo,

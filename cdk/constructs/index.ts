@@ -1,5 +1,11 @@
 /** The cronfence CDK constructs: named re-exports only. */
 export { CronfenceAlarms, type CronfenceAlarmsProps, noSuccessWindow } from './alarms.js';
+export {
+  assertUniqueJobNames,
+  CronfenceJobs,
+  type CronfenceJobsProps,
+  type JobEntry,
+} from './cronfence-jobs.js';
 export { createDeadLetterQueue } from './dead-letter-queue.js';
 export {
   DEFAULT_ASYNC_MAX_EVENT_AGE,

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Stack } from 'aws-cdk-lib';
 import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -18,14 +20,27 @@ import type { ScheduledJob } from './scheduled-job.js';
 /** Name of the sweeper's schedule, and the `job` field of its Input. */
 export const SWEEPER_NAME = 'cronfence-sweeper';
 
-/** Where the example app keeps the sweeper handler. */
-export const DEFAULT_SWEEPER_ENTRY = 'functions/sweeper.ts';
+/**
+ * cronfence's own sweeper entry (`cronfence/sweeper`, lib/entries/sweeper.ts): the TypeScript source
+ * when running from this repository, the compiled module when installed from the package.
+ */
+export const DEFAULT_SWEEPER_ENTRY = packagedSweeperEntry();
+
+function packagedSweeperEntry(): string {
+  const source = fileURLToPath(new URL('../../lib/entries/sweeper.ts', import.meta.url));
+  return existsSync(source)
+    ? source
+    : fileURLToPath(new URL('../../lib/entries/sweeper.js', import.meta.url));
+}
 
 /** Properties of {@link Sweeper}. */
 export interface SweeperProps {
-  /** Handler file of the sweeper, relative to `projectRoot`. @default 'functions/sweeper.ts' */
+  /**
+   * Handler file of the sweeper, absolute or relative to `projectRoot`.
+   * @default DEFAULT_SWEEPER_ENTRY (cronfence's own, which needs no job code)
+   */
   readonly entry?: string;
-  /** Repository root. */
+  /** Project root (package-lock.json, node_modules, tsconfig.json). */
   readonly projectRoot: string;
   /** The library table. */
   readonly libraryTable: LibraryTable;
@@ -48,7 +63,7 @@ export interface SweeperProps {
  * functions — nothing else.
  *
  * Environment: `CRONFENCE_TABLE` (library table) and `CRONFENCE_JOBS`, a JSON array
- * `[{"name":"<job>","functionArn":"<arn>","startMs"?:<epoch ms, rate jobs with a pinned start>}]`. Its Input is the Scheduler payload with
+ * `[{"name":"<job>","functionArn":"<arn>","definition":<JobDefinition>,"startMs"?:<epoch ms, rate jobs with a pinned start>}]`. Its Input is the Scheduler payload with
  * `job` = {@link SWEEPER_NAME}.
  * @example
  * new Sweeper(stack, 'Sweeper', { projectRoot, libraryTable, jobs: [dailyReport], scheduleGroup });
@@ -77,6 +92,7 @@ export class Sweeper extends Construct {
     const jobList = props.jobs.map((job) => ({
       name: job.definition.name,
       functionArn: job.function.functionArn,
+      definition: job.definition,
       ...(job.startMs === undefined ? {} : { startMs: job.startMs }),
     }));
     const fn = new JobFunction(this, 'Handler', {

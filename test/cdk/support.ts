@@ -3,7 +3,6 @@
  * file synthesizes once (beforeAll) and asserts on the result.
  */
 
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -12,15 +11,13 @@ import type { IConstruct } from 'constructs';
 import type { Sweeper } from '../../cdk/constructs/sweeper.js';
 import { CronfenceStack, type CronfenceStackProps } from '../../cdk/stack.js';
 import { jobs, tables } from '../../functions/index.js';
-import { FIXTURE_SWEEPER } from './fixtures/jobs.js';
 
 /** Reference instant for DST warnings, so the named dates do not move with the calendar. */
 export const NOW = new Date('2026-01-15T00:00:00Z');
 
-/** The props cdk/app.ts passes: the registry's jobs and tables (a fixture sweeper until functions/sweeper.ts exists). */
+/** The props cdk/app.ts passes: the registry's jobs and tables (and cronfence's own sweeper entry). */
 export function exampleProps(): CronfenceStackProps {
-  const sweeper = existsSync('functions/sweeper.ts') ? {} : { sweeperEntry: FIXTURE_SWEEPER };
-  return { jobs, applicationTables: tables, ...sweeper, now: NOW };
+  return { jobs, applicationTables: tables, now: NOW };
 }
 
 /** A synthesized stack with its app and template. */

@@ -99,7 +99,7 @@ describe('synth warns about DST', () => {
       props(job({ name: 'berlin', schedule: 'cron(30 2 * * ? *)', timeZone: 'Europe/Berlin' })),
     );
     const warnings = Annotations.fromStack(stack).findWarning(
-      '/CronfenceTest/berlin',
+      '/CronfenceTest/Default/berlin',
       Match.stringLikeRegexp('DST'),
     );
     expect(warnings).toHaveLength(1);
@@ -115,7 +115,7 @@ describe('synth warns about DST', () => {
       props(job({ name: 'ny', schedule: 'cron(30 2 * * ? *)', timeZone: 'America/New_York' })),
     );
     const [warning] = Annotations.fromStack(stack).findWarning(
-      '/CronfenceTest/ny',
+      '/CronfenceTest/Default/ny',
       Match.stringLikeRegexp('DST'),
     );
     expect(String(warning?.entry.data)).toContain('2026-03-08 02:30 does not exist');

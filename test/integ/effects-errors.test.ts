@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type PayoutRequest, payoutKey } from '../../functions/merchant-settlement.js';
 import { MERCHANTS } from '../../functions/merchants.js';
 import { ControlledClock } from '../../harness/faults/clock.js';
+import { gate } from '../../harness/faults/pause-points.js';
 import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
 import { deliver, lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
@@ -123,25 +124,31 @@ describe('a 5xx or a timeout is uncertain', () => {
   });
 
   it('with lookup only, trusts a lookup that finds nothing only after lookupSettleMs, so a late execution is found, not repeated', async () => {
+    // No real-time margins: the slow POST is held until the test releases it, and the first two
+    // deliveries share one frozen clock (the early retry is inside lookupSettleMs however slow the machine).
     const setup = await paymentsSetup(
       { idempotencyKeys: false, lookup: true },
       {},
-      { timeoutMs: 150, lookupSettleMs: 5_000 },
+      { timeoutMs: 2_000, lookupSettleMs: 5_000 },
     );
     service = setup.service;
-    service.inject({ kind: 'delay', delayMs: 600, match: { key: K3, method: 'POST' } });
+    const slowPost = gate();
+    service.inject({ kind: 'delay', until: slowPost.promise, match: { key: K3, method: 'POST' } });
+    const clock = new ControlledClock();
+    clock.freeze();
     const r1 = await deliver(
-      setup.settlement.withDeps(() => stack.worker().deps),
+      setup.settlement.withDeps(() => stack.worker({ clock }).deps),
       { job: JOB, scheduledTimeMs: SLOT_MS, label: 'first' },
     );
-    expect(r1.error?.message).toContain('(no response within 150 ms)');
+    expect(r1.error?.message).toContain('(no response within 2000 ms)');
     const r2 = await deliver(
-      setup.settlement.withDeps(() => stack.worker().deps),
+      setup.settlement.withDeps(() => stack.worker({ clock }).deps),
       { job: JOB, scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'early retry' },
     );
     expect(r2.error?.message).toContain('lookup found nothing, but the last send was');
-    await expect.poll(() => service?.payouts(K3).length, { timeout: 5_000 }).toBe(1); // the slow request executes late
-    const late = stack.worker({ clock: new ControlledClock(6_000) });
+    slowPost.open(); // the slow request executes late
+    await expect.poll(() => service?.payouts(K3).length, { timeout: 30_000 }).toBe(1);
+    const late = stack.worker({ clock: new ControlledClock(clock.now() - Date.now() + 6_000) });
     const r3 = await deliver(
       setup.settlement.withDeps(() => late.deps),
       { job: JOB, scheduledTimeMs: SLOT_MS, attemptNumber: 3, label: 'late retry' },

@@ -6,6 +6,7 @@
  * with the schedule GROUP ARN, its invoke and DLQ writes, Lambda's on-failure destination) and
  * negative controls that must be denied. For the example app and for a sharded job.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SWEEPER_NAME } from '../../cdk/constructs/sweeper.js';
 import { exampleApp } from '../../functions/example-app.js';
@@ -115,6 +116,62 @@ afterAll(async () => {
 });
 
 describe('requests recorded', () => {
+  it('from the cdk.out bundles as deployed: the Input Scheduler renders, concurrent duplicates, a malformed event, no warning printed', async () => {
+    const from = endpoint.requests.length;
+    const url = await endpointUrl;
+    const printed: string[] = [];
+    const extra = { PAYMENTS_URL: payments.url, PAYMENTS_CAPABILITIES: 'idempotency-keys,lookup' };
+    for (const { definition } of jobs) {
+      const h = exampleApp.handlers.find((x) => x.job.name === definition.name) as JobHandler;
+      const [slotMs] = lastSlots(h, 3) as [number]; // runs before the sweeper's catch-ups and the other scenarios' slots
+      const f = example.fn(definition.name);
+      endpoint.tag(`bundle ${f.name}`);
+      const event = example.renderedInput(definition.name, {
+        scheduledTimeMs: slotMs,
+        executionId: randomUUID(),
+        attemptNumber: 1,
+        group: 'cronfence',
+      });
+      // Two copies of one delivery in two processes at once (Lambda's at-least-once async invoke).
+      const both = await Promise.all(
+        [event, event].map((e) => example.invoke(f, [e], url, extra, (t) => printed.push(t))),
+      );
+      const summaries = both.map(([r]) => r?.value as { outcome: string; reason?: string } | undefined);
+      expect(summaries.map((x) => x?.outcome).sort(), JSON.stringify(both)).toEqual(['skipped', 'succeeded']);
+      // lease-held when the copies overlap; already-succeeded when one process started after the other ended.
+      expect(['lease-held', 'already-succeeded']).toContain(
+        summaries.find((x) => x?.outcome === 'skipped')?.reason,
+      );
+      const [malformed] = await example.invoke(
+        f,
+        [{ ...(event as object), scheduledTime: 'yesterday' }],
+        url,
+        extra,
+        (t) => printed.push(t),
+      );
+      expect(malformed?.ok).toBe(false);
+      expect(malformed?.error).toMatch(/^InvalidEventError: /);
+    }
+    const sweep = await example.invoke(
+      example.sweeper,
+      [
+        example.renderedInput(SWEEPER_NAME, {
+          scheduledTimeMs: Date.now(),
+          executionId: randomUUID(),
+          attemptNumber: 1,
+          group: 'cronfence',
+        }),
+      ],
+      url,
+      {},
+      (t) => printed.push(t),
+    );
+    expect(sweep.map((r) => r.ok)).toEqual([true]);
+    expect(printed.join('\n')).not.toMatch(/Warning|is defined as both/);
+    for (const request of endpoint.requests.slice(from))
+      recorded.push({ deployment: () => example, request });
+  }, 240_000);
+
   it('from the cdk.out bundles of the example app: both jobs, duplicates, the sweeper and its catch-ups', async () => {
     const from = endpoint.requests.length;
     const extra = { PAYMENTS_URL: payments.url, PAYMENTS_CAPABILITIES: 'idempotency-keys,lookup' };

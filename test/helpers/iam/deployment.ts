@@ -131,13 +131,15 @@ export class Deployment {
 
   /**
    * Invoke a bundle with `events`, in its own Node process, as its role (the access key id), with
-   * DynamoDB and Lambda pointed at `endpoint`. @returns each invocation's result
+   * DynamoDB and Lambda pointed at `endpoint`; `onOutput` gets what the process printed (stdout, then
+   * stderr). @returns each invocation's result
    */
   async invoke(
     f: DeployedFunction,
     events: readonly unknown[],
     endpoint: string,
     extraEnv: Record<string, string> = {},
+    onOutput?: (text: string) => void,
   ): Promise<{ ok: boolean; value?: unknown; error?: string }[]> {
     const dir = mkdtempSync(join(tmpdir(), 'cronfence-iam-run-'));
     writeFileSync(join(dir, 'events.json'), JSON.stringify(events));
@@ -154,16 +156,45 @@ export class Deployment {
       AWS_ENDPOINT_URL_LAMBDA: endpoint,
       NODE_OPTIONS: f.environment.NODE_OPTIONS ?? '',
     };
-    await run(
+    const printed = await run(
       process.execPath,
       [CHILD, f.assetDir, join(dir, 'events.json'), join(dir, 'results.json'), String(f.timeoutSeconds)],
       { env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
     );
+    onOutput?.(`${printed.stdout}${printed.stderr}`);
     try {
       return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The schedule target's `Input` of the schedule named `name`, rendered as EventBridge Scheduler
+   * renders it: each context attribute placeholder replaced by its value (EventBridge Scheduler User
+   * Guide, "Adding context attributes"). @throws Error when the template has no such schedule.
+   */
+  renderedInput(
+    name: string,
+    attrs: { scheduledTimeMs: number; executionId: string; attemptNumber: number; group: string },
+  ): unknown {
+    const schedule = Object.values(this.t.template.Resources).find(
+      (r) => r.Type === 'AWS::Scheduler::Schedule' && r.Properties?.Name === name,
+    );
+    const input = (schedule?.Properties?.Target as { Input?: unknown } | undefined)?.Input;
+    if (typeof input !== 'string') throw new Error(`${name}: no schedule with a literal Input`);
+    const values: Record<string, string> = {
+      '<aws.scheduler.scheduled-time>': `${new Date(attrs.scheduledTimeMs).toISOString().slice(0, 19)}Z`,
+      '<aws.scheduler.schedule-arn>': `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule/${attrs.group}/${name}`,
+      '<aws.scheduler.execution-id>': attrs.executionId,
+      '<aws.scheduler.attempt-number>': String(attrs.attemptNumber),
+    };
+    const rendered = input.replace(/<aws\.scheduler\.[a-z-]+>/g, (m) => {
+      const v = values[m];
+      if (v === undefined) throw new Error(`${name}: unknown context attribute ${m} in its Input`);
+      return v;
+    });
+    return JSON.parse(rendered);
   }
 
   /** Remove the cdk.out directory. */

@@ -93,7 +93,7 @@ describe('timeline report in headless Chromium', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(
-        `${CHROMIUM} not found: install the Debian package (apt-get update && apt-get install -y chromium); .ci/run does`,
+        `${CHROMIUM} not found: install the Debian package (apt-get update && apt-get install -y chromium); npm test installs it first when run as root (scripts/test-prerequisites.sh)`,
       );
     }
     dir = mkdtempSync(join(tmpdir(), 'cronfence-timeline-'));

@@ -60,7 +60,11 @@ const ALLOWED: Record<string, readonly string[]> = {
 };
 
 describe('import graph', () => {
-  const HANDLERS = ['functions/daily-report.ts', 'functions/merchant-settlement.ts', 'functions/sweeper.ts'];
+  const HANDLERS = [
+    'functions/daily-report.ts',
+    'functions/merchant-settlement.ts',
+    'lib/entries/sweeper.ts',
+  ];
 
   it.each([['lib/index.ts'], ...HANDLERS.map((h) => [h])])(
     'reaches no harness, CLI, CDK or test file from %s',
