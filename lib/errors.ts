@@ -18,6 +18,7 @@ export const ErrorCode = {
   IdempotencyConflict: 'IDEMPOTENCY_CONFLICT',
   EffectOutcomeUnknown: 'EFFECT_OUTCOME_UNKNOWN',
   Deadline: 'DEADLINE',
+  RunFinished: 'RUN_FINISHED',
   Store: 'STORE',
   InvalidArgument: 'INVALID_ARGUMENT',
 } as const;
@@ -178,6 +179,20 @@ export class DeadlineError extends CronfenceError {
   constructor(remainingMs: number, what: string) {
     super(ErrorCode.Deadline, `deadline: ${remainingMs} ms left, too little to ${what}`);
     this.remainingMs = remainingMs;
+  }
+}
+
+/**
+ * The run's outcome is being recorded (or its handler returned): its authority has ended, and no
+ * write or effect of this run is accepted any more (docs/design.md "What ends a run's authority").
+ * The abort reason of the run's signal once it finishes for any reason.
+ */
+export class RunFinishedError extends CronfenceError {
+  constructor(what = 'write') {
+    super(
+      ErrorCode.RunFinished,
+      `run finished: its outcome is being recorded; no ${what} is accepted any more`,
+    );
   }
 }
 

@@ -46,11 +46,18 @@ export type InsertOnceResult =
  */
 export interface ResultStore {
   /**
-   * Create or overwrite a protected item under a fence.
-   * @throws StaleFenceError carrying the stored fence when a newer holder already wrote it.
-   * @throws ResultConflictError when another lease fences the item; StoreError on store failure.
+   * Create or overwrite a protected item under a fence (`fence` + `fencedBy`, the same attributes
+   * insert-once writes). `options.adoptUnfenced` also accepts an existing item that was never fenced.
+   * @throws StaleFenceError carrying the stored fence when a newer holder of our lease already wrote it.
+   * @throws ResultConflictError when the item exists unfenced (not adopted), or another lease that still
+   *   runs fenced it; StoreError on store failure.
    */
-  fencedPut(ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext): Promise<void>;
+  fencedPut(
+    ref: ItemRef,
+    attributes: Record<string, unknown>,
+    fc: FenceContext,
+    options?: { readonly adoptUnfenced?: boolean },
+  ): Promise<void>;
   /**
    * Insert a business result once; `existing` with the stored row when it is already there.
    * @throws StaleFenceError when a newer holder owns the row; StoreError on store failure.

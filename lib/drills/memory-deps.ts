@@ -45,7 +45,7 @@ export function createMemoryDeps(options: MemoryDepsOptions): RuntimeDeps {
     tableName,
     leases: new MemoryLeaseStore(client, tableName),
     runs: new MemoryRunStore(client, tableName),
-    results: new MemoryResultStore(client),
+    results: new MemoryResultStore(client, tableName),
     effects: (job) => new MemoryEffectStore(client, tableName, job),
     clock: options.clock,
     ...(options.pausePoint && { pausePoint: options.pausePoint }),

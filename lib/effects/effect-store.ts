@@ -269,8 +269,8 @@ export class DynamoEffectStore implements EffectStore {
         TableName: this.tableName,
         Key: { pk: fc.leaseKey, sk: LEASE_SK },
         ConditionExpression: OWNED,
-        ExpressionAttributeNames: { '#owner': 'owner', '#fence': 'fence' },
-        ExpressionAttributeValues: { ':me': fc.runId, ':fence': fc.fence },
+        ExpressionAttributeNames: { '#owner': 'owner', '#fence': 'fence', '#holderState': 'holderState' },
+        ExpressionAttributeValues: { ':me': fc.runId, ':fence': fc.fence, ':running': 'running' },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };

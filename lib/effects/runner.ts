@@ -41,6 +41,11 @@ export interface EffectRunnerOptions {
   readonly fence: () => FenceContext;
   /** Called after validation, before the first write of each `effect(...)` (pause points, abort checks). */
   readonly beforeWrite?: (key: string) => Promise<void>;
+  /**
+   * Called right before each provider call, after the `sending` write: throws when the run may no
+   * longer send (its authority ended meanwhile); the effect then stays `sending`, never sent. @default none
+   */
+  readonly beforeSend?: () => void;
   readonly onTransition?: (t: EffectTransition) => void;
   /**
    * The run record's details: every effect this run meets (or marks) in `needs-review` is listed under
@@ -202,6 +207,7 @@ export class EffectRunner {
     attempts: number,
     source: EffectSource,
   ): Promise<EffectResult> {
+    this.o.beforeSend?.();
     this.attempted.add(key);
     let res: SendResult;
     try {

@@ -42,12 +42,15 @@ export function protocolOpOf(command: string, input: Record<string, unknown>): P
     if (update.includes('ADD #fence')) return ProtocolOp.Claim;
     if (update.startsWith('SET #leaseUntilMs = :until')) return ProtocolOp.Renew;
     if (update.includes(':released')) return ProtocolOp.Release;
-    if (update.includes('#lastFence = :fence')) return ProtocolOp.FencedWrite;
+    if (update.includes('#fencedBy = :lease')) return ProtocolOp.FencedWrite;
     if (condition === TAKEOVER) return ProtocolOp.Takeover;
   }
   if (command === 'PutItemCommand') {
     if (keyText.includes('"RUN#'))
-      return condition === RUN_RECORD_ABANDON ? ProtocolOp.MarkAbandoned : ProtocolOp.RunRecord;
+      return condition === RUN_RECORD_ABANDON &&
+        scalar((input.Item as Record<string, unknown> | undefined)?.outcome) === 'abandoned'
+        ? ProtocolOp.MarkAbandoned
+        : ProtocolOp.RunRecord;
     if (condition === INSERT_ONCE) return ProtocolOp.InsertOnce;
   }
   return ProtocolOp.Other;

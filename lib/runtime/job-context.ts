@@ -7,7 +7,7 @@ import type { Slot } from '../core/schedule/slot.js';
 import { DynamoEffectStore } from '../effects/effect-store.js';
 import { EffectRunner } from '../effects/runner.js';
 import type { EffectProvider, EffectResult } from '../effects/types.js';
-import type { InsertOnceResult } from '../store/result-store.js';
+import type { FencedPutOptions, InsertOnceResult } from '../store/result-store.js';
 import { Keys } from '../store/schema.js';
 import type { PausePointName, RuntimeDeps } from './deps.js';
 import type { RuntimeEvent } from './events.js';
@@ -35,13 +35,18 @@ export interface JobContext {
   /** Throw the abort reason if the run must stop (call between units of work). */
   throwIfAborted(): void;
   /**
-   * Create or overwrite a protected item under this run's fence (DESIGN.md protocol 3).
-   * @throws StaleFenceError when a newer holder wrote it (the stored fence is on the error).
+   * Create or overwrite a protected item under this run's fence (docs/design.md protocol 3): the item
+   * carries `fence` and `fencedBy` (this run's lease), like an insert-once row. An existing item that was
+   * never fenced is refused unless `options.adoptUnfenced`.
+   * @throws StaleFenceError when a newer holder of this lease wrote it (the stored fence is on the error).
+   * @throws ResultConflictError when the item exists unfenced (not adopted), or another lease that still
+   *   runs last wrote it (reconciled once that lease is released or expired).
    */
   fencedPut(
     tableName: string,
     key: Record<string, string | number>,
     attributes: Record<string, unknown>,
+    options?: FencedPutOptions,
   ): Promise<void>;
   /**
    * Insert a business result once (DESIGN.md protocol 4). Returns `existing` with the stored row when
@@ -87,6 +92,8 @@ export interface JobContextBinding {
   assertHeld?(): void;
   /** The run record's details, shared with the session (effects needing review are named there). */
   readonly details: Record<string, unknown>;
+  /** Register a protected operation under way; the run's record waits for it. @default none */
+  track?<T>(op: Promise<T>): Promise<T>;
   pause(name: PausePointName, key?: Record<string, unknown>): Promise<void>;
   // biome-ignore lint/suspicious/noExplicitAny: the session fills the event's common fields
   emit(event: any): void;
@@ -111,8 +118,11 @@ export function createJobContext(b: JobContextBinding): JobContext {
       await b.pause('before-write', { effect: key });
       guard(); // a run paused at the pause point must not write on waking
     },
+    // Right before the provider call: a run whose authority ended after its `sending` write never sends.
+    beforeSend: guard,
     onTransition: (t) => b.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
   });
+  const tracked = <T>(op: () => Promise<T>): Promise<T> => (b.track ? b.track(op()) : op());
   return {
     job: b.job,
     slot: b.slot,
@@ -126,17 +136,19 @@ export function createJobContext(b: JobContextBinding): JobContext {
     nowMs: () => clock.now(),
     throwIfAborted: guard,
     // A run that knows it lost its lease stops before writing; the fence refuses the ones that do not know.
-    fencedPut: async (tableName, key, attributes) => {
-      await b.pause('before-write', key);
-      guard();
-      return results.fencedPut({ tableName, key }, attributes, fc());
-    },
-    insertOnce: async (tableName, key, attributes) => {
-      await b.pause('before-write', key);
-      guard();
-      return results.insertOnce({ tableName, key }, attributes, fc());
-    },
-    effect: (key, request, provider) => effects.run(key, request, provider),
+    fencedPut: (tableName, key, attributes, options) =>
+      tracked(async () => {
+        await b.pause('before-write', key);
+        guard();
+        return results.fencedPut({ tableName, key }, attributes, fc(), options);
+      }),
+    insertOnce: (tableName, key, attributes) =>
+      tracked(async () => {
+        await b.pause('before-write', key);
+        guard();
+        return results.insertOnce({ tableName, key }, attributes, fc());
+      }),
+    effect: (key, request, provider) => tracked(() => effects.run(key, request, provider)),
     setDetail: (name, value) => {
       b.details[name] = value;
     },

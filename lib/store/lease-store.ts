@@ -109,7 +109,6 @@ export class DynamoLeaseStore implements LeaseStore {
         ...(done && { ':done': new Set(ref.doneSlots) }),
       },
       {
-        '#holderState': 'holderState',
         '#releasedAtMs': 'releasedAtMs',
         ...(done && { '#doneSlots': 'doneSlots' }),
       },
@@ -145,20 +144,47 @@ export class DynamoLeaseStore implements LeaseStore {
           Key: Keys.lease(ref.job, ref.shard),
           ConditionExpression: OWNED,
           UpdateExpression: update,
-          ExpressionAttributeNames: { ...names, ...extraNames },
-          ExpressionAttributeValues: { ':me': ref.runId, ':fence': ref.fence, ...values },
+          ExpressionAttributeNames: { ...names, '#holderState': 'holderState', ...extraNames },
+          ExpressionAttributeValues: {
+            ':me': ref.runId,
+            ':fence': ref.fence,
+            ':running': 'running',
+            ...values,
+          },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
     } catch (err) {
       if (isConditionFailure(err)) {
         const item = itemOfConditionFailure(err);
-        throw new LeaseLostError(
-          `${what} refused for ${ref.job}: run ${ref.runId} (fence ${ref.fence}) no longer holds the lease; holder is ${String(item?.owner)} with fence ${String(item?.fence)}`,
-          item,
-        );
+        // Our own release whose response was lost (the SDK retried it): already done.
+        if (what === 'release lease' && releasedBy(item, ref)) return;
+        throw ownedRefused(what, ref, item);
       }
       throw storeError(`UpdateItem (${what})`, err);
     }
   }
+}
+
+/** True when `item` is the lease as released by this owner and fence (release is terminal for them). */
+export function releasedBy(
+  item: Record<string, unknown> | undefined,
+  ref: { runId: string; fence: number },
+): boolean {
+  return item?.owner === ref.runId && item.fence === ref.fence && item.holderState === 'released';
+}
+
+/** The LeaseLostError of a refused holder-only update (renew / release), naming who holds the lease. */
+export function ownedRefused(
+  what: string,
+  ref: { job: string; runId: string; fence: number },
+  item: Record<string, unknown> | undefined,
+): LeaseLostError {
+  const why = releasedBy(item, ref)
+    ? 'already released it (release is terminal for its owner and fence)'
+    : `no longer holds the lease; holder is ${String(item?.owner)} with fence ${String(item?.fence)}`;
+  return new LeaseLostError(
+    `${what} refused for ${ref.job}: run ${ref.runId} (fence ${ref.fence}) ${why}`,
+    item,
+  );
 }

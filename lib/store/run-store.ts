@@ -5,8 +5,9 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Outcome, PROBLEM_OUTCOMES, Reason } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord, RunStore } from '../core/ports.js';
+import { LeaseLostError } from '../errors.js';
 import { isConditionFailure, itemOfConditionFailure, storeError } from './client.js';
-import { RUN_RECORD_ABANDON, RUN_RECORD_PUT } from './conditions.js';
+import { RUN_RECORD_ABANDON, RUN_RECORD_CORRECT, RUN_RECORD_PUT, RUN_RECORD_SUCCESS } from './conditions.js';
 import { Attr, Keys } from './schema.js';
 
 const DAY_S = 86_400;
@@ -55,6 +56,55 @@ export function abandonedRunItem(
   return item;
 }
 
+/**
+ * The condition a run record's put carries, by outcome: `succeeded` only where nothing is recorded
+ * (RUN_RECORD_SUCCESS), `stale` may also replace the run's own `succeeded` (RUN_RECORD_CORRECT),
+ * anything else may replace an `abandoned` mark (RUN_RECORD_PUT). `allows` is the same rule on the
+ * current item's outcome, for the in-memory store.
+ */
+export function runRecordCondition(outcome: string): {
+  expression: string;
+  values: Record<string, unknown>;
+  allows(current: string | undefined): boolean;
+} {
+  if (outcome === Outcome.Succeeded)
+    return { expression: RUN_RECORD_SUCCESS, values: {}, allows: (cur) => cur === undefined };
+  if (outcome === Outcome.Stale)
+    return {
+      expression: RUN_RECORD_CORRECT,
+      values: { ':abandoned': Outcome.Abandoned, ':succeeded': Outcome.Succeeded },
+      allows: (cur) => cur === undefined || cur === Outcome.Abandoned || cur === Outcome.Succeeded,
+    };
+  return {
+    expression: RUN_RECORD_PUT,
+    values: { ':abandoned': Outcome.Abandoned },
+    allows: (cur) => cur === undefined || cur === Outcome.Abandoned,
+  };
+}
+
+/**
+ * What a refused run-record put means: our own write whose response was lost (undefined: done), a
+ * `succeeded` record refused by a successor's abandoned mark (LeaseLostError: the run was displaced,
+ * record it stale), or a record already written otherwise (StoreError).
+ */
+export function runRecordRefused(
+  existing: Record<string, unknown> | undefined,
+  record: RunRecord,
+): Error | undefined {
+  if (existing?.runId === record.runId && existing?.outcome === record.outcome) return undefined;
+  if (record.outcome === Outcome.Succeeded && existing?.outcome === Outcome.Abandoned) {
+    const by = (existing.details as Record<string, unknown> | undefined)?.detectedBy;
+    return new LeaseLostError(
+      `run ${record.runId} (fence ${String(record.fence)}) was displaced: run ${String(by)} took its lease and marked it abandoned`,
+      existing,
+    );
+  }
+  return storeError(
+    'PutItem (run record)',
+    new Error(`run record ${record.runId} already written as ${String(existing?.outcome)}`),
+  );
+}
+
 /** Run store on the library table. */
 export class DynamoRunStore implements RunStore {
   constructor(
@@ -63,26 +113,24 @@ export class DynamoRunStore implements RunStore {
   ) {}
 
   async put(record: RunRecord, retentionDays: number): Promise<void> {
+    const condition = runRecordCondition(record.outcome);
+    const hasOutcome = Object.keys(condition.values).length > 0;
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.tableName,
           Item: runRecordItem(record, retentionDays),
-          ConditionExpression: RUN_RECORD_PUT,
-          ExpressionAttributeNames: { '#pk': Attr.pk, '#outcome': 'outcome' },
-          ExpressionAttributeValues: { ':abandoned': Outcome.Abandoned },
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: { '#pk': Attr.pk, ...(hasOutcome && { '#outcome': 'outcome' }) },
+          ...(hasOutcome && { ExpressionAttributeValues: condition.values }),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
     } catch (err) {
       if (isConditionFailure(err)) {
-        const existing = itemOfConditionFailure(err);
-        // Our own earlier put, whose response was lost and which the SDK retried: already recorded.
-        if (existing?.runId === record.runId && existing?.outcome === record.outcome) return;
-        throw storeError(
-          'PutItem (run record)',
-          new Error(`run record ${record.runId} already written as ${String(existing?.outcome)}`),
-        );
+        const refusal = runRecordRefused(itemOfConditionFailure(err), record);
+        if (refusal) throw refusal;
+        return;
       }
       throw storeError('PutItem (run record)', err);
     }

@@ -128,7 +128,7 @@ export class MemoryEffectStore implements EffectStore {
         () => {
           if (first) return first;
           const lease = this.client.db.get(this.tableName, { pk: fc.leaseKey, sk: LEASE_SK });
-          if (lease?.owner !== fc.runId || lease.fence !== fc.fence)
+          if (lease?.owner !== fc.runId || lease.fence !== fc.fence || lease.holderState !== 'running')
             throw new TransactionCanceled({ kind: 'lease-lost', lease });
           const cur = this.client.db.get(this.tableName, k);
           const item = next(cur);

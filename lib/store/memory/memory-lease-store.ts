@@ -11,8 +11,8 @@ import {
   NO_HOLDER,
 } from '../../core/lease.js';
 import type { ClaimRequest, LeaseRef, LeaseStore } from '../../core/ports.js';
-import { LeaseLostError } from '../../errors.js';
 import { storeError } from '../client.js';
+import { ownedRefused, releasedBy } from '../lease-store.js';
 import { Keys } from '../schema.js';
 import { type Item, type MemoryClient, MemoryConditionFailed } from './memory-db.js';
 
@@ -125,7 +125,8 @@ export class MemoryLeaseStore implements LeaseStore {
         },
         () => {
           const cur = this.client.db.get(this.tableName, key);
-          if (cur?.owner !== ref.runId || cur.fence !== ref.fence) throw new MemoryConditionFailed(cur);
+          if (cur?.owner !== ref.runId || cur.fence !== ref.fence || cur.holderState !== 'running')
+            throw new MemoryConditionFailed(cur);
           const n = next(cur);
           this.client.db.put(this.tableName, key, n.item, {
             op,
@@ -138,11 +139,8 @@ export class MemoryLeaseStore implements LeaseStore {
       );
     } catch (err) {
       if (err instanceof MemoryConditionFailed) {
-        const item = err.item;
-        throw new LeaseLostError(
-          `${what} refused for ${ref.job}: run ${ref.runId} (fence ${ref.fence}) no longer holds the lease; holder is ${String(item?.owner)} with fence ${String(item?.fence)}`,
-          item,
-        );
+        if (op === 'release' && releasedBy(err.item, ref)) return;
+        throw ownedRefused(what, ref, err.item);
       }
       throw storeError(`UpdateItem (${what})`, err);
     }

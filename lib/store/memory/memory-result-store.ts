@@ -3,9 +3,13 @@
  * INSERT_ONCE, TAKEOVER) and the same loser rules as DynamoResultStore.
  */
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../../core/ports.js';
-import { fencedWriteRefused, insertRefused, takeOverRefused } from '../../core/results.js';
+import { crossLeaseRefused, fencedWriteRefused, insertRefused, takeOverRefused } from '../../core/results.js';
 import { ResultConflictError, StaleFenceError, showValue } from '../../errors.js';
 import { storeError } from '../client.js';
+import { Keys } from '../schema.js';
+
+const LEASE_SK = Keys.lease('any').sk;
+
 import { type Item, type MemoryClient, MemoryConditionFailed } from './memory-db.js';
 
 const RESERVED = ['lastFence', 'fencedBy', 'fence', 'runId', 'status', 'writtenAtMs'];
@@ -27,43 +31,70 @@ function plain(attributes: Record<string, unknown>, key: Record<string, unknown>
 
 /** Result store on a {@link MemoryClient}. */
 export class MemoryResultStore implements ResultStore {
-  constructor(private readonly client: MemoryClient) {}
+  /** @param libraryTable the table of the lease items (cross-lease reconciliation). */
+  constructor(
+    private readonly client: MemoryClient,
+    private readonly libraryTable?: string,
+  ) {}
 
-  async fencedPut(ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext): Promise<void> {
+  async fencedPut(
+    ref: ItemRef,
+    attributes: Record<string, unknown>,
+    fc: FenceContext,
+    options: { readonly adoptUnfenced?: boolean } = {},
+  ): Promise<void> {
     const set = plain(attributes, ref.key);
-    try {
-      await this.client.send(
+    const write = (cur: Item | undefined) =>
+      this.client.db.put(
+        ref.tableName,
+        ref.key,
         {
-          command: 'UpdateItemCommand',
-          op: 'fenced-write',
-          input: { TableName: ref.tableName, Key: ref.key, runId: fc.runId, fence: fc.fence },
+          ...cur,
+          ...ref.key,
+          ...set,
+          fence: fc.fence,
+          fencedBy: fc.leaseKey,
+          runId: fc.runId,
+          writtenAtMs: fc.nowMs,
         },
-        () => {
-          const cur = this.client.db.get(ref.tableName, ref.key);
-          const ok =
-            cur?.lastFence === undefined ||
-            (cur.fencedBy === fc.leaseKey && Number(cur.lastFence) <= fc.fence);
-          if (!ok) throw new MemoryConditionFailed(cur);
-          this.client.db.put(
-            ref.tableName,
-            ref.key,
-            {
-              ...cur,
-              ...ref.key,
-              ...set,
-              lastFence: fc.fence,
-              fencedBy: fc.leaseKey,
-              runId: fc.runId,
-              writtenAtMs: fc.nowMs,
-            },
-            { op: 'fenced-write', runId: fc.runId, fence: fc.fence },
-          );
-        },
+        { op: 'fenced-write', runId: fc.runId, fence: fc.fence },
       );
+    const input = { TableName: ref.tableName, Key: ref.key, runId: fc.runId, fence: fc.fence };
+    try {
+      await this.client.send({ command: 'UpdateItemCommand', op: 'fenced-write', input }, () => {
+        const cur = this.client.db.get(ref.tableName, ref.key);
+        // FENCED (lib/store/conditions.ts), and FENCED_ADOPT with adoptUnfenced
+        const ok =
+          cur === undefined ||
+          (cur.fencedBy === fc.leaseKey && Number(cur.fence) <= fc.fence) ||
+          (options.adoptUnfenced === true && cur.fence === undefined);
+        if (!ok) throw new MemoryConditionFailed(cur);
+        write(cur);
+      });
     } catch (err) {
       if (!(err instanceof MemoryConditionFailed))
         throw storeError(`UpdateItem (fenced write ${describe(ref)})`, err);
-      throw fencedWriteRefused(describe(ref), err.item, fc);
+      const refusal = fencedWriteRefused(describe(ref), err.item, fc);
+      if (refusal.kind === 'refused') throw refusal.error;
+      if (!this.libraryTable) throw crossLeaseRefused(describe(ref), refusal, undefined);
+      const lease = this.libraryTable;
+      try {
+        // One "transaction": LEASE_INACTIVE on the other lease + FENCED_CROSS_LEASE on the item.
+        await this.client.send({ command: 'TransactWriteItemsCommand', op: 'fenced-write', input }, () => {
+          const other = this.client.db.get(lease, { pk: refusal.lease, sk: LEASE_SK });
+          const inactive =
+            other?.holderState === undefined ||
+            other.holderState !== 'running' ||
+            Number(other.leaseUntilMs) < fc.nowMs;
+          const cur = this.client.db.get(ref.tableName, ref.key);
+          if (!inactive || cur?.fencedBy !== refusal.lease || cur.fence !== refusal.fence)
+            throw new MemoryConditionFailed(cur);
+          write(cur);
+        });
+      } catch (e) {
+        if (e instanceof MemoryConditionFailed) throw crossLeaseRefused(describe(ref), refusal, e.item);
+        throw storeError(`TransactWriteItems (cross-lease write ${describe(ref)})`, e);
+      }
     }
   }
 

@@ -5,7 +5,7 @@
 import { Outcome } from '../../core/outcomes.js';
 import type { HolderSeen, RunRecord, RunStore } from '../../core/ports.js';
 import { storeError } from '../client.js';
-import { abandonedRunItem, runRecordItem } from '../run-store.js';
+import { abandonedRunItem, runRecordCondition, runRecordItem, runRecordRefused } from '../run-store.js';
 import { Keys } from '../schema.js';
 import { type MemoryClient, MemoryConditionFailed } from './memory-db.js';
 
@@ -27,7 +27,8 @@ export class MemoryRunStore implements RunStore {
         },
         () => {
           const cur = this.client.db.get(this.tableName, key);
-          if (cur !== undefined && cur.outcome !== Outcome.Abandoned) throw new MemoryConditionFailed(cur);
+          if (!runRecordCondition(record.outcome).allows(cur === undefined ? undefined : String(cur.outcome)))
+            throw new MemoryConditionFailed(cur);
           this.client.db.put(this.tableName, key, runRecordItem(record, retentionDays), {
             op: 'run-record',
             runId: record.runId,
@@ -38,12 +39,9 @@ export class MemoryRunStore implements RunStore {
       );
     } catch (err) {
       if (err instanceof MemoryConditionFailed) {
-        const existing = err.item;
-        if (existing?.runId === record.runId && existing?.outcome === record.outcome) return;
-        throw storeError(
-          'PutItem (run record)',
-          new Error(`run record ${record.runId} already written as ${String(existing?.outcome)}`),
-        );
+        const refusal = runRecordRefused(err.item, record);
+        if (refusal) throw refusal;
+        return;
       }
       throw storeError('PutItem (run record)', err);
     }

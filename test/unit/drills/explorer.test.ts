@@ -65,7 +65,7 @@ describe('history explorer (in memory)', () => {
       expect(report.faults[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(report.outcomes.succeeded).toBeGreaterThan(0);
     expect(report.outcomes['killed (never settled)']).toBeGreaterThan(0);
-  });
+  }, 180_000); // heavy: hundreds of histories, on a loaded 2-core machine
 
   it.each(Object.entries(FOUND))(
     'replays the shrunk history where %s: every invariant holds now',
@@ -109,7 +109,7 @@ describe('history explorer (in memory)', () => {
                 db.put(
                   ref.tableName,
                   ref.key,
-                  { ...ref.key, ...attributes, lastFence: fc.fence },
+                  { ...ref.key, ...attributes, fence: fc.fence, fencedBy: fc.leaseKey },
                   { op: 'fenced-write', fence: fc.fence },
                 ),
               );
@@ -132,5 +132,5 @@ describe('history explorer (in memory)', () => {
     const replayed = await replayHistory(report.failure?.history as HistorySpec, broken);
     expect(replayed.find((c) => c.name.startsWith('I2'))?.ok).toBe(false);
     expect(report.failure?.history.deliveries.length).toBeLessThanOrEqual(4);
-  });
+  }, 180_000); // heavy: hundreds of histories, on a loaded 2-core machine
 });

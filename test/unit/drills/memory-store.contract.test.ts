@@ -19,12 +19,15 @@ storeContracts('memory store', async () => {
   return {
     leases: new MemoryLeaseStore(client, 'lib'),
     runs: new MemoryRunStore(client, 'lib'),
-    results: new MemoryResultStore(client),
+    results: new MemoryResultStore(client, 'lib'),
     effects: new MemoryEffectStore(client, 'lib', 'contract-job'),
     tableName: 'lib',
     reports: 'reports',
     settlements: 'settlements',
     faults,
     read: async (table, key) => db.get(table, key),
+    putRaw: async (table, item) => {
+      db.put(table, { reportDate: item.reportDate }, item, { op: 'other' });
+    },
   };
 });
