@@ -2,6 +2,7 @@
  * Pure effect decisions (DESIGN.md protocol 5): given the effect record DynamoDB returned when our
  * insert was refused, what may this run do? No I/O: the runner turns decisions into requests.
  */
+import { CLOCK_SKEW_BUDGET_MS } from '../core/lease.js';
 import {
   type EffectItem,
   type EffectResult,
@@ -21,6 +22,15 @@ export interface EffectActor {
   readonly providerName: string;
   readonly idempotencyKeys: boolean;
   readonly canLookup: boolean;
+  /** This run's lease partition key; fences are compared only with an effect of the same lease. */
+  readonly leaseKey?: string;
+  /** This run's clock, epoch ms (for the key-retention horizon). */
+  readonly nowMs?: number;
+  /**
+   * How long the provider remembers an idempotency key, ms ({@link EffectProvider.keyRetentionMs}).
+   * Past it (from the first send, less the skew budget) a resend could execute again. @default unbounded
+   */
+  readonly keyRetentionMs?: number;
 }
 
 /** The stored fields a decision reads. */
@@ -29,6 +39,10 @@ export interface StoredEffect {
   readonly requestHash: string;
   readonly fence: number;
   readonly runId: string;
+  /** Lease partition key of the run that last moved it. */
+  readonly leaseKey?: string;
+  /** When the key was first sent (by the sender's clock), epoch ms. */
+  readonly createdAtMs?: number;
 }
 
 /** What to do with an existing effect record. */
@@ -58,7 +72,11 @@ export type EffectDecision =
 export function decideExisting(stored: StoredEffect, me: EffectActor): EffectDecision {
   if (stored.requestHash !== me.requestHash) return { kind: 'conflict' };
   if ((FINAL_EFFECT_STATUSES as readonly string[]).includes(stored.status)) return { kind: 'stored' };
-  if (stored.fence > me.fence) return { kind: 'stale', storedFence: stored.fence };
+  // Fences are compared only within one lease. An effect another lease left (a resharded or renamed
+  // job) is reconciled by the rules below; the store then also checks that lease is not running.
+  const sameLease =
+    stored.leaseKey === undefined || me.leaseKey === undefined || stored.leaseKey === me.leaseKey;
+  if (sameLease && stored.fence > me.fence) return { kind: 'stale', storedFence: stored.fence };
   if (stored.status === EffectStatus.Pending) return { kind: 'send', resend: false };
   if (stored.status !== EffectStatus.Sending) {
     return { kind: 'review', why: `effect record has unknown status ${JSON.stringify(stored.status)}` };
@@ -66,13 +84,31 @@ export function decideExisting(stored: StoredEffect, me: EffectActor): EffectDec
   const ours = stored.runId === me.runId && stored.fence === me.fence;
   // Our own `sending` write whose response was lost (the SDK retried it): we never called. Send.
   if (ours && !me.attemptedHere) return { kind: 'send', resend: false };
-  if (me.idempotencyKeys) return { kind: 'send', resend: true };
+  const keyRemembered = keyStillRemembered(stored, me);
+  if (me.idempotencyKeys && keyRemembered) return { kind: 'send', resend: true };
   if (me.canLookup) return { kind: 'lookup' };
   const who = ours ? 'this run' : `run ${stored.runId} (fence ${stored.fence})`;
+  if (me.idempotencyKeys) {
+    return {
+      kind: 'review',
+      why: `outcome of the call by ${who} is unknown and provider "${me.providerName}" may have forgotten the key (first sent ${String(stored.createdAtMs)}, keys kept ${String(me.keyRetentionMs)} ms) and has no lookup; not resent`,
+    };
+  }
   return {
     kind: 'review',
     why: `outcome of the call by ${who} is unknown and provider "${me.providerName}" supports neither idempotency keys nor lookup; not resent`,
   };
+}
+
+/**
+ * True while a resend under the key is still deduplicated by the provider: less than its key retention
+ * has passed since the key was first sent, by the sender's clock against ours, less the skew budget
+ * (a resend must not reach the provider after the key is gone). Unknown times count as expired.
+ */
+export function keyStillRemembered(stored: StoredEffect, me: EffectActor): boolean {
+  if (me.keyRetentionMs === undefined) return true;
+  if (me.nowMs === undefined || stored.createdAtMs === undefined) return false;
+  return me.nowMs - Number(stored.createdAtMs) < me.keyRetentionMs - CLOCK_SKEW_BUDGET_MS;
 }
 
 /** The result a job sees, from a stored (or just written) effect record. */

@@ -22,7 +22,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, itemOfConditionFailure, storeError } from '../store/client.js';
-import { EFFECT_INSERT, EFFECT_MOVE, EFFECT_OWNED, OWNED } from '../store/conditions.js';
+import { EFFECT_INSERT, EFFECT_MOVE, EFFECT_OWNED, LEASE_INACTIVE, OWNED } from '../store/conditions.js';
 import type { FenceContext } from '../store/result-store.js';
 import { Attr, Keys } from '../store/schema.js';
 import { type EffectItem, EffectStatus } from './types.js';
@@ -33,7 +33,9 @@ export type SendingResult =
   /** The effect record refused the write: here it is. */
   | { readonly kind: 'existing'; readonly item: EffectItem }
   /** The lease check refused: another run holds the lease (its item, if returned). */
-  | { readonly kind: 'lease-lost'; readonly lease: Record<string, unknown> | undefined };
+  | { readonly kind: 'lease-lost'; readonly lease: Record<string, unknown> | undefined }
+  /** Cross-lease reconciliation refused: the lease the effect was last moved under is still running. */
+  | { readonly kind: 'other-lease-running'; readonly lease: string };
 
 /** Result of recording an outcome. */
 export type RecordResult =
@@ -77,8 +79,12 @@ export interface EffectStore {
     fields: { requestHash: string; job: string; provider: string },
     fc: FenceContext,
   ): Promise<SendingResult>;
-  /** Take an effect over for (re)sending, atomically with a lease ownership check. @throws StoreError */
-  moveToSending(key: string, seen: SeenEffect, fc: FenceContext): Promise<SendingResult>;
+  /**
+   * Take an effect over for (re)sending, atomically with a lease ownership check — and, when the effect
+   * was last moved under `otherLease` (not ours), with a check that that lease is released or expired
+   * (LEASE_INACTIVE). @throws StoreError
+   */
+  moveToSending(key: string, seen: SeenEffect, fc: FenceContext, otherLease?: string): Promise<SendingResult>;
   /** Record the outcome of our own call. @throws StoreError */
   finish(key: string, fc: FenceContext, outcome: EffectOutcomeUpdate): Promise<RecordResult>;
   /** Settle an effect another call left in `sending` without calling the provider. @throws StoreError */
@@ -124,7 +130,7 @@ export class DynamoEffectStore implements EffectStore {
       sendingAtMs: fc.nowMs,
       updatedAtMs: fc.nowMs,
     };
-    return this.sendingTransaction(fc, `insert effect ${key}`, {
+    return this.sendingTransaction(fc, `insert effect ${key}`, undefined, {
       Put: {
         TableName: this.tableName,
         Item: item,
@@ -139,8 +145,13 @@ export class DynamoEffectStore implements EffectStore {
    * Take an effect over for (re)sending: still as we saw it (EFFECT_MOVE), atomically with a lease
    * ownership check; sets our fence and run, counts the attempt. @throws StoreError
    */
-  async moveToSending(key: string, seen: SeenEffect, fc: FenceContext): Promise<SendingResult> {
-    return this.sendingTransaction(fc, `take over effect ${key}`, {
+  async moveToSending(
+    key: string,
+    seen: SeenEffect,
+    fc: FenceContext,
+    otherLease?: string,
+  ): Promise<SendingResult> {
+    return this.sendingTransaction(fc, `take over effect ${key}`, otherLease, {
       Update: {
         TableName: this.tableName,
         Key: Keys.effect(this.job, key),
@@ -232,7 +243,10 @@ export class DynamoEffectStore implements EffectStore {
         if (outcome.resolvedBy) sets.resolvedBy = outcome.resolvedBy;
       } else sets.error = outcome.error;
     }
-    const names: Record<string, string> = { '#status': 'status', '#fence': 'fence', '#runId': 'runId' };
+    const names: Record<string, string> =
+      condition === EFFECT_MOVE
+        ? { ...moveNames }
+        : { '#status': 'status', '#fence': 'fence', '#runId': 'runId' };
     const values: Record<string, unknown> = { ...conditionValues };
     const assignments = Object.entries(sets).map(([name, value], i) => {
       names[`#u${i}`] = name;
@@ -262,8 +276,18 @@ export class DynamoEffectStore implements EffectStore {
   private async sendingTransaction(
     fc: FenceContext,
     what: string,
+    otherLease: string | undefined,
     effectWrite: Record<string, unknown>,
   ): Promise<SendingResult> {
+    const otherCheck = otherLease && {
+      ConditionCheck: {
+        TableName: this.tableName,
+        Key: { pk: otherLease, sk: LEASE_SK },
+        ConditionExpression: LEASE_INACTIVE,
+        ExpressionAttributeNames: { '#holderState': 'holderState', '#leaseUntilMs': 'leaseUntilMs' },
+        ExpressionAttributeValues: { ':running': 'running', ':now': fc.nowMs },
+      },
+    };
     const leaseCheck = {
       ConditionCheck: {
         TableName: this.tableName,
@@ -277,8 +301,10 @@ export class DynamoEffectStore implements EffectStore {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.doc.send(
-          // biome-ignore lint/suspicious/noExplicitAny: the two item shapes are checked by the SDK at runtime
-          new TransactWriteCommand({ TransactItems: [leaseCheck, effectWrite] as any }),
+          new TransactWriteCommand({
+            // biome-ignore lint/suspicious/noExplicitAny: the item shapes are checked by the SDK at runtime
+            TransactItems: [leaseCheck, effectWrite, ...(otherCheck ? [otherCheck] : [])] as any,
+          }),
         );
         return { kind: 'sending' };
       } catch (err) {
@@ -286,7 +312,13 @@ export class DynamoEffectStore implements EffectStore {
         if ((err as Error)?.name !== 'TransactionCanceledException' || !reasons) {
           throw storeError(`TransactWriteItems (${what})`, err);
         }
-        const [lease, effect] = reasons;
+        const [lease, effect, other] = reasons;
+        if (
+          otherLease &&
+          other?.Code === 'ConditionalCheckFailed' &&
+          effect?.Code !== 'ConditionalCheckFailed'
+        )
+          return { kind: 'other-lease-running', lease: otherLease };
         if (lease?.Code === 'ConditionalCheckFailed') {
           return { kind: 'lease-lost', lease: lease.Item ? itemOfConditionFailure(lease) : undefined };
         }
@@ -303,8 +335,14 @@ export class DynamoEffectStore implements EffectStore {
   }
 }
 
-const moveNames = { '#status': 'status', '#fence': 'fence', '#runId': 'runId' };
+const moveNames = { '#status': 'status', '#fence': 'fence', '#runId': 'runId', '#leaseKey': 'leaseKey' };
 
 function moveValues(seen: SeenEffect, fc: FenceContext): Record<string, unknown> {
-  return { ':from': seen.status, ':oldFence': seen.fence, ':oldRunId': seen.runId, ':fence': fc.fence };
+  return {
+    ':from': seen.status,
+    ':oldFence': seen.fence,
+    ':oldRunId': seen.runId,
+    ':fence': fc.fence,
+    ':lease': fc.leaseKey,
+  };
 }

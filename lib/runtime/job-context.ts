@@ -3,6 +3,7 @@
  * bound to its lease so a body cannot forget the fence.
  */
 import type { Trigger } from '../core/outcomes.js';
+import type { Clock } from '../core/ports.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { DynamoEffectStore } from '../effects/effect-store.js';
 import { EffectRunner } from '../effects/runner.js';
@@ -120,6 +121,8 @@ export function createJobContext(b: JobContextBinding): JobContext {
     },
     // Right before the provider call: a run whose authority ended after its `sending` write never sends.
     beforeSend: guard,
+    wait: (ms) => waitOn(clock, ms, b.signal),
+    remainingTimeMs: () => b.remainingTimeMs(),
     onTransition: (t) => b.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
   });
   const tracked = <T>(op: () => Promise<T>): Promise<T> => (b.track ? b.track(op()) : op());
@@ -153,4 +156,29 @@ export function createJobContext(b: JobContextBinding): JobContext {
       b.details[name] = value;
     },
   };
+}
+
+/**
+ * Wait `ms` on `clock` (its own timers when it has them: virtual time in drills), rejecting with the
+ * abort reason as soon as `signal` aborts.
+ */
+function waitOn(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    let cancel: () => void = () => undefined;
+    const onAbort = () => {
+      cancel();
+      reject(signal.reason);
+    };
+    const done = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    if (clock.setTimer) cancel = clock.setTimer(done, ms);
+    else {
+      const t = setTimeout(done, ms);
+      cancel = () => clearTimeout(t);
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -79,11 +79,13 @@ export const EFFECT_INSERT = 'attribute_not_exists(#pk)';
 
 /**
  * Move an effect another call left (take over `pending`/`sending`, record a looked-up outcome, mark
- * `needs-review`): it still has the status, fence and run we saw, and its fence is not above ours.
- * A lower fence never moves an effect a higher one holds.
+ * `needs-review`): it still has the status, fence and run we saw, and — when it was last moved under
+ * our lease — its fence is not above ours. A lower fence never moves an effect a higher one of the
+ * same lease holds; fences of different leases are never compared (the move of another lease's effect
+ * is checked against that lease with LEASE_INACTIVE instead).
  */
 export const EFFECT_MOVE =
-  '#status = :from AND #fence = :oldFence AND #runId = :oldRunId AND #fence <= :fence';
+  '#status = :from AND #fence = :oldFence AND #runId = :oldRunId AND (#leaseKey <> :lease OR #fence <= :fence)';
 
 /** Record the outcome of our own provider call: the effect is still `sending` under our fence and run. */
 export const EFFECT_OWNED = '#status = :sending AND #fence = :fence AND #runId = :me';

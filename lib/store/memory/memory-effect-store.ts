@@ -41,7 +41,7 @@ export class MemoryEffectStore implements EffectStore {
     fields: { requestHash: string; job: string; provider: string },
     fc: FenceContext,
   ): Promise<SendingResult> {
-    return this.transaction(key, fc, `insert effect ${key}`, (cur) => {
+    return this.transaction(key, fc, `insert effect ${key}`, undefined, (cur) => {
       if (cur !== undefined) return undefined;
       return {
         ...Keys.effect(this.job, key),
@@ -60,8 +60,13 @@ export class MemoryEffectStore implements EffectStore {
     });
   }
 
-  moveToSending(key: string, seen: SeenEffect, fc: FenceContext): Promise<SendingResult> {
-    return this.transaction(key, fc, `take over effect ${key}`, (cur) => {
+  moveToSending(
+    key: string,
+    seen: SeenEffect,
+    fc: FenceContext,
+    otherLease?: string,
+  ): Promise<SendingResult> {
+    return this.transaction(key, fc, `take over effect ${key}`, otherLease, (cur) => {
       if (!moves(cur, seen, fc)) return undefined;
       return {
         ...cur,
@@ -114,6 +119,7 @@ export class MemoryEffectStore implements EffectStore {
     key: string,
     fc: FenceContext,
     what: string,
+    otherLease: string | undefined,
     next: (cur: Item | undefined) => Item | undefined,
   ): Promise<SendingResult> {
     const k = Keys.effect(this.job, key);
@@ -134,6 +140,12 @@ export class MemoryEffectStore implements EffectStore {
           const item = next(cur);
           if (!item)
             throw new TransactionCanceled({ kind: 'existing', item: (cur ?? {}) as unknown as EffectItem });
+          if (otherLease) {
+            // LEASE_INACTIVE on the lease the effect was last moved under
+            const other = this.client.db.get(this.tableName, { pk: otherLease, sk: LEASE_SK });
+            if (other?.holderState === 'running' && Number(other.leaseUntilMs) >= fc.nowMs)
+              throw new TransactionCanceled({ kind: 'other-lease-running', lease: otherLease });
+          }
           this.client.db.put(this.tableName, k, item, {
             op: 'effect',
             runId: fc.runId,
@@ -207,6 +219,6 @@ function moves(cur: Item | undefined, seen: SeenEffect, fc: FenceContext): boole
     cur.status === seen.status &&
     cur.fence === seen.fence &&
     cur.runId === seen.runId &&
-    Number(cur.fence) <= fc.fence
+    (cur.leaseKey !== fc.leaseKey || Number(cur.fence) <= fc.fence)
   );
 }
