@@ -10,8 +10,9 @@
  * both comma-separated, or `none`; @default `idempotency-keys`), `PAYMENTS_TIMEOUT_MS` (@default 5000),
  * `SETTLEMENT_EMAIL_TO` (@default `finance@example.com`).
  */
+
+import type { EffectProvider } from '../lib/core/effects.js';
 import { httpJsonProvider, parseCapabilities } from '../lib/effects/http-provider.js';
-import type { EffectProvider } from '../lib/effects/types.js';
 import { defineJob, type JobHandler } from '../lib/index.js';
 import { MERCHANTS, type Merchant, settlementAmountCents } from './merchants.js';
 import { settlementsTable, tableName } from './tables.js';

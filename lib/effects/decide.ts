@@ -2,14 +2,15 @@
  * Pure effect decisions (DESIGN.md protocol 5): given the effect record DynamoDB returned when our
  * insert was refused, what may this run do? No I/O: the runner turns decisions into requests.
  */
-import { CLOCK_SKEW_BUDGET_MS } from '../core/lease.js';
+
 import {
   type EffectItem,
   type EffectResult,
   type EffectSource,
   EffectStatus,
   FINAL_EFFECT_STATUSES,
-} from './types.js';
+} from '../core/effects.js';
+import { CLOCK_SKEW_BUDGET_MS } from '../core/lease.js';
 
 /** The run asking, and what its provider supports. */
 export interface EffectActor {
