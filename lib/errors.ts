@@ -231,7 +231,7 @@ export class EffectNotInReviewError extends CronfenceError {
     super(
       ErrorCode.InvalidArgument,
       item
-        ? `effect "${key}" is ${String(item.status)}, not needs-review: nothing changed${item.reviewedBy ? ` (resolved by ${String(item.reviewedBy)})` : ''}`
+        ? `effect "${key}" is ${String(item.status)}, already terminal (only needs-review, sending or pending effects are resolved): nothing changed${item.reviewedBy ? ` (resolved by ${String(item.reviewedBy)})` : ''}`
         : `no effect with key "${key}"${job ? ` for job ${job}` : ''}: nothing changed`,
     );
     this.key = key;

@@ -190,10 +190,25 @@ export type EffectOutcomeUpdate =
   | { readonly status: typeof EffectStatus.Failed; readonly error: { httpStatus: number; message: string } }
   | { readonly status: typeof EffectStatus.NeedsReview; readonly reviewReason: string };
 
-/** An operator's resolution of an effect awaiting review (`cronfence effects resolve`). */
+/**
+ * The operator's "not executed — release for resend" resolution: the provider never executed the
+ * effect; it goes back to `pending` and the next run of the slot sends it under the same key.
+ */
+export const NOT_EXECUTED = 'not-executed';
+
+/** Options of a move to `sending`. */
+export interface EffectMoveOptions {
+  /** The lease the effect was last moved under, when not ours (cross-lease reconciliation). */
+  readonly otherLease?: string;
+  /** The mover's request hash, written on the effect (it has none after a `not-executed` resolution). */
+  readonly requestHash?: string;
+}
+
+/** An operator's resolution of an effect that is not terminal or awaits review (`cronfence effects resolve`). */
 export interface EffectResolution {
   readonly key: string;
-  readonly as: typeof EffectStatus.Succeeded | typeof EffectStatus.Failed;
+  /** What the provider says happened: succeeded, failed, or never executed ({@link NOT_EXECUTED}). */
+  readonly as: typeof EffectStatus.Succeeded | typeof EffectStatus.Failed | typeof NOT_EXECUTED;
   readonly note: string;
   readonly by: string;
   readonly nowMs: number;
@@ -216,7 +231,12 @@ export interface EffectStore {
    * was last moved under `otherLease` (not ours), with a check that that lease is released or expired.
    * @throws StoreError
    */
-  moveToSending(key: string, seen: SeenEffect, fc: FenceContext, otherLease?: string): Promise<SendingResult>;
+  moveToSending(
+    key: string,
+    seen: SeenEffect,
+    fc: FenceContext,
+    move?: EffectMoveOptions,
+  ): Promise<SendingResult>;
   /** Record the outcome of our own call. @throws StoreError */
   finish(key: string, fc: FenceContext, outcome: EffectOutcomeUpdate): Promise<RecordResult>;
   /** Settle an effect another call left in `sending` without calling the provider. @throws StoreError */

@@ -37,7 +37,8 @@ export interface EffectActor {
 /** The stored fields a decision reads. */
 export interface StoredEffect {
   readonly status: string;
-  readonly requestHash: string;
+  /** Absent after an operator's `not-executed` resolution. */
+  readonly requestHash?: string;
   readonly fence: number;
   readonly runId: string;
   /** Lease partition key of the run that last moved it. */
@@ -71,7 +72,8 @@ export type EffectDecision =
  * key if the provider honours keys, else look it up, else needs-review. A new key is never minted.
  */
 export function decideExisting(stored: StoredEffect, me: EffectActor): EffectDecision {
-  if (stored.requestHash !== me.requestHash) return { kind: 'conflict' };
+  // No hash: an operator resolved it `not-executed` (released for resend): any request may be sent.
+  if (stored.requestHash !== undefined && stored.requestHash !== me.requestHash) return { kind: 'conflict' };
   if ((FINAL_EFFECT_STATUSES as readonly string[]).includes(stored.status)) return { kind: 'stored' };
   // Fences are compared only within one lease. An effect another lease left (a resharded or renamed
   // job) is reconciled by the rules below; the store then also checks that lease is not running.

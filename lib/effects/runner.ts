@@ -161,7 +161,10 @@ export class EffectRunner {
             item as unknown as Record<string, unknown>,
           );
         case 'send': {
-          const moved = await this.o.store.moveToSending(key, item, this.o.fence(), otherLeaseOf(item, fc));
+          const moved = await this.o.store.moveToSending(key, item, this.o.fence(), {
+            ...otherLeaseOf(item, fc),
+            requestHash,
+          });
           if (moved.kind !== 'sending') {
             r = moved;
             continue;
@@ -251,7 +254,10 @@ export class EffectRunner {
       return { result: resultOf(settled.item, 'looked-up') };
     }
     const fc = this.o.fence();
-    const moved = await this.o.store.moveToSending(key, item, fc, otherLeaseOf(item, fc));
+    const moved = await this.o.store.moveToSending(key, item, fc, {
+      ...otherLeaseOf(item, fc),
+      requestHash: String(item.requestHash ?? digestOf(request)),
+    });
     if (moved.kind !== 'sending') return { retry: moved };
     this.transition(
       key,
@@ -346,8 +352,8 @@ export class EffectRunner {
 }
 
 /** The other lease an effect was last moved under, when it is not ours (cross-lease reconciliation). */
-function otherLeaseOf(item: EffectItem, fc: FenceContext): string | undefined {
-  return item.leaseKey !== undefined && item.leaseKey !== fc.leaseKey ? item.leaseKey : undefined;
+function otherLeaseOf(item: EffectItem, fc: FenceContext): { otherLease?: string } {
+  return item.leaseKey !== undefined && item.leaseKey !== fc.leaseKey ? { otherLease: item.leaseKey } : {};
 }
 
 function otherLeaseRunning(key: string, lease: string): EffectOutcomeUnknownError {

@@ -19,6 +19,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EffectItem } from '../core/effects.js';
 import type {
+  EffectMoveOptions,
   EffectOutcomeUpdate,
   EffectResolution,
   EffectStore,
@@ -59,14 +60,9 @@ export class TableEffectStore implements EffectStore {
     key: string,
     seen: SeenEffect,
     fc: FenceContext,
-    otherLease?: string,
+    move: EffectMoveOptions = {},
   ): Promise<SendingResult> {
-    return perform(this.backend, effectMove, {
-      ...this.ref(key),
-      seen,
-      fc,
-      ...(otherLease && { otherLease }),
-    });
+    return perform(this.backend, effectMove, { ...this.ref(key), seen, fc, ...move });
   }
 
   finish(key: string, fc: FenceContext, outcome: EffectOutcomeUpdate): Promise<RecordResult> {

@@ -158,15 +158,16 @@ describe.each(JOBS)('job $name', (job) => {
     });
   });
 
-  it('has six alarms (failed, stale, abandoned, needs-review, DLQ, no success in two periods)', () => {
+  it('has seven alarms (failed, stale, abandoned, needs-review, unsettled effect, DLQ, no success in two periods)', () => {
     const alarms = synth.template.findResources('AWS::CloudWatch::Alarm', {
       Properties: { AlarmDescription: Match.stringLikeRegexp(`job "${job.name}"`) },
     });
-    expect(Object.keys(alarms)).toHaveLength(6);
+    expect(Object.keys(alarms)).toHaveLength(7);
     const metricNames = Object.values(alarms).map((a) => a.Properties.MetricName);
     expect(metricNames.sort()).toEqual([
       'ApproximateNumberOfMessagesVisible',
       'EffectNeedsReview',
+      'EffectUnsettled',
       'RunAbandoned',
       'RunFailed',
       'RunStale',

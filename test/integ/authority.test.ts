@@ -16,6 +16,7 @@ import type { JobContext } from '../../lib/runtime/job-context.js';
 import { DynamoEffectStore } from '../../lib/store/effect-store.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
 import { effectItem, providers } from '../helpers/payment-fixture.js';
+import { cli, json, stackEnv } from './cli-harness.js';
 
 const SLOT_MS = Date.parse('2026-03-28T17:00:00Z');
 const DAY_MS = 86_400_000;
@@ -293,21 +294,20 @@ describe('5. a payout executed twice with a lookup-only provider', () => {
       { idempotencyKeys: false, lookup: true },
       { lookupSettleMs: 0 },
     );
-    // Building the request takes 800 ms after the `sending` write: the deadline abort lands in between.
+    // The body sits between the `sending` write and the HTTP request until the deadline abort lands.
+    let signal: AbortSignal | undefined;
     const payments: EffectProvider<PayoutRequest> = {
       ...http,
       send: async (k, req) => {
-        await sleep(800);
+        await new Promise((r) => signal?.addEventListener('abort', r, { once: true }));
         return http.send(k, req);
       },
     };
     let first = true;
     const job = probe(
       async (ctx) => {
-        if (first) {
-          first = false;
-          await sleep(3_500); // the deadline abort comes at 4 s of 6
-        }
+        if (first) signal = ctx.signal;
+        first = false;
         const r = await ctx.effect('payout#a', PAYOUT, payments);
         ctx.setDetail('payout', r.source);
       },
@@ -318,7 +318,7 @@ describe('5. a payout executed twice with a lookup-only provider', () => {
       { job: 'authority-probe', scheduledTimeMs: SLOT_MS, label: 'A' },
     );
     expect(ra.summary).toMatchObject({ outcome: 'failed', reason: 'deadline', fence: 1 });
-    // the handler returned only after the request came back (Lambda freezes after return)
+    // the handler returned only after the request came back (Lambda freezes an environment after return)
     expect(requests('payout#a')).toEqual(['POST 201']);
     expect(await effectItem(stack, 'payout#a')).toMatchObject({ status: 'succeeded', fence: 1, attempts: 1 });
     const rb = await deliver(
@@ -423,6 +423,79 @@ describe('6. a resend after the provider forgot the key', () => {
     const item = await effectItem(stack, 'payout#6');
     expect(item).toMatchObject({ status, fence: 2, attempts: 1 });
     if (status === 'needs-review') expect(String(item?.reviewReason)).toContain('may have forgotten the key');
+  });
+});
+
+describe('7. a `sending` effect nobody can see or settle', () => {
+  it('surfaces in the problems index and `cronfence effects`, and an operator releases it for resend: one payout', async () => {
+    service = await startPaymentService({ idempotencyKeys: true });
+    const { payments } = providers(service);
+    service.inject({ kind: 'status', status: 503, match: { key: 'payout#7' } }); // not executed, outcome unknown
+    let amountCents = 500;
+    const job = probe(async (ctx) => {
+      const r = await ctx.effect('payout#7', { ...PAYOUT, amountCents }, payments);
+      ctx.setDetail('payout', `${r.status}/${r.source}`);
+    });
+    const ra = await deliver(
+      job.withDeps(() => stack.worker({ clock: new ControlledClock(-20 * 60_000) }).deps),
+      { job: 'authority-probe', scheduledTimeMs: SLOT_MS, label: 'A, 20 min ago' },
+    );
+    expect(ra.summary).toMatchObject({ outcome: 'failed', reason: 'error', fence: 1 });
+    amountCents = 700; // the request changes before the retries: same key, different amount
+    const rb = await deliver(
+      job.withDeps(() => stack.worker({ clock: new ControlledClock(-19 * 60_000) }).deps),
+      { job: 'authority-probe', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'retry' },
+    );
+    expect(rb.summary?.error?.name).toBe('IdempotencyConflictError');
+    expect(requests('payout#7')).toEqual(['POST 503']);
+    expect(await effectItem(stack, 'payout#7')).toMatchObject({
+      status: 'sending',
+      fence: 1,
+      problem: 'unsettled',
+    });
+    const listed = await cli(['effects', '--status', 'unsettled', '--json'], stackEnv(stack));
+    expect(json<{ key: string; status: string }[]>(listed).map((e) => `${e.key} ${e.status}`)).toEqual([
+      'payout#7 sending',
+    ]);
+    const resolved = await cli(
+      [
+        'effects',
+        'resolve',
+        'payout#7',
+        '--job',
+        'authority-probe',
+        '--as',
+        'not-executed',
+        '--note',
+        'not in the provider dashboard',
+        '--by',
+        'ops',
+      ],
+      stackEnv(stack),
+    );
+    expect(resolved.code).toBe(0);
+    expect(await effectItem(stack, 'payout#7')).toMatchObject({
+      status: 'pending',
+      resolvedBy: 'operator',
+      reviewedBy: 'ops',
+      reviewNote: 'not in the provider dashboard',
+      problem: 'unsettled',
+    });
+    const rc = await deliver(
+      job.withDeps(() => stack.worker().deps),
+      {
+        job: 'authority-probe',
+        scheduledTimeMs: SLOT_MS,
+        extra: { trigger: 'manual', requestedBy: 'ops', reason: 'resend after review' },
+        label: 'manual re-run',
+      },
+    );
+    expect(rc.summary).toMatchObject({ outcome: 'succeeded', fence: 3 });
+    expect(requests('payout#7')).toEqual(['POST 503', 'POST 201']);
+    expect(service.payouts('payout#7').map((p) => p.body.amountCents)).toEqual([700]);
+    const item = await effectItem(stack, 'payout#7');
+    expect(item).toMatchObject({ status: 'succeeded', fence: 3, attempts: 2 });
+    expect(item?.problem).toBeUndefined();
   });
 });
 

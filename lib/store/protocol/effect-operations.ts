@@ -13,6 +13,7 @@ import type {
   SeenEffect,
   SendingResult,
 } from '../../core/ports.js';
+import { NOT_EXECUTED } from '../../core/ports.js';
 import { EffectNotInReviewError } from '../../errors.js';
 import { Attr, Keys } from '../schema.js';
 import { and, type Condition, eq, le, ne, notExists, or } from './expression.js';
@@ -130,6 +131,7 @@ export const effectInsert: Operation<EffectInsertInput, SendingResult> = {
         createdAtMs: fc.nowMs,
         sendingAtMs: fc.nowMs,
         updatedAtMs: fc.nowMs,
+        ...unsettled(fc.nowMs),
       },
     });
   },
@@ -143,6 +145,8 @@ export type EffectMoveInput = EffectRef & {
   readonly fc: FenceContext;
   /** The lease the effect was last moved under, when not ours (cross-lease reconciliation). */
   readonly otherLease?: string;
+  /** The mover's request hash (written: the effect has none after a `not-executed` resolution). */
+  readonly requestHash?: string;
 };
 
 /**
@@ -170,6 +174,8 @@ export const effectMove: Operation<EffectMoveInput, SendingResult> = {
             leaseKey: e.fc.leaseKey,
             sendingAtMs: e.fc.nowMs,
             updatedAtMs: e.fc.nowMs,
+            requestHash: e.requestHash,
+            ...unsettled(e.fc.nowMs),
           },
           add: { attempts: 1 },
         },
@@ -179,6 +185,23 @@ export const effectMove: Operation<EffectMoveInput, SendingResult> = {
   ...sending,
   refused: sendingRefused,
 };
+
+/**
+ * Problem value of an effect that is not terminal (`sending`, `pending`): it sits in the sparse
+ * `problems` index from the moment it leaves a terminal state, so `cronfence effects --status unsettled`
+ * and the sweeper's `EffectUnsettled` metric find every effect still not terminal after a bound.
+ */
+export const UNSETTLED_PROBLEM = 'unsettled';
+
+/** The sparse-index attributes of a non-terminal effect, flagged at `atMs`. */
+function unsettled(atMs: number): Item {
+  return { [Attr.problem]: UNSETTLED_PROBLEM, [Attr.problemAtMs]: atMs };
+}
+
+/** What a terminal outcome removes: the `unsettled` flag (needs-review sets its own). */
+function removedBy(outcome: EffectOutcomeUpdate): string[] {
+  return outcome.status === EffectStatus.NeedsReview ? [] : [Attr.problem, Attr.problemAtMs];
+}
 
 /** The attributes an outcome sets. */
 function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
@@ -236,7 +259,7 @@ export const effectFinish: Operation<EffectFinishInput, RecordResult> = {
         table: e.table,
         key: Keys.effect(e.job, e.key),
         condition: and(eq('status', EffectStatus.Sending), eq('fence', e.fc.fence), eq('runId', e.fc.runId)),
-        update: { set: outcomeSets(e.outcome, e.fc) },
+        update: { set: outcomeSets(e.outcome, e.fc), remove: removedBy(e.outcome) },
         returnValues: 'ALL_NEW',
       },
     ],
@@ -269,6 +292,7 @@ export const effectSettle: Operation<EffectSettleInput, RecordResult> = {
             runId: e.fc.runId,
             leaseKey: e.fc.leaseKey,
           },
+          remove: removedBy(e.outcome),
         },
         returnValues: 'ALL_NEW',
       },
@@ -280,38 +304,57 @@ export const effectSettle: Operation<EffectSettleInput, RecordResult> = {
 /** An operator's resolution of an effect of a job. */
 export type EffectResolveInput = Omit<EffectRef, 'key'> & EffectResolution;
 
+/** Statuses an operator may resolve from: every non-terminal one, and needs-review. */
+export const RESOLVABLE_STATUSES = [
+  EffectStatus.NeedsReview,
+  EffectStatus.Sending,
+  EffectStatus.Pending,
+] as const;
+
 /**
- * Operator resolution (`cronfence effects resolve`): only an effect still `needs-review` moves to the
- * resolution, recording how (`resolvedBy = operator`), who, when and why, and leaving the sparse
- * `problems` index. Returns ALL_NEW. Refused: EffectNotInReviewError carrying the item.
+ * Operator resolution (`cronfence effects resolve`): an effect that is not terminal (`sending`,
+ * `pending`) or awaits review (`needs-review`) moves to the resolution, recording how
+ * (`resolvedBy = operator`), who, when and why: `succeeded` / `failed` (the provider says so; leaves
+ * the `problems` index), or `not-executed` (the provider never executed it: back to `pending`, so the
+ * next run — a manual re-run of the slot — sends it under the same key; it stays flagged `unsettled`
+ * until then). Returns ALL_NEW. Refused (already terminal): EffectNotInReviewError carrying the item.
  */
 export const effectResolve: Operation<EffectResolveInput, EffectItem> = {
   name: 'effect-resolve',
-  request: (r) => ({
-    tag: tag('effect-resolve', r),
-    label: 'resolve effect',
-    writes: [
-      {
-        kind: 'update',
-        table: r.table,
-        key: Keys.effect(r.job, r.key),
-        condition: eq('status', EffectStatus.NeedsReview),
-        update: {
-          set: {
-            status: r.as,
-            resolvedBy: 'operator',
-            reviewedBy: r.by,
-            reviewedAtMs: r.nowMs,
-            reviewNote: r.note,
-            finishedAtMs: r.nowMs,
-            updatedAtMs: r.nowMs,
-          },
-          remove: [Attr.problem, Attr.problemAtMs],
+  request: (r) => {
+    const reviewed = {
+      resolvedBy: 'operator',
+      reviewedBy: r.by,
+      reviewedAtMs: r.nowMs,
+      reviewNote: r.note,
+      updatedAtMs: r.nowMs,
+    };
+    const update =
+      r.as === NOT_EXECUTED
+        ? // never executed: any request may now be sent under the key (the next mover writes its hash)
+          {
+            set: { ...reviewed, status: EffectStatus.Pending, ...unsettled(r.nowMs) },
+            remove: ['requestHash'],
+          }
+        : {
+            set: { ...reviewed, status: r.as, finishedAtMs: r.nowMs },
+            remove: [Attr.problem, Attr.problemAtMs],
+          };
+    return {
+      tag: tag('effect-resolve', r),
+      label: 'resolve effect',
+      writes: [
+        {
+          kind: 'update',
+          table: r.table,
+          key: Keys.effect(r.job, r.key),
+          condition: or(...RESOLVABLE_STATUSES.map((st) => eq('status', st))),
+          update,
+          returnValues: 'ALL_NEW',
         },
-        returnValues: 'ALL_NEW',
-      },
-    ],
-  }),
+      ],
+    };
+  },
   accepted: (item) => (item ?? {}) as unknown as EffectItem,
   refused: (item, _i, r) => {
     throw new EffectNotInReviewError(r.key, item, r.job);
