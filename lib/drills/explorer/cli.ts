@@ -23,6 +23,8 @@ function print(label: string, r: ExploreReport, ms: number): void {
     console.log(`    ${r.failure?.checks.find((c) => c.name === i && !c.ok) ? 'FAIL' : 'ok  '} ${i}`);
   console.log('  faults injected, by kind:');
   for (const [k, v] of Object.entries(r.faults).sort()) console.log(`    ${k.padEnd(32)} ${v}`);
+  console.log('  histories, by safety shape:');
+  for (const [k, v] of Object.entries(r.shapes)) console.log(`    ${k.padEnd(32)} ${v}`);
   console.log('  invocations, by outcome:');
   for (const [k, v] of Object.entries(r.outcomes).sort()) console.log(`    ${k.padEnd(32)} ${v}`);
 }
