@@ -9,6 +9,7 @@ import { type BackendFactory, memoryBackend } from '../../../lib/drills/explorer
 import { explore, replayHistory } from '../../../lib/drills/explorer/explore.js';
 import type { HistorySpec } from '../../../lib/drills/explorer/history.js';
 import { INVARIANTS } from '../../../lib/drills/explorer/invariants.js';
+import { SHAPES } from '../../../lib/drills/explorer/shapes.js';
 import { runHistory } from '../../../lib/drills/explorer/run-history.js';
 import { createMemoryDeps } from '../../../lib/drills/memory-deps.js';
 import { MemoryBackend, MemoryClient, MemoryDb } from '../../../lib/store/memory/index.js';
@@ -67,6 +68,8 @@ describe('history explorer (in memory)', () => {
     ])
       expect(report.faults[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(report.outcomes.succeeded).toBeGreaterThan(0);
+    // every safety shape of issue 12 is generated (lib/drills/explorer/shapes.ts)
+    for (const shape of SHAPES) expect(report.shapes[shape] ?? 0, shape).toBeGreaterThan(0);
     expect(report.outcomes['killed (never settled)']).toBeGreaterThan(0);
   }, 120_000);
 
