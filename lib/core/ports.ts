@@ -1,5 +1,5 @@
 /**
- * Ports (STYLE.md convention 2): what the run use case needs from storage and time. DynamoDB
+ * Ports (docs/design.md "Conventions" 2): what the run use case needs from storage and time. DynamoDB
  * adapters in lib/store implement them; one contract suite runs against every implementation.
  */
 import type { EffectItem, EffectStatus } from './effects.js';
@@ -42,7 +42,7 @@ export type InsertOnceResult =
   | { readonly status: 'existing'; readonly item: Record<string, unknown> };
 
 /**
- * Fenced writes and insert-once results on business tables (DESIGN.md protocol 3, 4). DynamoDB:
+ * Fenced writes and insert-once results on business tables (docs/design.md steps 3, 4). DynamoDB:
  * `TableResultStore` on a protocol backend (DynamoDB, or the in-memory harness). Same contract suite.
  */
 export interface ResultStore {
@@ -88,7 +88,7 @@ export interface ClaimRequest extends LeaseRef {
   readonly force?: boolean;
 }
 
-/** Lease operations, each one conditional write (DESIGN.md protocol 1, 2, 6). */
+/** Lease operations, each one conditional write (docs/design.md steps 1, 2, 6). */
 export interface LeaseStore {
   /** Claim; never throws for "held" or "already succeeded" — those are decisions. @throws StoreError */
   claim(req: ClaimRequest): Promise<ClaimDecision>;
@@ -113,7 +113,7 @@ export interface HolderSeen {
   readonly fence: number;
 }
 
-/** One run record: one per invocation attempt (DESIGN.md "Data model"). */
+/** One run record: one per invocation attempt (docs/design.md "Items in the library table"). */
 export interface RunRecord {
   readonly job: string;
   readonly shard?: number;
@@ -147,6 +147,11 @@ export interface RunStore {
    * @throws StoreError
    */
   put(record: RunRecord, retentionDays: number): Promise<void>;
+  /**
+   * Slot ids of `job` with a succeeded run record in the range `slotIds` span (one strongly consistent
+   * query, all pages; the sweeper's read, never on a run's path). @throws StoreError
+   */
+  succeededSlots(job: string, slotIds: readonly string[]): Promise<Set<string>>;
   /** Record a displaced holder's run as `abandoned`, unless it already wrote its record. @throws StoreError */
   markAbandoned(
     job: string,

@@ -1,5 +1,5 @@
 /**
- * The run use case for one invocation attempt (DESIGN.md protocol 0–6): claim, run the body under
+ * The run use case for one invocation attempt (docs/design.md steps 0–6): claim, run the body under
  * a kept lease, then write exactly one run record and release. The middy middleware calls it.
  */
 import type { InvocationEvent } from '../core/event.js';

@@ -1,18 +1,16 @@
 /**
- * The sweeper (DESIGN.md "Time": missed-run detection, which Scheduler lacks): for every job, list
+ * The sweeper (docs/design.md "Time": missed-run detection, which Scheduler lacks): for every job, list
  * the expected slots in the recent window, compare them with what succeeded (the lease item's done
  * set and succeeded run records), and re-trigger the missing ones through the normal path with
  * trigger `catch-up`. Every decision lands in a run record (`catch-up-limit`) or a log line.
  */
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobDefinition } from '../core/job-definition.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
-import type { Clock, RunStore } from '../core/ports.js';
+import type { Clock, LeaseStore, RunStore } from '../core/ports.js';
 import { planCatchUp, sweepWindow } from '../core/schedule/catch-up.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import type { Slot } from '../core/schedule/slot.js';
-import { Keys } from '../store/schema.js';
 
 /** A job the sweeper watches, and how to invoke it. */
 export interface SweepTarget {
@@ -49,42 +47,22 @@ export interface SweepReport {
 
 /** Dependencies of {@link sweep}. */
 export interface SweepDeps {
-  readonly doc: DynamoDBDocumentClient;
-  readonly tableName: string;
+  readonly leases: LeaseStore;
   readonly runs: RunStore;
   readonly clock: Clock;
   /** One structured line per decision. @default console.log of JSON */
   readonly log?: (line: Record<string, unknown>) => void;
 }
 
+/** Slot ids that succeeded: the lease's done set and succeeded run records in the slots' range. */
 async function succeededIds(deps: SweepDeps, job: string, slots: readonly Slot[]): Promise<Set<string>> {
-  const done = new Set<string>();
-  const lease = await deps.doc.send(
-    new GetCommand({ TableName: deps.tableName, Key: Keys.lease(job), ConsistentRead: true }),
-  );
-  for (const id of (lease.Item?.doneSlots as Set<string> | undefined) ?? []) done.add(id);
-  const ids = slots.map((s) => s.id).sort();
-  if (ids.length === 0) return done;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await deps.doc.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        FilterExpression: 'outcome = :ok',
-        ProjectionExpression: 'slot',
-        ExpressionAttributeValues: {
-          ':pk': Keys.lease(job).pk,
-          ':from': `RUN#${ids[0]}`,
-          ':to': `RUN#${ids[ids.length - 1]}#\uffff`,
-          ':ok': Outcome.Succeeded,
-        },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) done.add(String(item.slot));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  const lease = await deps.leases.get({ job });
+  const done = new Set<string>(lease?.doneSlots ?? []);
+  for (const id of await deps.runs.succeededSlots(
+    job,
+    slots.map((s) => s.id),
+  ))
+    done.add(id);
   return done;
 }
 

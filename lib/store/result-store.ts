@@ -5,7 +5,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../core/ports.js';
 import { crossLeaseRefused } from '../core/results.js';
-import { showValue } from '../errors.js';
+import { showValue } from '../core/show-value.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
 import {
   crossLeaseWrite,

@@ -6,11 +6,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PayoutRequest } from '../../functions/merchant-settlement.js';
+import { ControlledClock } from '../../harness/faults/clock.js';
+import { on } from '../../harness/faults/sdk-faults.js';
+import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
-import { ControlledClock } from '../../lib/faults/clock.js';
-import { on } from '../../lib/faults/sdk-faults.js';
-import { type PaymentService, startPaymentService } from '../../lib/local/payment-service.js';
-import { deliver } from '../../lib/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import type { JobContext } from '../../lib/runtime/job-context.js';
 import { DynamoEffectStore } from '../../lib/store/effect-store.js';

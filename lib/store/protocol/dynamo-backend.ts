@@ -9,13 +9,14 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  paginateQuery,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { compileExpressions } from './expression.js';
+import { type Condition, compileExpressions } from './expression.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
-import type { Item, ProtocolBackend, ProtocolRequest, RequestOutcome, Write } from './request.js';
+import type { Item, KeyRange, ProtocolBackend, ProtocolRequest, RequestOutcome, Write } from './request.js';
 
 /** Key of the {@link RequestTag} in an SDK command's handler context. */
 export const REQUEST_TAG = 'cronfenceRequest';
@@ -84,6 +85,29 @@ export class DynamoBackend implements ProtocolBackend {
       }),
     );
     return out.Item;
+  }
+
+  async query(table: string, range: KeyRange, filter?: Condition): Promise<Item[]> {
+    const f = compileExpressions(filter);
+    const items: Item[] = [];
+    const pages = paginateQuery(
+      { client: this.doc },
+      {
+        TableName: table,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :fromSk AND :toSk',
+        ...(f.ConditionExpression !== undefined && { FilterExpression: f.ConditionExpression }),
+        ExpressionAttributeNames: { ...f.ExpressionAttributeNames, '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: {
+          ...f.ExpressionAttributeValues,
+          ':pk': range.pk,
+          ':fromSk': range.fromSk,
+          ':toSk': range.toSk,
+        },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) items.push(...(page.Items ?? []));
+    return items;
   }
 
   private async single(request: ProtocolRequest, w: Write): Promise<RequestOutcome> {

@@ -4,14 +4,14 @@
  * exploration finds a violation and shrinks it to a small, replayable history.
  */
 import { describe, expect, it } from 'vitest';
-import { type BackendFactory, memoryBackend } from '../../../lib/drills/explorer/backends.js';
-import { explore, replayHistory } from '../../../lib/drills/explorer/explore.js';
-import type { HistorySpec } from '../../../lib/drills/explorer/history.js';
-import { createMemoryDeps } from '../../../lib/drills/memory-deps.js';
+import { type BackendFactory, memoryBackend } from '../../../harness/drills/explorer/backends.js';
+import { explore, replayHistory } from '../../../harness/drills/explorer/explore.js';
+import type { HistorySpec } from '../../../harness/drills/explorer/history.js';
+import { createMemoryDeps } from '../../../harness/drills/memory-deps.js';
+import { MemoryClient, MemoryDb } from '../../../harness/memory/index.js';
+import { MemoryBackend } from '../../../harness/memory/memory-backend.js';
 import { TableEffectStore } from '../../../lib/store/effect-store.js';
 import { TableLeaseStore } from '../../../lib/store/lease-store.js';
-import { MemoryClient, MemoryDb } from '../../../lib/store/memory/index.js';
-import { MemoryBackend } from '../../../lib/store/memory/memory-backend.js';
 import type { Condition } from '../../../lib/store/protocol/expression.js';
 import type { ProtocolBackend, ProtocolRequest } from '../../../lib/store/protocol/request.js';
 import { TableResultStore } from '../../../lib/store/result-store.js';
@@ -42,6 +42,7 @@ function broken(inner: ProtocolBackend): ProtocolBackend {
         })) as unknown as ProtocolRequest['writes'],
       }),
     get: (table, key) => inner.get(table, key),
+    query: (...args) => inner.query(...args),
   };
 }
 
