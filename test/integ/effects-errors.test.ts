@@ -6,7 +6,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type PayoutRequest, payoutKey } from '../../functions/merchant-settlement.js';
 import { MERCHANTS } from '../../functions/merchants.js';
-import { ControlledClock } from '../../harness/faults/clock.js';
 import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
 import { deliver, lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
