@@ -199,10 +199,12 @@ export class DeadlineError extends CronfenceError {
  * The abort reason of the run's signal once it finishes for any reason.
  */
 export class RunFinishedError extends CronfenceError {
-  constructor(what = 'write') {
+  override readonly name = 'RunFinishedError';
+  constructor(what = 'write or effect', options?: ErrorOptions) {
     super(
       ErrorCode.RunFinished,
       `run finished: its outcome is being recorded; no ${what} is accepted any more`,
+      options,
     );
   }
 }

@@ -53,6 +53,43 @@ function probe(
   });
 }
 
+/**
+ * Holder A freezes with its clock at `at` (by its own reading its lease never lapses; its renewals never
+ * land), successor B claims after A's 60 s lease and runs to the end, then A wakes.
+ * @returns A's and B's results
+ */
+async function frozenHolderThenSuccessor(job: ReturnType<typeof probe>, at: 'after-claim' | 'before-finish') {
+  const wake = gate();
+  const paused = gate();
+  const clockA = new ControlledClock();
+  const a = stack.worker({
+    clock: clockA,
+    pausePoint: async (name) => {
+      if (name !== at) return;
+      clockA.freeze();
+      paused.open();
+      await wake.promise;
+    },
+  });
+  a.faults.add({
+    name: 'A frozen: renewals never land',
+    match: on.renew,
+    action: { kind: 'hold', release: new Promise(() => undefined) },
+    times: 100,
+  });
+  const ra = deliver(
+    job.withDeps(() => a.deps),
+    { job: 'authority-probe', scheduledTimeMs: SLOT_MS, label: 'A' },
+  );
+  await paused.promise;
+  const rb = await deliver(
+    job.withDeps(() => stack.worker({ clock: new ControlledClock(61_000) }).deps),
+    { job: 'authority-probe', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'B' },
+  );
+  wake.open();
+  return { a: await ra, b: rb };
+}
+
 const requests = (key: string) => (service?.requestsFor(key) ?? []).map((q) => `${q.method} ${q.status}`);
 const recordsOf = async (job = 'authority-probe') =>
   (await stack.runRecords(job)).map((r) => `${r.fence}:${r.outcome}/${r.reason ?? '-'}`).sort();
@@ -144,42 +181,12 @@ describe('2. a renewal delivered after the release', () => {
 
 describe('3. a lower fence on an insert-once row', () => {
   it('refuses the frozen holder’s fenced write: the row keeps one fence attribute, 2, whichever writer created it', async () => {
-    const wake = gate();
-    const paused = gate();
-    const clockA = new ControlledClock();
     const body = async (ctx: JobContext) => {
       await ctx.insertOnce(stack.reports, { reportDate: 'K' }, { body: `insert by ${ctx.fence}` });
       await ctx.fencedPut(stack.reports, { reportDate: 'K' }, { total: ctx.fence });
     };
-    const job = probe(body);
-    const a = stack.worker({
-      clock: clockA,
-      pausePoint: async (name) => {
-        if (name !== 'after-claim') return;
-        clockA.freeze(); // A freezes with its clock: by its own reading its lease never lapses
-        paused.open();
-        await wake.promise;
-      },
-    });
-    a.faults.add({
-      name: 'A cut off: renewals never land',
-      match: on.renew,
-      action: { kind: 'hold', release: new Promise(() => undefined) },
-      times: 100,
-    });
-    const ra = deliver(
-      job.withDeps(() => a.deps),
-      { job: 'authority-probe', scheduledTimeMs: SLOT_MS, label: 'A' },
-    );
-    await paused.promise;
-    const b = stack.worker({ clock: new ControlledClock(61_000) });
-    const rb = await deliver(
-      job.withDeps(() => b.deps),
-      { job: 'authority-probe', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'B' },
-    );
+    const { a: resA, b: rb } = await frozenHolderThenSuccessor(probe(body), 'after-claim');
     expect(rb.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
-    wake.open();
-    const resA = await ra;
     expect(resA.summary).toMatchObject({ outcome: 'stale', reason: 'stale-fence', fence: 1 });
     expect(resA.summary?.error?.message).toContain('stored fence is 2');
     const rows = await stack.scan(stack.reports);
@@ -501,37 +508,9 @@ describe('7. a `sending` effect nobody can see or settle', () => {
 
 describe('8. a paused holder whose writes all landed before a takeover', () => {
   it('records stale / lease-lost next to its successor, never succeeded', async () => {
-    const wake = gate();
-    const paused = gate();
-    const clockA = new ControlledClock();
     const job = probe((ctx) => ctx.fencedPut(stack.reports, { reportDate: 'r' }, { by: ctx.fence }));
-    const a = stack.worker({
-      clock: clockA,
-      pausePoint: async (name) => {
-        if (name !== 'before-finish') return;
-        clockA.freeze();
-        paused.open();
-        await wake.promise;
-      },
-    });
-    a.faults.add({
-      name: 'A paused: renewals never land',
-      match: on.renew,
-      action: { kind: 'hold', release: new Promise(() => undefined) },
-      times: 100,
-    });
-    const ra = deliver(
-      job.withDeps(() => a.deps),
-      { job: 'authority-probe', scheduledTimeMs: SLOT_MS, label: 'A' },
-    );
-    await paused.promise;
-    const rb = await deliver(
-      job.withDeps(() => stack.worker({ clock: new ControlledClock(61_000) }).deps),
-      { job: 'authority-probe', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'B' },
-    );
+    const { a: resA, b: rb } = await frozenHolderThenSuccessor(job, 'before-finish');
     expect(rb.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
-    wake.open();
-    const resA = await ra;
     expect(resA.summary).toMatchObject({ outcome: 'stale', reason: 'lease-lost', fence: 1 });
     expect(await recordsOf()).toEqual(['1:stale/lease-lost', '2:succeeded/-']);
     expect(await stack.scan(stack.reports)).toEqual([expect.objectContaining({ by: 2, fence: 2 })]);

@@ -4,11 +4,10 @@
  * exploration finds a violation and shrinks it to a small, replayable history.
  */
 import { describe, expect, it } from 'vitest';
-import { type BackendFactory, memoryBackend } from '../../../harness/drills/explorer/backends.js';
+import { memoryBackendWith } from '../../../harness/drills/explorer/backends.js';
 import { explore, replayHistory } from '../../../harness/drills/explorer/explore.js';
 import type { HistorySpec } from '../../../harness/drills/explorer/history.js';
-import { createMemoryDeps } from '../../../harness/drills/memory-deps.js';
-import { MemoryClient, MemoryDb } from '../../../harness/memory/index.js';
+import { MemoryClient } from '../../../harness/memory/index.js';
 import { MemoryBackend } from '../../../harness/memory/memory-backend.js';
 import { TableEffectStore } from '../../../lib/store/effect-store.js';
 import { TableLeaseStore } from '../../../lib/store/lease-store.js';
@@ -46,32 +45,16 @@ function broken(inner: ProtocolBackend): ProtocolBackend {
   };
 }
 
-const brokenHolderOnly: BackendFactory = async (now) => {
-  const base = await memoryBackend(now);
-  const db = new MemoryDb(now);
+const brokenHolderOnly = memoryBackendWith((deps, p, db) => {
+  const backend = broken(new MemoryBackend(new MemoryClient(db, { faults: p.faults })));
   return {
-    ...base,
-    runRecords: async (job) =>
-      db.scan('cronfence').filter((i) => i.pk === `JOB#${job}` && String(i.sk).startsWith('RUN#')),
-    depsFor: (p) => {
-      const deps = createMemoryDeps({
-        db,
-        clock: p.clock,
-        faults: p.faults,
-        pausePoint: p.pausePoint,
-        observe: p.observe,
-      });
-      const backend = broken(new MemoryBackend(new MemoryClient(db, { faults: p.faults })));
-      return {
-        ...deps,
-        leases: new TableLeaseStore(backend, deps.tableName),
-        runs: new TableRunStore(backend, deps.tableName),
-        results: new TableResultStore(backend, deps.tableName),
-        effects: (job: string) => new TableEffectStore(backend, deps.tableName, job),
-      };
-    },
+    ...deps,
+    leases: new TableLeaseStore(backend, deps.tableName),
+    runs: new TableRunStore(backend, deps.tableName),
+    results: new TableResultStore(backend, deps.tableName),
+    effects: (job: string) => new TableEffectStore(backend, deps.tableName, job),
   };
-};
+});
 
 describe('history explorer: the holder-only condition without the running state', () => {
   it('is caught with a shrunk, replayable counterexample', async () => {
