@@ -279,7 +279,7 @@ describe('observability', () => {
     synth.template.resourceCountIs('AWS::SNS::Topic', 1);
     synth.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms.length).toBe(7 * 2 + 2); // 7 per job (incl. unsettled effects), 2 for the sweeper
+    expect(alarms.length).toBe(7 * 2 + 2); // 7 per job (unsettled effects included) for the 2 jobs, + 2
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
   });
 });
