@@ -4,7 +4,7 @@
  */
 import type { InvocationEvent } from '../core/event.js';
 import type { JobDefinition } from '../core/job-definition.js';
-import { leaseUntil, nextDoneSlots } from '../core/lease.js';
+import { type ClaimDecision, leaseUntil, nextDoneSlots } from '../core/lease.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
@@ -80,15 +80,32 @@ export class RunSession {
 
   /** Claim the lease. Returns the job context, or the summary of a skip (already recorded). @throws StoreError */
   async begin(): Promise<{ kind: 'run'; ctx: JobContext } | { kind: 'skipped'; summary: RunSummary }> {
-    const { leases, runs, clock } = this.deps;
     const remaining = this.lambda.getRemainingTimeInMillis();
     if (remaining < MIN_REMAINING_TO_CLAIM_MS) {
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.Deadline) };
     }
-    const nowMs = clock.now();
+    const nowMs = this.deps.clock.now();
     const leaseMs = this.def.lease.durationSeconds * 1000;
     const untilMs = leaseUntil(nowMs, leaseMs, remaining);
-    const decision = await leases
+    const decision = await this.claim(nowMs, untilMs);
+    if (decision.kind !== 'acquired') return { kind: 'skipped', summary: await this.skip(decision) };
+    this.fence = decision.fence;
+    this.doneSlots = decision.doneSlots;
+    this.emit({
+      type: 'claim-won',
+      leaseUntilMs: untilMs,
+      ownWrite: decision.ownWrite,
+      ...(decision.previous && { previousRunId: decision.previous.runId }),
+    });
+    await this.markDisplaced(decision, nowMs);
+    this.keeper = this.startKeeper(decision.fence, leaseMs, untilMs);
+    await this.pause('after-claim');
+    return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
+  }
+
+  /** Claim the lease (docs/design.md step 1). A StoreError is recorded (best effort) and rethrown. */
+  private claim(nowMs: number, untilMs: number): Promise<ClaimDecision> {
+    return this.deps.leases
       .claim({
         job: this.def.name,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
@@ -111,38 +128,38 @@ export class RunSession {
         }
         throw err;
       });
+  }
+
+  /** Record the skip a refused claim decided: already succeeded, or held (same slot / overlap). */
+  private async skip(decision: Exclude<ClaimDecision, { kind: 'acquired' }>): Promise<RunSummary> {
     if (decision.kind === 'already-succeeded') {
       this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
-      return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.AlreadySucceeded) };
+      return this.record(Outcome.Skipped, Reason.AlreadySucceeded);
     }
-    if (decision.kind === 'held') {
-      const holderSeen = {
-        runId: decision.holderRunId,
-        slot: decision.holderSlot,
-        leaseUntilMs: decision.leaseUntilMs,
-        fence: decision.fence,
-      };
-      const reason = decision.sameSlot ? Reason.LeaseHeld : Reason.Overlap;
-      this.emit({
-        type: 'claim-lost',
-        reason,
-        holderRunId: decision.holderRunId,
-        leaseUntilMs: decision.leaseUntilMs,
-      });
-      return { kind: 'skipped', summary: await this.record(Outcome.Skipped, reason, { holderSeen }) };
-    }
-    this.fence = decision.fence;
-    this.doneSlots = decision.doneSlots;
+    const holderSeen = {
+      runId: decision.holderRunId,
+      slot: decision.holderSlot,
+      leaseUntilMs: decision.leaseUntilMs,
+      fence: decision.fence,
+    };
+    const reason = decision.sameSlot ? Reason.LeaseHeld : Reason.Overlap;
     this.emit({
-      type: 'claim-won',
-      leaseUntilMs: untilMs,
-      ownWrite: decision.ownWrite,
-      ...(decision.previous && { previousRunId: decision.previous.runId }),
+      type: 'claim-lost',
+      reason,
+      holderRunId: decision.holderRunId,
+      leaseUntilMs: decision.leaseUntilMs,
     });
-    // The holder we displaced, and the one it displaced if its claim was never acknowledged to it.
+    return this.record(Outcome.Skipped, reason, { holderSeen });
+  }
+
+  /** Mark the holder we displaced abandoned, and the one it displaced if its claim was never acknowledged to it. */
+  private async markDisplaced(
+    decision: Extract<ClaimDecision, { kind: 'acquired' }>,
+    nowMs: number,
+  ): Promise<void> {
     for (const p of [decision.previous, decision.previous?.displaced]) {
       if (!p?.abandoned) continue;
-      await runs.markAbandoned(
+      await this.deps.runs.markAbandoned(
         this.def.name,
         { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },
         this.runId,
@@ -151,14 +168,18 @@ export class RunSession {
       );
       this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
     }
-    this.keeper = new LeaseKeeper({
-      leases,
-      clock,
+  }
+
+  /** Start renewing the lease every `lease/3` (docs/design.md step 2). */
+  private startKeeper(fence: number, leaseMs: number, untilMs: number): LeaseKeeper {
+    const keeper = new LeaseKeeper({
+      leases: this.deps.leases,
+      clock: this.deps.clock,
       ref: {
         job: this.def.name,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
         runId: this.runId,
-        fence: decision.fence,
+        fence,
       },
       leaseMs,
       renewFraction: this.def.lease.renewFraction,
@@ -172,9 +193,8 @@ export class RunSession {
           ...(r.error !== undefined && { error: String((r.error as Error)?.message ?? r.error) }),
         }),
     });
-    this.keeper.start();
-    await this.pause('after-claim');
-    return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
+    keeper.start();
+    return keeper;
   }
 
   /**

@@ -4,9 +4,8 @@
  * `withDeps` copies; cronfence keeps its state under its own `request.internal` key.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryDeps } from '../../harness/drills/memory-deps.js';
+import { memoryBackend } from '../../harness/drills/explorer/backends.js';
 import { Stage } from '../../harness/drills/stage.js';
-import { MemoryDb } from '../../harness/memory/index.js';
 import { defineJob, type JobMiddleware } from '../../lib/runtime/define-job.js';
 import { INTERNAL_KEY } from '../../lib/runtime/middleware.js';
 
@@ -36,17 +35,10 @@ describe('defineJob(...).use()', () => {
         seen.push('run');
       },
     }).use(audit);
-    let db = new MemoryDb();
-    const stage = new Stage(T0, (p) =>
-      createMemoryDeps({
-        db,
-        clock: p.clock,
-        faults: p.faults,
-        pausePoint: p.pausePoint,
-        observe: p.observe,
-      }),
-    );
-    db = new MemoryDb(() => stage.time.nowMs);
+    let now = () => T0;
+    const backend = await memoryBackend(() => now());
+    const stage = new Stage(T0, (p) => backend.depsFor(p));
+    now = () => stage.time.nowMs;
     const r = stage.deliver(
       { worker: stage.worker('A'), handler, job: 'used', scheduledTimeMs: SLOT, label: 'A' },
       0,
