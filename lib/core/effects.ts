@@ -69,8 +69,8 @@ export interface EffectProvider<TRequest = unknown> {
   readonly lookupSettleMs?: number;
   /**
    * How long the provider remembers an idempotency key, ms (e.g. about 24 h for common payment APIs).
-   * Past it, from the key's first send less the skew budget, a `sending` effect is never resent: it
-   * is reconciled by `lookup`, or goes to `needs-review`. REQUIRED when `idempotencyKeys` is true
+   * A `sending` effect is resent only within half of it (from the key's first send, less the skew
+   * budget); past that it is reconciled by `lookup`, or goes to `needs-review`, never resent. REQUIRED when `idempotencyKeys` is true
    * (`ctx.effect` throws InvalidArgumentError without it); `Number.POSITIVE_INFINITY` for a provider
    * that never forgets.
    */

@@ -104,14 +104,16 @@ export function decideExisting(stored: StoredEffect, me: EffectActor): EffectDec
 }
 
 /**
- * True while a resend under the key is still deduplicated by the provider: less than its key retention
- * has passed since the key was first sent, by the sender's clock against ours, less the skew budget
- * (a resend must not reach the provider after the key is gone). Unknown times count as expired.
+ * True while a resend under the key is surely still deduplicated by the provider: less than HALF its
+ * key retention (and less the skew budget) has passed since the key was first sent, by the sender's
+ * clock against ours. The half is the margin for clocks that left the budget (a clock frozen through a
+ * VM freeze reads behind until it is corrected): a resend must never reach a provider that forgot the
+ * key. Past it, lookup or `needs-review`. Unknown times count as expired.
  */
 export function keyStillRemembered(stored: StoredEffect, me: EffectActor): boolean {
   if (me.keyRetentionMs === undefined) return true;
   if (me.nowMs === undefined || stored.createdAtMs === undefined) return false;
-  return me.nowMs - Number(stored.createdAtMs) < me.keyRetentionMs - CLOCK_SKEW_BUDGET_MS;
+  return me.nowMs - Number(stored.createdAtMs) < me.keyRetentionMs / 2 - CLOCK_SKEW_BUDGET_MS;
 }
 
 /** The result a job sees, from a stored (or just written) effect record. */

@@ -70,7 +70,9 @@ export function shapesArbitrary(maxWorkers: number): fc.Arbitrary<ShapeSpec> {
       }),
     ),
     lookupOnly: fc.boolean(),
-    keyRetentionMs: maybe(fc.integer({ min: 60_000, max: 1_800_000 })),
+    // Key retention at least twice the worst clock error generated (a 200 s frozen clock): the
+    // documented assumption of the half-retention resend rule (docs/clock-skew.md).
+    keyRetentionMs: maybe(fc.integer({ min: 400_000, max: 3_600_000 })),
     skewedLookup: maybe(
       fc.record({
         worker,
