@@ -53,6 +53,10 @@ function fromEnv<T>(path: string, name: string): EffectProvider<T> | undefined {
     path,
     ...parseCapabilities(process.env.PAYMENTS_CAPABILITIES),
     timeoutMs: Number(process.env.PAYMENTS_TIMEOUT_MS ?? 5_000),
+    // What the payment API declares (docs/design.md protocol 5): how long a request may stay in flight
+    // after it was sent, and how long it remembers an idempotency key (24 h, like common payment APIs).
+    lookupSettleMs: Number(process.env.PAYMENTS_LOOKUP_SETTLE_MS ?? 30_000),
+    keyRetentionMs: Number(process.env.PAYMENTS_KEY_RETENTION_MS ?? 86_400_000),
   });
 }
 

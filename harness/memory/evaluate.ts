@@ -21,6 +21,7 @@ export function holds(condition: Condition, item: Item | undefined): boolean {
       const w = condition.value;
       if (!comparable(v, w)) return false;
       if (condition.op === '=') return v === w;
+      if (condition.op === '<>') return v !== w;
       return condition.op === '<' ? v < (w as typeof v) : v <= (w as typeof v);
     }
     case 'not-contains': {

@@ -121,7 +121,7 @@ export function memoryStores(client: MemoryClient, tableName: string) {
   return {
     leases: new TableLeaseStore(backend, tableName),
     runs: new TableRunStore(backend, tableName),
-    results: new TableResultStore(backend),
+    results: new TableResultStore(backend, tableName),
     effects: (job: string) => new TableEffectStore(backend, tableName, job),
   };
 }

@@ -47,11 +47,18 @@ export type InsertOnceResult =
  */
 export interface ResultStore {
   /**
-   * Create or overwrite a protected item under a fence.
-   * @throws StaleFenceError carrying the stored fence when a newer holder already wrote it.
-   * @throws ResultConflictError when another lease fences the item; StoreError on store failure.
+   * Create or overwrite a protected item under a fence (`fence` + `fencedBy`, the same attributes
+   * insert-once writes). `options.adoptUnfenced` also accepts an existing item that was never fenced.
+   * @throws StaleFenceError carrying the stored fence when a newer holder of our lease already wrote it.
+   * @throws ResultConflictError when the item exists unfenced (not adopted), or another lease that still
+   *   runs fenced it; StoreError on store failure.
    */
-  fencedPut(ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext): Promise<void>;
+  fencedPut(
+    ref: ItemRef,
+    attributes: Record<string, unknown>,
+    fc: FenceContext,
+    options?: { readonly adoptUnfenced?: boolean },
+  ): Promise<void>;
   /**
    * Insert a business result once; `existing` with the stored row when it is already there.
    * @throws StaleFenceError when a newer holder owns the row; StoreError on store failure.
@@ -161,7 +168,9 @@ export type SendingResult =
   /** The effect record refused the write: here it is. */
   | { readonly kind: 'existing'; readonly item: EffectItem }
   /** The lease check refused: another run holds the lease (its item, if returned). */
-  | { readonly kind: 'lease-lost'; readonly lease: Record<string, unknown> | undefined };
+  | { readonly kind: 'lease-lost'; readonly lease: Record<string, unknown> | undefined }
+  /** Cross-lease reconciliation refused: the lease the effect was last moved under is still running. */
+  | { readonly kind: 'other-lease-running'; readonly lease: string };
 
 /** Result of recording an outcome. */
 export type RecordResult =
@@ -186,10 +195,25 @@ export type EffectOutcomeUpdate =
   | { readonly status: typeof EffectStatus.Failed; readonly error: { httpStatus: number; message: string } }
   | { readonly status: typeof EffectStatus.NeedsReview; readonly reviewReason: string };
 
-/** An operator's resolution of an effect awaiting review (`cronfence effects resolve`). */
+/**
+ * The operator's "not executed — release for resend" resolution: the provider never executed the
+ * effect; it goes back to `pending` and the next run of the slot sends it under the same key.
+ */
+export const NOT_EXECUTED = 'not-executed';
+
+/** Options of a move to `sending`. */
+export interface EffectMoveOptions {
+  /** The lease the effect was last moved under, when not ours (cross-lease reconciliation). */
+  readonly otherLease?: string;
+  /** The mover's request hash, written on the effect (it has none after a `not-executed` resolution). */
+  readonly requestHash?: string;
+}
+
+/** An operator's resolution of an effect that is not terminal or awaits review (`cronfence effects resolve`). */
 export interface EffectResolution {
   readonly key: string;
-  readonly as: typeof EffectStatus.Succeeded | typeof EffectStatus.Failed;
+  /** What the provider says happened: succeeded, failed, or never executed ({@link NOT_EXECUTED}). */
+  readonly as: typeof EffectStatus.Succeeded | typeof EffectStatus.Failed | typeof NOT_EXECUTED;
   readonly note: string;
   readonly by: string;
   readonly nowMs: number;
@@ -207,8 +231,17 @@ export interface EffectStore {
     fields: { requestHash: string; job: string; provider: string },
     fc: FenceContext,
   ): Promise<SendingResult>;
-  /** Take an effect over for (re)sending, atomically with a lease ownership check. @throws StoreError */
-  moveToSending(key: string, seen: SeenEffect, fc: FenceContext): Promise<SendingResult>;
+  /**
+   * Take an effect over for (re)sending, atomically with a lease ownership check — and, when the effect
+   * was last moved under `otherLease` (not ours), with a check that that lease is released or expired.
+   * @throws StoreError
+   */
+  moveToSending(
+    key: string,
+    seen: SeenEffect,
+    fc: FenceContext,
+    move?: EffectMoveOptions,
+  ): Promise<SendingResult>;
   /** Record the outcome of our own call. @throws StoreError */
   finish(key: string, fc: FenceContext, outcome: EffectOutcomeUpdate): Promise<RecordResult>;
   /** Settle an effect another call left in `sending` without calling the provider. @throws StoreError */

@@ -30,6 +30,12 @@ export {
   type RunSummary,
 } from './run-summary.js';
 
+/**
+ * Lambda time kept back when the run's record waits for the body's operations under way, ms: enough
+ * for the release and the record themselves.
+ */
+export const FINISH_MARGIN_MS = 1_000;
+
 /** One invocation attempt's run. */
 export class RunSession {
   readonly runId: string;
@@ -39,6 +45,8 @@ export class RunSession {
   private doneSlots: ReadonlySet<string> = new Set();
   private keeper: LeaseKeeper | undefined;
   private finished = false;
+  /** Protected operations the body started and that have not settled yet. */
+  private readonly inflight = new Set<Promise<unknown>>();
   private readonly details: Record<string, unknown> = {};
   /** The record of an invocation whose claim failed with a StoreError (the middleware attaches it). */
   unclaimedFailure: RunSummary | undefined;
@@ -199,18 +207,57 @@ export class RunSession {
   async succeed(): Promise<RunSummary> {
     await this.pause('before-finish');
     this.keeper?.assertHeld();
-    this.keeper?.stop();
+    await this.endAuthority();
+    // `succeeded` only where no successor left an abandoned mark (else LeaseLostError → fail() records
+    // `stale / lease-lost`); then the release, conditional on still holding the lease. A refused
+    // release means a successor displaced this run before its mark could land: the record is corrected
+    // to `stale / lease-lost` (RUN_RECORD_CORRECT). A displaced holder never stays `succeeded`.
     const summary = await this.record(Outcome.Succeeded);
     try {
       await this.release(true);
     } catch (err) {
-      // Recorded as succeeded (every write was fenced and accepted). A successor took the expired lease
-      // before our release, or DynamoDB refused the release (throttled): the lease expires by itself,
-      // and a later delivery of this slot finds its results. The outcome stays what the record says.
-      if (!(err instanceof LeaseLostError || err instanceof StoreError)) throw err;
+      if (err instanceof LeaseLostError) return this.record(Outcome.Stale, Reason.LeaseLost, { error: err });
+      // Throttled release after the record: the lease expires by itself, and a later delivery of this
+      // slot finds its results. The outcome stays what the record says.
+      if (!(err instanceof StoreError)) throw err;
       this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: err.message });
     }
     return summary;
+  }
+
+  /**
+   * Track a protected operation (fenced write, insert-once, effect) the body started: the run's record
+   * waits for it (see {@link endAuthority}). @returns `op` itself.
+   */
+  track<T>(op: Promise<T>): Promise<T> {
+    this.inflight.add(op);
+    const done = () => this.inflight.delete(op);
+    op.then(done, done);
+    return op;
+  }
+
+  /**
+   * End the run's authority before its record: abort the signal with RunFinishedError (a body branch
+   * still running — `Promise.all` siblings, un-awaited promises, timers — can start no write or effect
+   * from now on), then wait for the protected operations already under way to settle, bounded by the
+   * Lambda time left minus {@link FINISH_MARGIN_MS}. An effect past its `sending` write either sent its
+   * request (and we wait for the answer) or sees the abort and never sends, so the handler does not
+   * return while an effect sits between `sending` and its request.
+   */
+  private async endAuthority(): Promise<void> {
+    this.keeper?.finish();
+    if (this.inflight.size === 0) return;
+    const boundMs = Math.max(0, this.lambda.getRemainingTimeInMillis() - FINISH_MARGIN_MS);
+    let cancel: (() => void) | undefined;
+    const bound = new Promise<void>((resolve) => {
+      if (this.deps.clock.setTimer) cancel = this.deps.clock.setTimer(resolve, boundMs);
+      else {
+        const t = setTimeout(resolve, boundMs);
+        cancel = () => clearTimeout(t);
+      }
+    });
+    await Promise.race([Promise.allSettled([...this.inflight]), bound]);
+    cancel?.();
   }
 
   /**
@@ -219,9 +266,11 @@ export class RunSession {
    * Lambda/Scheduler retry. @returns the summary and whether the caller should rethrow.
    */
   async fail(err: unknown): Promise<{ summary: RunSummary; rethrow: boolean }> {
-    this.keeper?.stop();
-    if (!this.claimed || this.finished)
+    if (!this.claimed || this.finished) {
+      this.keeper?.finish();
       return { summary: this.summary(Outcome.Failed, Reason.Error, err), rethrow: true };
+    }
+    await this.endAuthority();
     if (err instanceof StaleFenceError || err instanceof LeaseLostError) {
       if (err instanceof StaleFenceError) {
         this.emit({
@@ -351,6 +400,7 @@ export class RunSession {
       // Not aborted, lease not lapsed by our clock (minus the skew budget), deadline not reached.
       assertHeld: () => keeper.assertHeld(),
       details: this.details,
+      track: (op) => this.track(op),
       pause: (name, key) => this.pause(name, key),
       emit: (e) => this.emit(e),
     });

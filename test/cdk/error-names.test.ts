@@ -29,6 +29,7 @@ const ERRORS: Record<string, string> = {
   IdempotencyConflictError: `'k1'`,
   EffectOutcomeUnknownError: `'k1', 'timeout'`,
   DeadlineError: `500, 'claim'`,
+  RunFinishedError: `'effect'`,
   StoreError: `'PutItem (run record)', new Error('boom')`,
   InvalidArgumentError: `'--from', 'x', 'bad'`,
   EffectNotInReviewError: `'k1', undefined, 'pay'`,

@@ -209,15 +209,16 @@ describe.each(JOBS)('job $name', (job) => {
     });
   });
 
-  it('has six alarms (failed, stale, abandoned, needs-review, DLQ, no success in two periods)', () => {
+  it('has seven alarms (failed, stale, abandoned, needs-review, unsettled effect, DLQ, no success in two periods)', () => {
     const alarms = synth.template.findResources('AWS::CloudWatch::Alarm', {
       Properties: { AlarmDescription: Match.stringLikeRegexp(`job "${job.name}"`) },
     });
-    expect(Object.keys(alarms)).toHaveLength(6);
+    expect(Object.keys(alarms)).toHaveLength(7);
     const metricNames = Object.values(alarms).map((a) => a.Properties.MetricName);
     expect(metricNames.sort()).toEqual([
       'ApproximateNumberOfMessagesVisible',
       'EffectNeedsReview',
+      'EffectUnsettled',
       'RunAbandoned',
       'RunFailed',
       'RunStale',
@@ -335,8 +336,8 @@ describe('observability', () => {
     synth.template.resourceCountIs('AWS::SNS::Topic', 1);
     synth.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
-    // Six per registered job, two for the sweeper.
-    expect(alarms.length).toBe(6 * jobs.length + 2);
+    // Seven per registered job (unsettled effects included), two for the sweeper.
+    expect(alarms.length).toBe(7 * jobs.length + 2);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
   });
 });

@@ -54,7 +54,7 @@ export const fastClaimsOverSlow: Drill = {
         check(
           'the report is F’s',
           items.length === 1 && items[0]?.runId === F.summary?.runId,
-          items.map((i) => `lastFence=${i.lastFence}`).join(';'),
+          items.map((i) => `fence=${i.fence}`).join(';'),
         ),
         recordsMatch([S, F], records),
         ...(await ctx.verifyApp([h])),

@@ -31,6 +31,8 @@ function print(label: string, r: ExploreReport, ms: number): void {
     );
   console.log('  faults injected, by kind:');
   console.log(counts(r.faults));
+  console.log('  histories, by safety shape:');
+  console.log(counts(r.shapes));
   console.log('  invocations, by outcome:');
   console.log(counts(r.outcomes));
 }

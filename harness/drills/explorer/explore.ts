@@ -11,6 +11,7 @@ import { type BackendFactory, memoryBackend } from './backends.js';
 import { type HistoryShape, type HistorySpec, historyArbitrary } from './history.js';
 import { checkInvariants, INVARIANTS } from './invariants.js';
 import { type HistoryOutcome, runHistory } from './run-history.js';
+import { SHAPES, shapesOf } from './shapes.js';
 
 /** Options of {@link explore}. */
 export interface ExploreOptions {
@@ -37,6 +38,8 @@ export interface ExploreReport {
   readonly faults: Readonly<Record<string, number>>;
   /** Invocations by outcome over all histories. */
   readonly outcomes: Readonly<Record<string, number>>;
+  /** Histories by safety shape (lib/drills/explorer/shapes.ts), every shape named, 0 included. */
+  readonly shapes: Readonly<Record<string, number>>;
   readonly workers: { readonly min: number; readonly max: number };
   readonly deliveries: number;
   /** The failure, shrunk, when an invariant broke. */
@@ -58,6 +61,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const budget = o.shape?.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS;
   const faults: Record<string, number> = {};
   const outcomes: Record<string, number> = {};
+  const shapes: Record<string, number> = Object.fromEntries(SHAPES.map((n) => [n, 0]));
   let histories = 0;
   let deliveries = 0;
   let minW = Number.POSITIVE_INFINITY;
@@ -71,6 +75,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     minW = Math.min(minW, spec.skewsMs.length);
     maxW = Math.max(maxW, spec.skewsMs.length);
     add(faults, faultsByKind(outcome.entries));
+    for (const n of shapesOf(spec.shapes)) shapes[n] = (shapes[n] ?? 0) + 1;
     const provider = outcome.provider.dropped;
     if (provider) add(faults, { 'provider-response-lost': provider });
     for (const r of outcome.results) {
@@ -96,6 +101,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     invariants: INVARIANTS,
     faults,
     outcomes,
+    shapes,
     workers: { min: Number.isFinite(minW) ? minW : 0, max: maxW },
     deliveries,
   };

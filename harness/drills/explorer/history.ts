@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
 import type { PausePointName } from '../../../lib/runtime/deps.js';
+import { type ShapeSpec, shapesArbitrary } from './shapes.js';
 
 /** One delivery. */
 export interface HistoryDelivery {
@@ -77,6 +78,8 @@ export interface HistorySpec {
   readonly workMs: number;
   readonly deliveries: readonly HistoryDelivery[];
   readonly faults: readonly HistoryFault[];
+  /** Safety shapes (lib/drills/explorer/shapes.ts). @default none: the base history */
+  readonly shapes?: ShapeSpec;
 }
 
 /** Options of {@link historyArbitrary}. */
@@ -179,12 +182,14 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         .array(group, { minLength: 1, maxLength: Math.ceil((shape.maxDeliveries ?? 24) / 3) })
         .map((groups) => groups.flat()),
       faults: fc.array(fault, { maxLength: shape.maxFaults ?? 10 }),
+      shapes: shapesArbitrary(maxWorkers),
     })
-    .map(({ workers, skews, provider, workMs, deliveries, faults }) => ({
+    .map(({ workers, skews, provider, workMs, deliveries, faults, shapes }) => ({
       skewsMs: skews.slice(0, workers),
       provider,
       workMs,
       deliveries: deliveries.map((d) => ({ ...d, worker: d.worker % workers })),
       faults: faults.map((f) => ({ ...f, worker: f.worker % workers })),
+      shapes,
     }));
 }

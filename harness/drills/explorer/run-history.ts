@@ -10,8 +10,9 @@ import type { Recorded } from '../../report/recording.js';
 import { Stage, type Worker } from '../stage.js';
 import type { BackendFactory, HistoryBackend } from './backends.js';
 import type { HistorySpec } from './history.js';
-import { explorerJobs, SLOT_MINUTES } from './jobs.js';
+import { SLOT_MINUTES } from './jobs.js';
 import { SimProvider } from './provider.js';
+import { type SendCall, shapedJobs } from './shapes.js';
 
 /**
  * True time every in-memory history starts at (a fixed instant: the same spec replays the same
@@ -30,6 +31,10 @@ export interface HistoryOutcome {
   /** Deliveries that never settled (killed). */
   readonly unsettled: number;
   readonly backend: HistoryBackend['name'];
+  /** Every provider call, with its run and true time. */
+  readonly sends: readonly SendCall[];
+  /** Workers whose clock left the skew budget (frozen-clock, skewed-lookup shapes). */
+  readonly offBudgetWorkers: ReadonlySet<string>;
 }
 
 function partition(w: Worker, ms: number): void {
@@ -110,13 +115,36 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
     const s = new Stage(start, (p) => backend.depsFor(p));
     stage = s;
     const sleep = (ms: number) => s.time.sleep(ms);
-    const provider = new SimProvider({ ...spec.provider, latencyMs: 40, sleep });
-    const jobs = explorerJobs({ provider, sleep, workMs: spec.workMs });
+    const shapes = spec.shapes;
+    const provider = new SimProvider({
+      ...spec.provider,
+      ...(shapes?.lookupOnly && { idempotencyKeys: false, lookup: true }),
+      ...(shapes?.keyRetentionMs !== undefined && { keyRetentionMs: shapes.keyRetentionMs }),
+      now: () => s.time.nowMs,
+      latencyMs: 40,
+      sleep,
+    });
+    const sends: SendCall[] = [];
+    const jobs = shapedJobs(shapes, { provider, sleep, workMs: spec.workMs, now: () => s.time.nowMs, sends });
+    const offBudgetWorkers = new Set<string>();
     const current: Worker[] = [];
     const generation = spec.skewsMs.map(() => 0);
     const spawn = (i: number) => {
-      const w = s.worker(`W${i}${generation[i] ? `.${generation[i]}` : ''}`, spec.skewsMs[i] ?? 0);
+      const skewed = shapes?.skewedLookup?.worker === i ? shapes.skewedLookup.skewMs : undefined;
+      const w = s.worker(`W${i}${generation[i] ? `.${generation[i]}` : ''}`, skewed ?? spec.skewsMs[i] ?? 0);
       current[i] = w;
+      if (skewed !== undefined) offBudgetWorkers.add(w.name);
+      if (generation[i] === 0 && shapes?.frozenClock?.worker === i) {
+        const f = shapes.frozenClock;
+        offBudgetWorkers.add(w.name);
+        let seen = 0;
+        w.pauses.add({
+          name: `freeze with the clock ${f.ms} ms at ${f.at}`,
+          at: f.at,
+          when: () => ++seen === 1,
+          action: () => w.suspend(f.ms, { clockFrozen: true }),
+        });
+      }
       if (generation[i] === 0)
         applyFaults(spec, i, w, () => {
           generation[i] = (generation[i] ?? 0) + 1;
@@ -126,8 +154,9 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
     for (let i = 0; i < spec.skewsMs.length; i++) spawn(i);
     let last = 0;
     const used = new Set<string>();
-    for (const d of spec.deliveries) {
-      const handler = d.job === 'report' ? jobs.report : jobs.settle;
+    for (const [n, d] of spec.deliveries.entries()) {
+      const reshard = d.job === 'report' && shapes?.reshardFrom !== undefined && n >= shapes.reshardFrom;
+      const handler = reshard ? jobs.resharded : d.job === 'report' ? jobs.report : jobs.settle;
       const atMs = d.slot * SLOT_MS + d.delayMs;
       last = Math.max(last, atMs);
       used.add(`${d.job}|${d.slot}`);
@@ -139,8 +168,11 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
           scheduledTimeMs: start + d.slot * SLOT_MS,
           attemptNumber: d.attempt,
           label: `${d.manual ? 'manual' : d.attempt > 1 ? 'retry' : 'on-time'} ${d.job}#${d.slot}`,
-          ...(d.manual && {
-            extra: { trigger: 'manual', requestedBy: 'explorer', reason: 'history re-run' },
+          ...((d.manual || reshard) && {
+            extra: {
+              ...(d.manual && { trigger: 'manual', requestedBy: 'explorer', reason: 'history re-run' }),
+              ...(reshard && { shard: 0 }),
+            },
           }),
         },
         atMs,
@@ -171,6 +203,7 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
       const slots = spec.deliveries.filter((d) => d.job === job).map((d) => d.slot);
       if (slots.length === 0) continue;
       const handler = jobs[job];
+      const finalClaim = { trigger: 'manual', requestedBy: 'explorer', reason: 'final claim' };
       void s.deliver(
         {
           worker: sweeper,
@@ -178,10 +211,22 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
           job: handler.job.name,
           scheduledTimeMs: start + Math.max(...slots) * SLOT_MS,
           label: `final claim ${job}`,
-          extra: { trigger: 'manual', requestedBy: 'explorer', reason: 'final claim' },
+          extra: finalClaim,
         },
         last + 40 * 60_000,
       );
+      if (job === 'report' && spec.shapes?.reshardFrom !== undefined)
+        void s.deliver(
+          {
+            worker: sweeper,
+            handler: jobs.resharded,
+            job: handler.job.name,
+            scheduledTimeMs: start + Math.max(...slots) * SLOT_MS,
+            label: 'final claim report shard 0',
+            extra: { ...finalClaim, shard: 0 },
+          },
+          last + 41 * 60_000,
+        );
     }
     await s.run();
     const records = [
@@ -195,6 +240,8 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
       provider,
       unsettled: s.unsettled,
       backend: backend.name,
+      sends,
+      offBudgetWorkers,
     };
   } finally {
     await backend.drop();

@@ -9,11 +9,14 @@
 export type Condition =
   /** `attribute_not_exists(path)` */
   | { readonly kind: 'not-exists'; readonly path: string }
-  /** `path = v`, `path < v`, `path <= v`: false when the attribute is missing or of another type. */
+  /**
+   * `path = v`, `path <> v`, `path < v`, `path <= v`: false when the attribute is missing or of another
+   * type (the protocol only uses `<>` on attributes its items always carry).
+   */
   | {
       readonly kind: 'compare';
       readonly path: string;
-      readonly op: '=' | '<' | '<=';
+      readonly op: '=' | '<>' | '<' | '<=';
       readonly value: unknown;
     }
   /** `NOT contains(path, v)`: true when the attribute is missing. */
@@ -24,6 +27,8 @@ export type Condition =
 export const notExists = (path: string): Condition => ({ kind: 'not-exists', path });
 /** `path = value`. */
 export const eq = (path: string, value: unknown): Condition => ({ kind: 'compare', path, op: '=', value });
+/** `path <> value`. */
+export const ne = (path: string, value: unknown): Condition => ({ kind: 'compare', path, op: '<>', value });
 /** `path < value`. */
 export const lt = (path: string, value: unknown): Condition => ({ kind: 'compare', path, op: '<', value });
 /** `path <= value`. */

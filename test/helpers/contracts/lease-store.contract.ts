@@ -132,6 +132,38 @@ export function leaseStoreContract(name: string, make: () => Promise<StoreFixtur
       });
     });
 
+    it('makes release terminal for its owner and fence: a renewal delivered after it is refused and revives nothing', async () => {
+      // Case 2 of issue 12: a renewal held in the network lands after the release.
+      await s.leases.claim(claimOf('r1', 'S1'));
+      await s.leases.release({ job: 'contract-job', runId: 'r1', fence: 1, nowMs: NOW + 5_000 });
+      const err = await s.leases
+        .renew({ job: 'contract-job', runId: 'r1', fence: 1, nowMs: NOW + 1_000, leaseUntilMs: NOW + 61_000 })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LeaseLostError);
+      expect((err as Error).message).toContain('already released it');
+      expect(await s.leases.get({ job: 'contract-job' })).toMatchObject({
+        owner: 'r1',
+        fence: 1,
+        holderState: 'released',
+        leaseUntilMs: 0,
+      });
+      // the next slot's on-time delivery claims at once (no `overlap`)
+      expect(await s.leases.claim(claimOf('r2', 'S2', NOW + 6_000))).toMatchObject({
+        kind: 'acquired',
+        fence: 2,
+      });
+    });
+
+    it('accepts its own release again when the first response was lost', async () => {
+      await s.leases.claim(claimOf('r1', 'S1'));
+      s.faults.add({ name: 'release response lost', match: on.release, action: { kind: 'apply-then-fail' } });
+      await s.leases.release({ job: 'contract-job', runId: 'r1', fence: 1, nowMs: NOW + 5_000 });
+      expect(await s.leases.get({ job: 'contract-job' })).toMatchObject({
+        holderState: 'released',
+        fence: 1,
+      });
+    });
+
     it('treats a claim that was applied but whose response was lost as its own (same fence, ownWrite)', async () => {
       s.faults.add({ name: 'claim response lost', match: on.claim, action: { kind: 'apply-then-fail' } });
       const d = await s.leases.claim(claimOf('r1', 'S1'));

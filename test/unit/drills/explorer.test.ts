@@ -4,13 +4,13 @@
  * store is caught with a shrunk, replayable counterexample.
  */
 import { describe, expect, it } from 'vitest';
-import { type BackendFactory, memoryBackend } from '../../../harness/drills/explorer/backends.js';
+import { memoryBackend, memoryBackendWith } from '../../../harness/drills/explorer/backends.js';
 import { explore, replayHistory } from '../../../harness/drills/explorer/explore.js';
 import type { HistorySpec } from '../../../harness/drills/explorer/history.js';
 import { INVARIANTS } from '../../../harness/drills/explorer/invariants.js';
 import { runHistory } from '../../../harness/drills/explorer/run-history.js';
-import { createMemoryDeps } from '../../../harness/drills/memory-deps.js';
-import { MemoryBackend, MemoryClient, MemoryDb } from '../../../harness/memory/index.js';
+import { SHAPES } from '../../../harness/drills/explorer/shapes.js';
+import { MemoryBackend, MemoryClient } from '../../../harness/memory/index.js';
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../../../lib/core/ports.js';
 import { notExists } from '../../../lib/store/protocol/expression.js';
 import { fencedWrite } from '../../../lib/store/protocol/operations.js';
@@ -67,6 +67,8 @@ describe('history explorer (in memory)', () => {
     ])
       expect(report.faults[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(report.outcomes.succeeded).toBeGreaterThan(0);
+    // every safety shape of issue 12 is generated (lib/drills/explorer/shapes.ts)
+    for (const shape of SHAPES) expect(report.shapes[shape] ?? 0, shape).toBeGreaterThan(0);
     expect(report.outcomes['killed (never settled)']).toBeGreaterThan(0);
   }, 120_000); // CPU-bound: sized for a loaded 2-core machine
 
@@ -88,43 +90,25 @@ describe('history explorer (in memory)', () => {
   });
 
   it('catches a store that accepts a lower fence and prints a shrunk, replayable history', async () => {
-    const broken: BackendFactory = async (now) => {
-      const base = await memoryBackend(now);
-      const db = new MemoryDb(now);
-      return {
-        ...base,
-        runRecords: async (job) =>
-          db.scan('cronfence').filter((i) => i.pk === `JOB#${job}` && String(i.sk).startsWith('RUN#')),
-        depsFor: (p) => {
-          const deps = createMemoryDeps({
-            db,
-            clock: p.clock,
-            faults: p.faults,
-            pausePoint: p.pausePoint,
-            observe: p.observe,
-          });
-          const backend = new MemoryBackend(new MemoryClient(db, { faults: p.faults }));
-          // Forgets the fenced write's condition: any fence overwrites what is stored.
-          const unfenced: typeof fencedWrite = {
-            ...fencedWrite,
-            request: (w) => {
-              const req = fencedWrite.request(w);
-              return { ...req, writes: [{ ...req.writes[0], condition: notExists('no-such-attribute') }] };
-            },
-          };
-          const results: ResultStore = {
-            fencedPut: (ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext) =>
-              perform(backend, unfenced, { ref, attributes, fc }),
-            insertOnce: (
-              ref: ItemRef,
-              a: Record<string, unknown>,
-              fc: FenceContext,
-            ): Promise<InsertOnceResult> => deps.results.insertOnce(ref, a, fc),
-          };
-          return { ...deps, results };
+    const broken = memoryBackendWith((deps, p, db) => {
+      const backend = new MemoryBackend(new MemoryClient(db, { faults: p.faults }));
+      // Forgets the fenced write's condition: any fence overwrites what is stored.
+      const unfenced: typeof fencedWrite = {
+        ...fencedWrite,
+        request: (w) => {
+          const req = fencedWrite.request(w);
+          return { ...req, writes: [{ ...req.writes[0], condition: notExists('no-such-attribute') }] };
         },
       };
-    };
+      const results: ResultStore = {
+        fencedPut: async (ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext) => {
+          await perform(backend, unfenced, { ref, attributes, fc });
+        },
+        insertOnce: (ref: ItemRef, a: Record<string, unknown>, fc: FenceContext): Promise<InsertOnceResult> =>
+          deps.results.insertOnce(ref, a, fc),
+      };
+      return { ...deps, results };
+    });
     const report = await explore({ runs: 200, seed: 7, backend: broken });
     expect(report.failure?.message).toContain(
       'I2 no write accepted with a fence lower than one already stored',
