@@ -78,6 +78,27 @@ export interface ClaimRequest extends LeaseRef {
   readonly lambdaRequestId?: string;
   /** Claim even if the slot is in the done set (manual re-runs). @default false */
   readonly force?: boolean;
+  /** Definition id (`definitionId`): a done set written under another id is ignored. @default none (any) */
+  readonly def?: string;
+}
+
+/** Arguments of a release. */
+export interface ReleaseRequest extends LeaseRef {
+  readonly runId: string;
+  readonly fence: number;
+  readonly nowMs: number;
+  /** The new done set (on success): the slot is recorded as succeeded. */
+  readonly doneSlots?: ReadonlySet<string>;
+  /** Definition id the done set belongs to (written with it). */
+  readonly def?: string;
+  /** Also clear the item's open-claim list (the releaser marked every earlier entry). @default false */
+  readonly clearOpen?: boolean;
+  /**
+   * False when the run could not write its own record: the lease is freed (`leaseUntilMs = 0`) but
+   * the holder stays `running` and on the open list, so the next claimer records it `abandoned`.
+   * @default true
+   */
+  readonly recorded?: boolean;
 }
 
 /** Lease operations, each one conditional write (DESIGN.md protocol 1, 2, 6). */
@@ -90,9 +111,14 @@ export interface LeaseStore {
    * Release: leaseUntilMs = 0, holderState released; with `doneSlots`, record the slot as succeeded.
    * @throws LeaseLostError when owner or fence changed; StoreError
    */
-  release(
-    ref: LeaseRef & { runId: string; fence: number; nowMs: number; doneSlots?: ReadonlySet<string> },
-  ): Promise<void>;
+  release(ref: ReleaseRequest): Promise<void>;
+  /**
+   * Best-effort release by a run whose claim request failed after it may have been applied (lost
+   * response, every retry refused): releases only if the item still names `runId` as a running owner.
+   * @returns the item before the release (its fence is the one the run held), or undefined when the
+   *   lease is not ours. @throws StoreError
+   */
+  releaseIfOwner(ref: LeaseRef & { runId: string; nowMs: number }): Promise<LeaseItem | undefined>;
   /** Read the lease item (CLI and tests only; never on the run's path). */
   get(ref: LeaseRef): Promise<LeaseItem | undefined>;
 }
@@ -129,6 +155,8 @@ export interface RunRecord {
   readonly error?: { readonly name: string; readonly message: string };
   /** Free-form details a job or the runtime adds (e.g. counts, the effect that needs review). */
   readonly details?: Record<string, unknown>;
+  /** Definition id the slot id belongs to (`definitionId`); absent on records written before it existed. */
+  readonly def?: string;
 }
 
 /** Run record persistence. */
@@ -139,6 +167,11 @@ export interface RunStore {
    * @throws StoreError
    */
   put(record: RunRecord, retentionDays: number): Promise<void>;
+  /**
+   * The run id of a `succeeded` record of this slot (and shard) under definition `def` (records without
+   * a definition id count), if any: one Query on the slot's records. @throws StoreError
+   */
+  findSucceeded(job: string, slotId: string, def: string, shard?: number): Promise<string | undefined>;
   /** Record a displaced holder's run as `abandoned`, unless it already wrote its record. @throws StoreError */
   markAbandoned(
     job: string,

@@ -15,12 +15,14 @@
  * what "ownership re-checked by a conditional write right before the call" asks. It saves one write
  * per effect. A `pending` record written by other tooling is still understood (taken over and sent).
  */
+
 import {
   type DynamoDBDocumentClient,
   GetCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { boundText } from '../core/item-bounds.js';
 import { isConditionFailure, itemOfConditionFailure, storeError } from '../store/client.js';
 import { EFFECT_INSERT, EFFECT_MOVE, EFFECT_OWNED, OWNED } from '../store/conditions.js';
 import type { FenceContext } from '../store/result-store.js';
@@ -59,7 +61,6 @@ export type EffectOutcomeUpdate =
   | { readonly status: typeof EffectStatus.NeedsReview; readonly reviewReason: string };
 
 /** Attempts of a transaction that DynamoDB cancels for a concurrent transaction on the same item. */
-const TRANSACTION_CONFLICT_ATTEMPTS = 5;
 
 type Reason = { Code?: string; Item?: Record<string, unknown> };
 
@@ -221,16 +222,19 @@ export class DynamoEffectStore implements EffectStore {
       Object.assign(sets, { fence: fc.fence, runId: fc.runId, leaseKey: fc.leaseKey });
     if (outcome.status === EffectStatus.NeedsReview) {
       Object.assign(sets, {
-        reviewReason: outcome.reviewReason,
+        reviewReason: boundText(outcome.reviewReason),
         [Attr.problem]: outcome.status,
         [Attr.problemAtMs]: fc.nowMs,
       });
     } else {
       Object.assign(sets, { finishedAtMs: fc.nowMs });
       if (outcome.status === EffectStatus.Succeeded) {
-        Object.assign(sets, { providerRef: outcome.providerRef, responseDigest: outcome.responseDigest });
+        Object.assign(sets, {
+          providerRef: boundText(outcome.providerRef),
+          responseDigest: boundText(outcome.responseDigest),
+        });
         if (outcome.resolvedBy) sets.resolvedBy = outcome.resolvedBy;
-      } else sets.error = outcome.error;
+      } else sets.error = { ...outcome.error, message: boundText(outcome.error.message) };
     }
     const names: Record<string, string> = { '#status': 'status', '#fence': 'fence', '#runId': 'runId' };
     const values: Record<string, unknown> = { ...conditionValues };
@@ -274,31 +278,26 @@ export class DynamoEffectStore implements EffectStore {
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.doc.send(
-          // biome-ignore lint/suspicious/noExplicitAny: the two item shapes are checked by the SDK at runtime
-          new TransactWriteCommand({ TransactItems: [leaseCheck, effectWrite] as any }),
-        );
-        return { kind: 'sending' };
-      } catch (err) {
-        const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;
-        if ((err as Error)?.name !== 'TransactionCanceledException' || !reasons) {
-          throw storeError(`TransactWriteItems (${what})`, err);
-        }
-        const [lease, effect] = reasons;
-        if (lease?.Code === 'ConditionalCheckFailed') {
-          return { kind: 'lease-lost', lease: lease.Item ? itemOfConditionFailure(lease) : undefined };
-        }
-        if (effect?.Code === 'ConditionalCheckFailed') {
-          return { kind: 'existing', item: (itemOfConditionFailure(effect) ?? {}) as unknown as EffectItem };
-        }
-        const conflict = reasons.some((r) => r.Code === 'TransactionConflict');
-        if (!conflict || attempt >= TRANSACTION_CONFLICT_ATTEMPTS) {
-          throw storeError(`TransactWriteItems (${what})`, err);
-        }
-        await new Promise((r) => setTimeout(r, 10 * 2 ** attempt + Math.random() * 10));
+    try {
+      await this.doc.send(
+        // biome-ignore lint/suspicious/noExplicitAny: the two item shapes are checked by the SDK at runtime
+        new TransactWriteCommand({ TransactItems: [leaseCheck, effectWrite] as any }),
+      );
+      return { kind: 'sending' };
+    } catch (err) {
+      const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;
+      if ((err as Error)?.name !== 'TransactionCanceledException' || !reasons) {
+        throw storeError(`TransactWriteItems (${what})`, err);
       }
+      const [lease, effect] = reasons;
+      if (lease?.Code === 'ConditionalCheckFailed') {
+        return { kind: 'lease-lost', lease: lease.Item ? itemOfConditionFailure(lease) : undefined };
+      }
+      if (effect?.Code === 'ConditionalCheckFailed') {
+        return { kind: 'existing', item: (itemOfConditionFailure(effect) ?? {}) as unknown as EffectItem };
+      }
+      // Conflicts alone were already retried with backoff by the client (createDocumentClient).
+      throw storeError(`TransactWriteItems (${what})`, err);
     }
   }
 }

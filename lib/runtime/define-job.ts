@@ -160,7 +160,13 @@ export function defineJob(options: JobOptions): JobHandler {
       return undefined as unknown as RunSummary; // `after` replaces it with the run summary
     };
     const handler = middy(base).use(
-      cronfenceMiddleware({ definition, expression, deps, ...(onSummary && { onSummary }) }),
+      cronfenceMiddleware({
+        definition,
+        expression,
+        deps,
+        dispatch: () => (deps() as FanOutDeps).dispatchShards ?? options.dispatch,
+        ...(onSummary && { onSummary }),
+      }),
     );
     return Object.assign(handler as unknown as JobHandler, {
       job: definition,

@@ -3,14 +3,23 @@
  * a kept lease, then write exactly one run record and release. The middy middleware calls it.
  */
 import type { InvocationEvent } from '../core/event.js';
+import { boundDetails } from '../core/item-bounds.js';
 import type { JobDefinition } from '../core/job-definition.js';
-import { leaseUntil, nextDoneSlots } from '../core/lease.js';
+import { CLOCK_SKEW_BUDGET_MS, type ClaimDecision, leaseUntil, nextDoneSlots } from '../core/lease.js';
+import { definitionId, holdersToMark, needsDoneCheck, sameSlotHeldAction } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
-import { validateSlot } from '../core/schedule/validate-slot.js';
-import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
+import { MAX_SLOT_AHEAD_MS, validateSlot } from '../core/schedule/validate-slot.js';
+import {
+  DeadlineError,
+  InvalidEventError,
+  LeaseHeldError,
+  LeaseLostError,
+  StaleFenceError,
+  StoreError,
+} from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
 import { notify, type RuntimeEventBody } from './events.js';
 import { createJobContext, type JobContext } from './job-context.js';
@@ -30,6 +39,9 @@ export {
   type RunSummary,
 } from './run-summary.js';
 
+/** Claim attempts of one invocation when the same slot is held by a holder that may be dead. */
+const MAX_CLAIM_ROUNDS = 4;
+
 /** One invocation attempt's run. */
 export class RunSession {
   readonly runId: string;
@@ -40,11 +52,17 @@ export class RunSession {
   private keeper: LeaseKeeper | undefined;
   private finished = false;
   private readonly details: Record<string, unknown> = {};
+  /** Definition id of this run's slot ids (zone, schedule, DST policy, shard count). */
+  readonly def: string;
+  /** Why the current definition refuses the event's slot (recorded `skipped / not-on-schedule`). */
+  private readonly refusal: InvalidEventError | undefined;
+  /** True once every earlier open claim was marked (the release may then clear the list). */
+  private marked = false;
   /** The record of an invocation whose claim failed with a StoreError (the middleware attaches it). */
   unclaimedFailure: RunSummary | undefined;
 
   constructor(
-    private readonly def: JobDefinition,
+    private readonly def_: JobDefinition,
     expression: ScheduleExpression,
     private readonly deps: RuntimeDeps,
     private readonly event: InvocationEvent,
@@ -52,17 +70,80 @@ export class RunSession {
   ) {
     this.startedAtMs = deps.clock.now();
     this.runId = newRunId(this.startedAtMs);
-    this.slot =
+    this.def = definitionId(def_);
+    const slot =
       event.slotLocalTime !== undefined && expression.kind === 'cron'
-        ? slotFromLocalTime(event.slotLocalTime, expression, def.timeZone, def.businessDate)
-        : slotFromScheduledTime(event.scheduledTimeMs, expression, def.timeZone, def.businessDate);
-    validateSlot(
-      expression,
-      this.slot,
-      event.scheduledTimeMs,
-      event.slotLocalTime !== undefined && expression.kind === 'cron',
-      this.startedAtMs,
+        ? slotFromLocalTime(event.slotLocalTime, expression, def_.timeZone, def_.businessDate)
+        : slotFromScheduledTime(event.scheduledTimeMs, expression, def_.timeZone, def_.businessDate);
+    try {
+      validateSlot(
+        expression,
+        slot,
+        event.scheduledTimeMs,
+        event.slotLocalTime !== undefined && expression.kind === 'cron',
+        this.startedAtMs,
+      );
+      this.slot = slot;
+    } catch (err) {
+      // A time in the future or before 1970 is a bad event (thrown, nothing written). A real time that
+      // is not an occurrence of the CURRENT schedule (a retry of an occurrence of the schedule before a
+      // redeploy) is recorded under its UTC minute, a slot id no occurrence uses, and not run.
+      const year = new Date(event.scheduledTimeMs).getUTCFullYear();
+      if (
+        !(err instanceof InvalidEventError) ||
+        err.field !== 'scheduledTime' ||
+        event.scheduledTimeMs > this.startedAtMs + MAX_SLOT_AHEAD_MS ||
+        year < 1970
+      )
+        throw err;
+      this.refusal = err;
+      this.slot = { ...slot, id: `${new Date(event.scheduledTimeMs).toISOString().slice(0, 16)}Z` };
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const { clock } = this.deps;
+    return new Promise((r) => (clock.setTimer ? clock.setTimer(r, ms) : setTimeout(r, ms)));
+  }
+
+  private claimOnce(nowMs: number, untilMs: number): Promise<ClaimDecision> {
+    return this.deps.leases.claim({
+      job: this.def_.name,
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
+      runId: this.runId,
+      slotId: this.slot.id,
+      nowMs,
+      leaseUntilMs: untilMs,
+      lambdaRequestId: this.lambda.awsRequestId,
+      // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
+      // keys make it produce no second result); every other trigger honours the done set.
+      force: this.event.trigger === Trigger.Manual,
+      def: this.def,
+    });
+  }
+
+  /**
+   * A claim request failed (a StoreError) after it may have been applied: release best-effort if the
+   * item names us (learning the fence we held), and record `failed / store-error` with that fence.
+   */
+  private async claimFailed(err: StoreError): Promise<void> {
+    let fence: number | undefined;
+    try {
+      const held = await this.deps.leases.releaseIfOwner({
+        job: this.def_.name,
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        runId: this.runId,
+        nowMs: this.deps.clock.now(),
+      });
+      fence = held?.fence;
+    } catch {
+      // the lease expires by itself; the next claimer marks this run (it is on the open list)
+    }
+    if (fence !== undefined) this.fence = fence;
+    this.unclaimedFailure = await this.record(Outcome.Failed, Reason.StoreError, { error: err }).catch(
+      () => undefined,
     );
+    this.fence = undefined;
   }
 
   /** True once the lease is ours (the finish must record and release). */
@@ -77,32 +158,61 @@ export class RunSession {
     if (remaining < MIN_REMAINING_TO_CLAIM_MS) {
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.Deadline) };
     }
-    const nowMs = clock.now();
-    const leaseMs = this.def.lease.durationSeconds * 1000;
-    const untilMs = leaseUntil(nowMs, leaseMs, remaining);
-    const decision = await leases
-      .claim({
-        job: this.def.name,
-        ...(this.event.shard !== undefined && { shard: this.event.shard }),
-        runId: this.runId,
-        slotId: this.slot.id,
-        nowMs,
-        leaseUntilMs: untilMs,
-        lambdaRequestId: this.lambda.awsRequestId,
-        // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
-        // keys make it produce no second result); every other trigger honours the done set.
-        force: this.event.trigger === Trigger.Manual,
-      })
-      .catch(async (err: unknown) => {
+    if (this.refusal) {
+      this.emit({ type: 'claim-lost', reason: Reason.NotOnSchedule });
+      return {
+        kind: 'skipped',
+        summary: await this.record(Outcome.Skipped, Reason.NotOnSchedule, { error: this.refusal }),
+      };
+    }
+    const leaseMs = this.def_.lease.durationSeconds * 1000;
+    let nowMs = clock.now();
+    let untilMs = leaseUntil(nowMs, leaseMs, remaining);
+    let decision: ClaimDecision;
+    for (let round = 1; ; round++) {
+      decision = await this.claimOnce(nowMs, untilMs).catch(async (err: unknown) => {
         // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
-        // best effort; the error still propagates so Lambda retries the invocation.
-        if (err instanceof StoreError) {
-          this.unclaimedFailure = await this.record(Outcome.Failed, Reason.StoreError, { error: err }).catch(
-            () => undefined,
-          );
-        }
+        // best effort, after releasing what the claim may have applied; the error still propagates so
+        // Lambda retries the invocation.
+        if (err instanceof StoreError) await this.claimFailed(err);
         throw err;
       });
+      if (decision.kind !== 'held' || !decision.sameSlot) break;
+      // The same slot is held. A holder that keeps renewing is alive: skip. One that went quiet may be
+      // dead (a crashed environment whose Lambda retry this may be): never let the skip end the line.
+      const action = sameSlotHeldAction({
+        nowMs,
+        leaseUntilMs: decision.leaseUntilMs,
+        renewedAtMs: decision.renewedAtMs,
+        leaseMs,
+        renewFraction: this.def_.lease.renewFraction,
+        remainingMs: this.lambda.getRemainingTimeInMillis(),
+        minRemainingMs: MIN_REMAINING_TO_CLAIM_MS + 1_000,
+        slackMs: 2 * CLOCK_SKEW_BUDGET_MS + 1_000,
+      });
+      if (action.kind === 'skip') break;
+      if (action.kind === 'retry-later' || round >= MAX_CLAIM_ROUNDS) {
+        const holderSeen = {
+          runId: decision.holderRunId,
+          slot: decision.holderSlot,
+          leaseUntilMs: decision.leaseUntilMs,
+          fence: decision.fence,
+        };
+        this.emit({ type: 'claim-lost', reason: Reason.LeaseHeld, holderRunId: decision.holderRunId });
+        this.unclaimedFailure = await this.record(Outcome.Skipped, Reason.LeaseHeld, { holderSeen });
+        throw new LeaseHeldError(this.slot.id, decision.holderRunId, decision.leaseUntilMs);
+      }
+      this.emit({
+        type: 'claim-lost',
+        reason: Reason.LeaseHeld,
+        holderRunId: decision.holderRunId,
+        leaseUntilMs: decision.leaseUntilMs,
+        waitMs: action.waitMs,
+      });
+      await this.sleep(action.waitMs);
+      nowMs = clock.now();
+      untilMs = leaseUntil(nowMs, leaseMs, this.lambda.getRemainingTimeInMillis());
+    }
     if (decision.kind === 'already-succeeded') {
       this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.AlreadySucceeded) };
@@ -131,29 +241,49 @@ export class RunSession {
       ownWrite: decision.ownWrite,
       ...(decision.previous && { previousRunId: decision.previous.runId }),
     });
-    // The holder we displaced, and the one it displaced if its claim was never acknowledged to it.
-    for (const p of [decision.previous, decision.previous?.displaced]) {
-      if (!p?.abandoned) continue;
+    // Every earlier claim that never released (however deep the chain of lost claim responses), and
+    // the holder we displaced. Marking is conditional: a holder that wrote its own record keeps it.
+    const toMark = holdersToMark(
+      [
+        ...decision.open,
+        ...[decision.previous?.displaced, decision.previous].flatMap((p) => (p?.abandoned ? [p] : [])),
+      ],
+      this.runId,
+    );
+    for (const p of toMark) {
       await runs.markAbandoned(
-        this.def.name,
+        this.def_.name,
         { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },
         this.runId,
         nowMs,
-        this.def.runRetentionDays,
+        this.def_.runRetentionDays,
       );
       this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
+    }
+    this.marked = true;
+    // A late copy of a slot older than everything the done set remembers: one read decides whether it
+    // already succeeded (the normal path never reads; manual re-runs run on purpose).
+    if (this.event.trigger !== Trigger.Manual && needsDoneCheck(this.doneSlots, this.slot.id)) {
+      const doneBy = await runs.findSucceeded(this.def_.name, this.slot.id, this.def, this.event.shard);
+      if (doneBy !== undefined) {
+        this.details.succeededBy = doneBy;
+        await this.release(false).catch(() => undefined);
+        this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
+        const summary = await this.record(Outcome.Skipped, Reason.AlreadySucceeded);
+        return { kind: 'skipped', summary };
+      }
     }
     this.keeper = new LeaseKeeper({
       leases,
       clock,
       ref: {
-        job: this.def.name,
+        job: this.def_.name,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
         runId: this.runId,
         fence: decision.fence,
       },
       leaseMs,
-      renewFraction: this.def.lease.renewFraction,
+      renewFraction: this.def_.lease.renewFraction,
       leaseUntilMs: untilMs,
       remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
       onRenew: (r) =>
@@ -180,7 +310,15 @@ export class RunSession {
     await this.pause('before-finish');
     this.keeper?.assertHeld();
     this.keeper?.stop();
-    const summary = await this.record(Outcome.Succeeded);
+    let summary: RunSummary;
+    try {
+      summary = await this.record(Outcome.Succeeded);
+    } catch (err) {
+      // The record could not be written: never leave the lease held (a retry must be able to claim);
+      // the holder stays `running` on the item so that the next claimer records it abandoned.
+      await this.release(false, false).catch(() => undefined);
+      throw err;
+    }
     try {
       await this.release(true);
     } catch (err) {
@@ -220,15 +358,32 @@ export class RunSession {
         : err instanceof StoreError
           ? Reason.StoreError
           : Reason.Error;
-    const summary = await this.record(Outcome.Failed, reason, { error: err });
-    await this.release(false).catch(() => undefined); // lease expires anyway; a retry claims after it
-    return { summary, rethrow: true };
+    let recorded = false;
+    try {
+      const summary = await this.record(Outcome.Failed, reason, { error: err });
+      recorded = true;
+      return { summary, rethrow: true };
+    } finally {
+      // Released whether or not the record could be written: a retry claims at once (an unrecorded
+      // holder stays `running` on the item, for the next claimer to record abandoned).
+      await this.release(false, recorded).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Record that this shard event was cut for `cutFor` shards and re-fanned out for `current`
+   * (`skipped / resharded`; nothing claimed). @throws StoreError
+   */
+  async recordResharded(cutFor: number, current: number): Promise<RunSummary> {
+    this.details.reshard = { cutFor, current, dispatched: current };
+    this.emit({ type: 'claim-lost', reason: Reason.Resharded });
+    return this.record(Outcome.Skipped, Reason.Resharded);
   }
 
   /** Report a decision to the observer (never throws). */
   emit(event: RuntimeEventBody): void {
     notify(this.deps.observe, event, {
-      job: this.def.name,
+      job: this.def_.name,
       slot: this.slot.id,
       runId: this.runId,
       trigger: this.event.trigger,
@@ -244,7 +399,7 @@ export class RunSession {
   ): Promise<void> {
     if (this.deps.pausePoint && this.fence !== undefined) {
       await this.deps.pausePoint(name, {
-        job: this.def.name,
+        job: this.def_.name,
         runId: this.runId,
         fence: this.fence,
         ...(key && { key }),
@@ -252,21 +407,24 @@ export class RunSession {
     }
   }
 
-  private async release(done: boolean): Promise<void> {
+  private async release(done: boolean, recorded = true): Promise<void> {
     if (this.fence === undefined) return;
     await this.deps.leases.release({
-      job: this.def.name,
+      job: this.def_.name,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
       fence: this.fence,
       nowMs: this.deps.clock.now(),
-      ...(done && { doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def.rememberSlots) }),
+      def: this.def,
+      clearOpen: this.marked && recorded,
+      recorded,
+      ...(done && { doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def_.rememberSlots) }),
     });
   }
 
   private summary(outcome: Outcome, reason?: Reason, error?: unknown, holderSeen?: HolderSeen): RunSummary {
     return {
-      job: this.def.name,
+      job: this.def_.name,
       slot: this.slot.id,
       scheduledTime: new Date(this.slot.scheduledTimeMs).toISOString(),
       trigger: this.event.trigger,
@@ -288,7 +446,7 @@ export class RunSession {
     const finishedAtMs = this.deps.clock.now();
     const e = this.event;
     const rec: RunRecord = {
-      job: this.def.name,
+      job: this.def_.name,
       ...(e.shard !== undefined && { shard: e.shard }),
       slot: this.slot.id,
       scheduledTime: new Date(this.slot.scheduledTimeMs).toISOString(),
@@ -308,9 +466,10 @@ export class RunSession {
       finishedAtMs,
       durationMs: finishedAtMs - this.startedAtMs,
       ...(extra.error !== undefined && { error: errorSummary(extra.error) }),
-      ...(Object.keys(this.details).length > 0 && { details: this.details }),
+      ...(Object.keys(this.details).length > 0 && { details: boundDetails(this.details) }),
+      def: this.def,
     };
-    await this.deps.runs.put(rec, this.def.runRetentionDays);
+    await this.deps.runs.put(rec, this.def_.runRetentionDays);
     this.finished = true;
     const summary = this.summary(outcome, reason, extra.error, extra.holderSeen);
     this.emit({ type: 'finish', summary });
@@ -320,7 +479,7 @@ export class RunSession {
   private context(fence: number, keeper: LeaseKeeper): JobContext {
     return createJobContext({
       deps: this.deps,
-      job: this.def.name,
+      job: this.def_.name,
       slot: this.slot,
       trigger: this.event.trigger,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),

@@ -4,15 +4,19 @@
  * set and succeeded run records), and re-trigger the missing ones through the normal path with
  * trigger `catch-up`. Every decision lands in a run record (`catch-up-limit`) or a log line.
  */
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { JobDefinition } from '../core/job-definition.js';
+import type { LeaseItem } from '../core/lease.js';
+import { definitionId } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { Clock, RunStore } from '../core/ports.js';
 import { planCatchUp, sweepWindow } from '../core/schedule/catch-up.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import type { Slot } from '../core/schedule/slot.js';
+import { type RecordFacts, slotStatuses } from '../core/slot-status.js';
 import { Keys } from '../store/schema.js';
+import { shardPayloads } from './fan-out.js';
 
 /** A job the sweeper watches, and how to invoke it. */
 export interface SweepTarget {
@@ -57,35 +61,51 @@ export interface SweepDeps {
   readonly log?: (line: Record<string, unknown>) => void;
 }
 
-async function succeededIds(deps: SweepDeps, job: string, slots: readonly Slot[]): Promise<Set<string>> {
-  const done = new Set<string>();
-  const lease = await deps.doc.send(
-    new GetCommand({ TableName: deps.tableName, Key: Keys.lease(job), ConsistentRead: true }),
-  );
-  for (const id of (lease.Item?.doneSlots as Set<string> | undefined) ?? []) done.add(id);
-  const ids = slots.map((s) => s.id).sort();
-  if (ids.length === 0) return done;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await deps.doc.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        FilterExpression: 'outcome = :ok',
-        ProjectionExpression: 'slot',
-        ExpressionAttributeValues: {
-          ':pk': Keys.lease(job).pk,
-          ':from': `RUN#${ids[0]}`,
-          ':to': `RUN#${ids[ids.length - 1]}#\uffff`,
-          ':ok': Outcome.Succeeded,
-        },
-        ExclusiveStartKey: start,
-      }),
+/** Catch-up attempts of one unfinished slot after which the sweeper stops re-triggering it. */
+export const MAX_CATCH_UP_ATTEMPTS = 3;
+
+async function leaseItems(
+  deps: SweepDeps,
+  job: string,
+  shards: number,
+): Promise<Map<number | undefined, LeaseItem | undefined>> {
+  const out = new Map<number | undefined, LeaseItem | undefined>();
+  for (const shard of [undefined, ...Array.from({ length: shards > 1 ? shards : 0 }, (_, i) => i)]) {
+    const got = await deps.doc.send(
+      new GetCommand({ TableName: deps.tableName, Key: Keys.lease(job, shard), ConsistentRead: true }),
     );
-    for (const item of out.Items ?? []) done.add(String(item.slot));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return done;
+    out.set(shard, got.Item as LeaseItem | undefined);
+  }
+  return out;
+}
+
+async function recordsOf(deps: SweepDeps, job: string, slots: readonly Slot[]): Promise<RecordFacts[]> {
+  const ids = slots.map((s) => s.id).sort();
+  if (ids.length === 0) return [];
+  const out: RecordFacts[] = [];
+  const pages = paginateQuery(
+    { client: deps.doc },
+    {
+      TableName: deps.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ProjectionExpression: '#slot, #outcome, #reason, #trigger, #shard, #def',
+      ExpressionAttributeNames: {
+        '#slot': 'slot',
+        '#outcome': 'outcome',
+        '#reason': 'reason',
+        '#trigger': 'trigger',
+        '#shard': 'shard',
+        '#def': 'def',
+      },
+      ExpressionAttributeValues: {
+        ':pk': Keys.lease(job).pk,
+        ':from': `RUN#${ids[0]}`,
+        ':to': `RUN#${ids[ids.length - 1]}#\uffff`,
+      },
+    },
+  );
+  for await (const page of pages) for (const item of page.Items ?? []) out.push(item as RecordFacts);
+  return out;
 }
 
 /** The payload a catch-up invocation carries (the manual form with trigger `catch-up`). */
@@ -126,19 +146,61 @@ export async function sweep(
       fromMs,
       toMs,
     );
-    const done = await succeededIds(deps, job, expected);
+    const def = definitionId(t.definition);
+    const shards = t.definition.shards;
+    const leases = await leaseItems(deps, job, shards);
+    const statuses = slotStatuses({
+      expected,
+      records: await recordsOf(deps, job, expected),
+      leases,
+      shards,
+      def,
+      nowMs,
+    });
+    const decide = (d: SweepDecision) => {
+      report.decisions.push(d);
+      log({ message: 'sweep decision', ...d });
+    };
+    // A holder whose lease is over and that never released: record it abandoned now (a problem record
+    // the alarm counts), not only when the job's next claim comes.
+    for (const [shard, item] of leases) {
+      if (item?.holderState !== 'running' || (item.leaseUntilMs ?? 0) >= nowMs || !item.owner || !item.slot)
+        continue;
+      await deps.runs.markAbandoned(
+        job,
+        { runId: item.owner, slot: item.slot, leaseUntilMs: item.leaseUntilMs ?? 0, fence: item.fence ?? 0 },
+        `sweeper${shard === undefined ? '' : ` (shard ${shard})`}`,
+        nowMs,
+        t.definition.runRetentionDays,
+      );
+    }
+    // Delivered and never finished: always caught up (whatever catchUp says; that setting is about
+    // slots Scheduler never delivered), the missing shards only, at most MAX_CATCH_UP_ATTEMPTS times.
+    const unfinished = statuses.filter((st) => !st.done && st.started);
+    for (const st of unfinished) {
+      if (st.failedCatchUps >= MAX_CATCH_UP_ATTEMPTS) {
+        decide({ job, slot: st.slot.id, action: 'skipped', reason: 'catch-up-exhausted' });
+        continue;
+      }
+      const base = catchUpPayload(job, st.slot, 'unfinished');
+      const payloads = shards > 1 ? shardPayloads(base, shards, st.missingShards) : [base];
+      for (const p of payloads) await t.invoke(p, st.slot);
+      decide({
+        job,
+        slot: st.slot.id,
+        action: 'triggered',
+        reason: shards > 1 ? `unfinished: shards ${st.missingShards.join(',')}` : 'unfinished',
+      });
+    }
+    const done = new Set(statuses.filter((st) => st.done || st.started).map((st) => st.slot.id));
     const plan = planCatchUp({
       expected,
       succeededIds: done,
       mode: catchUp.mode,
       maxSlotsPerSweep: catchUp.maxSlotsPerSweep,
     });
-    const missing = plan.trigger.length + plan.skipped.length + plan.ignored.length;
+    const missing = statuses.filter((st) => !st.done).length;
     report.jobs.push({ job, expected: expected.length, succeeded: expected.length - missing, missing });
-    const decide = (d: SweepDecision) => {
-      report.decisions.push(d);
-      log({ message: 'sweep decision', ...d });
-    };
     for (const slot of plan.trigger) {
       const why = slot.shifted ? 'dst-gap-shift' : 'missed';
       await t.invoke(catchUpPayload(job, slot, why), slot);

@@ -3,12 +3,25 @@
  * Placeholders: `#x` names, `:x` values; the builders in the stores supply them.
  */
 
-/** Claim (protocol 1): lease free or expired by the caller's clock, and the slot not already succeeded. */
+/**
+ * Claim (protocol 1): lease free or expired by the caller's clock, and the slot not already succeeded under
+ * this definition (a done set written under another definition id `#def` does not count).
+ */
 export const CLAIM =
+  '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :now) AND (NOT contains(#doneSlots, :slot) OR (attribute_exists(#def) AND #def <> :def))';
+
+/** Claim by a caller that names no definition id (tools): lease free or expired, slot not in the done set. */
+export const CLAIM_ANY_DEF =
   '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :now) AND NOT contains(#doneSlots, :slot)';
 
 /** Claim for a manual re-run: lease free or expired; the done set is not consulted. */
 export const CLAIM_FORCE = '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :now)';
+
+/**
+ * Best-effort release after a claim request failed (its response lost, its retries refused): the item
+ * still names us as a running owner. The fence is not known to the caller; the owner token suffices.
+ */
+export const RELEASE_IF_OWNER = '#owner = :me AND #holderState = :running';
 
 /** Renew / release (protocol 2, 6): still ours — same owner token and same fence. */
 export const OWNED = '#owner = :me AND #fence = :fence';

@@ -2,8 +2,8 @@
  * DynamoDB run-record store: one record per invocation attempt at `JOB#<job>` / `RUN#<slot>#<runId>`,
  * TTL'd through `expiresAt`; failed, stale and abandoned records carry the sparse `problems` index keys.
  */
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { Outcome, PROBLEM_OUTCOMES, Reason } from '../core/outcomes.js';
+import { type DynamoDBDocumentClient, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { Outcome, PROBLEM_OUTCOMES, PROBLEM_REASONS, Reason } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord, RunStore } from '../core/ports.js';
 import { isConditionFailure, itemOfConditionFailure, storeError } from './client.js';
 import { RUN_RECORD_ABANDON, RUN_RECORD_PUT } from './conditions.js';
@@ -14,7 +14,9 @@ const DAY_S = 86_400;
 /** The stored form of a run record: keys, TTL and (for problems) the sparse index attributes. */
 export function runRecordItem(record: RunRecord, retentionDays: number): Record<string, unknown> {
   const atMs = record.finishedAtMs ?? record.startedAtMs;
-  const problem = PROBLEM_OUTCOMES.includes(record.outcome);
+  const problem =
+    PROBLEM_OUTCOMES.includes(record.outcome) ||
+    (record.reason !== undefined && PROBLEM_REASONS.includes(record.reason));
   return {
     ...Keys.run(record.job, record.slot, record.runId),
     kind: 'run',
@@ -55,6 +57,33 @@ export function abandonedRunItem(
   return item;
 }
 
+/**
+ * Filter of {@link DynamoRunStore.findSucceeded}: `succeeded`, under this definition id (records
+ * without one predate it and count), and for a shard, that shard's.
+ */
+function succeededFilter(shard: number | undefined): string {
+  return `#outcome = :ok AND (attribute_not_exists(#def) OR #def = :def)${shard === undefined ? ' AND attribute_not_exists(#shard)' : ' AND #shard = :shard'}`;
+}
+const succeededNames = (_shard: number | undefined) => ({
+  '#outcome': 'outcome',
+  '#def': 'def',
+  '#shard': 'shard',
+});
+const succeededValues = (def: string, shard: number | undefined) => ({
+  ':ok': Outcome.Succeeded,
+  ':def': def,
+  ...(shard !== undefined && { ':shard': shard }),
+});
+
+/** The same test as the Query filter, on an item (the in-memory store). */
+export function isSucceededUnder(item: Record<string, unknown>, def: string, shard?: number): boolean {
+  return (
+    item.outcome === Outcome.Succeeded &&
+    (item.def === undefined || item.def === def) &&
+    (shard === undefined ? item.shard === undefined : item.shard === shard)
+  );
+}
+
 /** Run store on the library table. */
 export class DynamoRunStore implements RunStore {
   constructor(
@@ -85,6 +114,39 @@ export class DynamoRunStore implements RunStore {
         );
       }
       throw storeError('PutItem (run record)', err);
+    }
+  }
+
+  async findSucceeded(job: string, slotId: string, def: string, shard?: number): Promise<string | undefined> {
+    try {
+      const pages = paginateQuery(
+        { client: this.doc },
+        {
+          TableName: this.tableName,
+          ConsistentRead: true,
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+          FilterExpression: succeededFilter(shard),
+          ProjectionExpression: '#runId',
+          ExpressionAttributeNames: {
+            '#pk': Attr.pk,
+            '#sk': Attr.sk,
+            ...succeededNames(shard),
+            '#runId': 'runId',
+          },
+          ExpressionAttributeValues: {
+            ':pk': Keys.run(job, slotId, '').pk,
+            ':prefix': Keys.run(job, slotId, '').sk,
+            ...succeededValues(def, shard),
+          },
+        },
+      );
+      for await (const page of pages) {
+        const hit = page.Items?.[0];
+        if (hit) return String(hit.runId);
+      }
+      return undefined;
+    } catch (err) {
+      throw storeError('Query (succeeded run records of a slot)', err);
     }
   }
 

@@ -8,7 +8,7 @@
  */
 
 import type { FaultInjector, FaultRequest, ProtocolOp } from '../../faults/sdk-faults.js';
-import { createDocumentClient } from '../client.js';
+import { CONFLICT_ATTEMPTS, conflictBackoffMs, createDocumentClient, isConflictOnly } from '../client.js';
 
 /** An item: attribute name → value (plain JS, Sets for string sets). */
 export type Item = Record<string, unknown>;
@@ -93,7 +93,6 @@ const RETRYABLE = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
-  'TransactionConflictException',
   'InternalServerError',
 ]);
 
@@ -130,13 +129,21 @@ export class MemoryClient {
    */
   async send<T>(req: FaultRequest, apply: () => T): Promise<T> {
     const max = this.options.maxAttempts ?? 4;
-    for (let attempt = 1; ; attempt++) {
+    // Like createDocumentClient: conflicts are retried around the SDK's own retries (CONFLICT_ATTEMPTS).
+    for (let conflict = 1; ; conflict++) {
       try {
-        const run = async () => apply();
-        return this.options.faults ? await this.options.faults.intercept(req, run) : await run();
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const run = async () => apply();
+            return this.options.faults ? await this.options.faults.intercept(req, run) : await run();
+          } catch (err) {
+            if (attempt >= max || !isRetryable(err)) throw err;
+            await this.options.sleep?.(Math.min(20 * 2 ** attempt, 1_000));
+          }
+        }
       } catch (err) {
-        if (attempt >= max || !isRetryable(err)) throw err;
-        await this.options.sleep?.(Math.min(20 * 2 ** attempt, 1_000));
+        if (!isConflictOnly(err) || conflict >= CONFLICT_ATTEMPTS) throw err;
+        await this.options.sleep?.(conflictBackoffMs(conflict, () => 0.5));
       }
     }
   }

@@ -7,10 +7,11 @@ import {
   type ClaimDecision,
   decideClaimFailed,
   decideClaimSucceeded,
+  doneSlotsFor,
   type LeaseItem,
   NO_HOLDER,
 } from '../../core/lease.js';
-import type { ClaimRequest, LeaseRef, LeaseStore } from '../../core/ports.js';
+import type { ClaimRequest, LeaseRef, LeaseStore, ReleaseRequest } from '../../core/ports.js';
 import { LeaseLostError } from '../../errors.js';
 import { storeError } from '../client.js';
 import { Keys } from '../schema.js';
@@ -35,7 +36,7 @@ export class MemoryLeaseStore implements LeaseStore {
         () => {
           const cur = this.client.db.get(this.tableName, key) as LeaseItem | undefined;
           const free = cur?.leaseUntilMs === undefined || cur.leaseUntilMs < req.nowMs;
-          const done = !req.force && (cur?.doneSlots?.has(req.slotId) ?? false);
+          const done = !req.force && doneSlotsFor(cur, req.def).has(req.slotId);
           if (!free || done) throw new MemoryConditionFailed(cur as Item | undefined);
           const fence = (cur?.fence ?? 0) + 1;
           this.client.db.put(
@@ -56,11 +57,15 @@ export class MemoryLeaseStore implements LeaseStore {
               prevSlot: cur?.slot ?? NO_HOLDER,
               prevLeaseUntilMs: cur?.leaseUntilMs ?? 0,
               prevHolderState: cur?.holderState ?? NO_HOLDER,
+              open: [
+                ...(cur?.open ?? []),
+                { runId: req.runId, slot: req.slotId, leaseUntilMs: req.leaseUntilMs },
+              ],
               fence,
             },
             { op: 'claim', runId: req.runId, fence, status: 'running', leaseUntilMs: req.leaseUntilMs },
           );
-          return decideClaimSucceeded(cur);
+          return decideClaimSucceeded(cur, req);
         },
       );
     } catch (err) {
@@ -80,21 +85,56 @@ export class MemoryLeaseStore implements LeaseStore {
     }));
   }
 
-  async release(
-    ref: LeaseRef & { runId: string; fence: number; nowMs: number; doneSlots?: ReadonlySet<string> },
-  ): Promise<void> {
+  async release(ref: ReleaseRequest): Promise<void> {
     const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
-    await this.owned(ref, 'release lease', 'release', (cur) => ({
-      item: {
-        ...cur,
+    await this.owned(ref, 'release lease', 'release', (cur) => {
+      if (ref.recorded === false)
+        return {
+          item: { ...cur, leaseUntilMs: 0, releasedAtMs: ref.nowMs },
+          status: 'running',
+          leaseUntilMs: 0,
+        };
+      const { open: _open, ...rest } = cur;
+      return {
+        item: {
+          ...(ref.clearOpen ? rest : cur),
+          leaseUntilMs: 0,
+          holderState: 'released',
+          releasedAtMs: ref.nowMs,
+          ...(done && { doneSlots: new Set(ref.doneSlots) }),
+          ...(done && ref.def !== undefined && { def: ref.def }),
+        },
+        status: 'released',
         leaseUntilMs: 0,
-        holderState: 'released',
-        releasedAtMs: ref.nowMs,
-        ...(done && { doneSlots: new Set(ref.doneSlots) }),
-      },
-      status: 'released',
-      leaseUntilMs: 0,
-    }));
+      };
+    });
+  }
+
+  async releaseIfOwner(ref: LeaseRef & { runId: string; nowMs: number }): Promise<LeaseItem | undefined> {
+    const key = Keys.lease(ref.job, ref.shard);
+    try {
+      return await this.client.send(
+        {
+          command: 'UpdateItemCommand',
+          op: 'release',
+          input: { TableName: this.tableName, Key: key, runId: ref.runId },
+        },
+        () => {
+          const cur = this.client.db.get(this.tableName, key);
+          if (cur?.owner !== ref.runId || cur.holderState !== 'running') throw new MemoryConditionFailed(cur);
+          this.client.db.put(
+            this.tableName,
+            key,
+            { ...cur, leaseUntilMs: 0, holderState: 'released', releasedAtMs: ref.nowMs },
+            { op: 'release', runId: ref.runId, status: 'released', leaseUntilMs: 0 },
+          );
+          return cur as LeaseItem;
+        },
+      );
+    } catch (err) {
+      if (err instanceof MemoryConditionFailed) return undefined;
+      throw storeError('UpdateItem (release lease after a failed claim)', err);
+    }
   }
 
   async get(ref: LeaseRef): Promise<LeaseItem | undefined> {

@@ -5,7 +5,7 @@
 import { Outcome } from '../../core/outcomes.js';
 import type { HolderSeen, RunRecord, RunStore } from '../../core/ports.js';
 import { storeError } from '../client.js';
-import { abandonedRunItem, runRecordItem } from '../run-store.js';
+import { abandonedRunItem, isSucceededUnder, runRecordItem } from '../run-store.js';
 import { Keys } from '../schema.js';
 import { type MemoryClient, MemoryConditionFailed } from './memory-db.js';
 
@@ -46,6 +46,23 @@ export class MemoryRunStore implements RunStore {
         );
       }
       throw storeError('PutItem (run record)', err);
+    }
+  }
+
+  async findSucceeded(job: string, slotId: string, def: string, shard?: number): Promise<string | undefined> {
+    const { pk, sk } = Keys.run(job, slotId, '');
+    try {
+      return await this.client.send(
+        { command: 'QueryCommand', op: 'read', input: { TableName: this.tableName, Key: { pk, sk } } },
+        () => {
+          const hit = this.client.db
+            .scan(this.tableName)
+            .find((i) => i.pk === pk && String(i.sk).startsWith(sk) && isSucceededUnder(i, def, shard));
+          return hit === undefined ? undefined : String(hit.runId);
+        },
+      );
+    } catch (err) {
+      throw storeError('Query (succeeded run records of a slot)', err);
     }
   }
 
