@@ -10,9 +10,12 @@
  * both comma-separated, or `none`; @default `idempotency-keys`), `PAYMENTS_TIMEOUT_MS` (@default 5000),
  * `SETTLEMENT_EMAIL_TO` (@default `finance@example.com`).
  */
+
+import type { EffectProvider } from '../lib/core/effects.js';
 import { httpJsonProvider, parseCapabilities } from '../lib/effects/http-provider.js';
-import type { EffectProvider } from '../lib/effects/types.js';
 import { defineJob, type JobHandler } from '../lib/index.js';
+import { ownsKey, type ShardDispatcher } from '../lib/runtime/fan-out.js';
+import type { JobContext } from '../lib/runtime/job-context.js';
 import { MERCHANTS, type Merchant, settlementAmountCents } from './merchants.js';
 import { settlementsTable, tableName } from './tables.js';
 
@@ -41,6 +44,15 @@ export interface SettlementJobOptions {
   readonly payments?: () => EffectProvider<PayoutRequest> | undefined;
   /** The e-mail provider, built at each run. @default from `PAYMENTS_URL` (`/emails`; none when unset) */
   readonly emails?: () => EffectProvider<EmailRequest> | undefined;
+  /**
+   * Shards (each settles the merchants `shardOf` assigns to it; no e-mail: it describes the whole date).
+   * @default 1
+   */
+  readonly shards?: number;
+  /** The shard dispatcher of a sharded variant. */
+  readonly dispatch?: ShardDispatcher;
+  /** Called before each merchant is settled (drills inject a failing shard here). */
+  readonly beforeMerchant?: (ctx: JobContext, merchantId: string) => void;
 }
 
 function fromEnv<T>(path: string, name: string): EffectProvider<T> | undefined {
@@ -72,7 +84,8 @@ export function settlementEmailKey(settlementDate: string): string {
  * and `succeeded`, `failed`, `needsReview`) and `email` (`<status> (<source>)`).
  */
 export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
-  const merchants = options.merchants ?? MERCHANTS;
+  const all = options.merchants ?? MERCHANTS;
+  const shards = options.shards ?? 1;
   const payments = options.payments ?? (() => fromEnv<PayoutRequest>('/payouts', 'payments'));
   const emails = options.emails ?? (() => fromEnv<EmailRequest>('/emails', 'emails'));
   return defineJob({
@@ -83,7 +96,10 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
     catchUp: { mode: 'all', windowHours: 72, maxSlotsPerSweep: 3 },
     lease: { durationSeconds: 120 },
     timeoutSeconds: 300,
+    ...(shards > 1 && { shards }),
+    ...(options.dispatch && { dispatch: options.dispatch }),
     run: async (ctx) => {
+      const merchants = all.filter((m) => ownsKey(ctx, m.merchantId, shards));
       const table = tableName(settlementsTable);
       const payer = payments();
       const mailer = emails();
@@ -110,6 +126,7 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
       const byStatus = { succeeded: 'succeeded', failed: 'failed', 'needs-review': 'needsReview' } as const;
       for (const m of merchants) {
         ctx.throwIfAborted();
+        options.beforeMerchant?.(ctx, m.merchantId);
         const amountCents = settlementAmountCents(m, ctx.businessDate);
         totalCents += amountCents;
         const r = await ctx.insertOnce(
@@ -133,7 +150,7 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
       ctx.setDetail('inserted', inserted);
       ctx.setDetail('existing', existing);
       if (payer) ctx.setDetail('payouts', payouts);
-      if (mailer) {
+      if (mailer && ctx.shard === undefined) {
         const email: EmailRequest = {
           to: process.env.SETTLEMENT_EMAIL_TO ?? 'finance@example.com',
           subject: `Settlement ${ctx.businessDate}`,

@@ -222,3 +222,22 @@ export class InvalidArgumentError extends CronfenceError {
     this.value = value;
   }
 }
+
+/**
+ * An operator resolution found the effect missing or not `needs-review`: nothing was changed.
+ * Carries the item as it is.
+ */
+export class EffectNotInReviewError extends CronfenceError {
+  readonly key: string;
+  readonly item: Record<string, unknown> | undefined;
+  constructor(key: string, item: Record<string, unknown> | undefined, job?: string) {
+    super(
+      ErrorCode.InvalidArgument,
+      item
+        ? `effect "${key}" is ${String(item.status)}, not needs-review: nothing changed${item.reviewedBy ? ` (resolved by ${String(item.reviewedBy)})` : ''}`
+        : `no effect with key "${key}"${job ? ` for job ${job}` : ''}: nothing changed`,
+    );
+    this.key = key;
+    this.item = item;
+  }
+}

@@ -8,7 +8,7 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Merchant, settlementAmountCents } from '../../functions/merchants.js';
 import { settlementsTable, tableName } from '../../functions/tables.js';
-import type { EffectProvider } from '../../lib/effects/types.js';
+import type { EffectProvider } from '../../lib/core/effects.js';
 import { DeadlineError } from '../../lib/errors.js';
 import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
 import { ownsKey } from '../../lib/runtime/fan-out.js';

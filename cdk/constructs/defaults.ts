@@ -68,7 +68,7 @@ export function metricDimensions(job: string): Record<string, string> {
  * DynamoDB actions a job function needs on its own library-table items (lease, run records,
  * effects): conditional puts and updates, plus GetItem for the effect/result reads the runtime does.
  */
-// ConditionCheckItem: ctx.effect checks lease ownership inside a TransactWriteItems (lib/effects/effect-store.ts).
+// ConditionCheckItem: ctx.effect checks lease ownership inside a TransactWriteItems (lib/store/protocol/effect-operations.ts).
 export const JOB_LIBRARY_ACTIONS = [
   'dynamodb:ConditionCheckItem',
   'dynamodb:GetItem',

@@ -5,11 +5,19 @@
  */
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
+import { EffectStatus } from '../core/effects.js';
+import type { EffectResolution } from '../core/ports.js';
+import { DynamoEffectStore } from '../store/effect-store.js';
 import { choiceArg, intArg, jobNameArg, sinceArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { NEEDS_REVIEW, RESOLUTIONS, type Resolution, resolveEffect } from './effect-resolve.js';
 import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
 import { type Item, publicView, queryProblems } from './run-queries.js';
+
+/** Effect status an operator resolves from (the only one the `problems` index holds). */
+const NEEDS_REVIEW = EffectStatus.NeedsReview;
+
+/** Statuses an operator may resolve an effect to. */
+const RESOLUTIONS = [EffectStatus.Succeeded, EffectStatus.Failed] as const;
 
 interface ListFlags extends ConnectionFlags {
   readonly status: string;
@@ -20,7 +28,7 @@ interface ListFlags extends ConnectionFlags {
 
 interface ResolveFlags extends ConnectionFlags {
   readonly job: string;
-  readonly as: Resolution;
+  readonly as: EffectResolution['as'];
   readonly note: string;
   readonly by?: string;
 }
@@ -124,15 +132,14 @@ export function registerEffects(program: Command): void {
         throw usage('--note', flags.note, 'must be 1 to 1024 characters');
       const conn = await connect(flags);
       try {
-        const item = await resolveEffect(conn.doc, conn.tableName, {
-          job: flags.job,
+        const item = await new DynamoEffectStore(conn.doc, conn.tableName, flags.job).resolve({
           key,
           as: flags.as,
           note,
           by: flags.by ?? whoAmI(),
           nowMs: Date.now(),
         });
-        if (flags.json) out(toJson({ key, ...publicView(item) }));
+        if (flags.json) out(toJson({ key, ...publicView(item as unknown as Item) }));
         else
           out(
             `Effect ${key}: ${NEEDS_REVIEW} -> ${String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${note}")`,

@@ -2,6 +2,7 @@
  * Ports (STYLE.md convention 2): what the run use case needs from storage and time. DynamoDB
  * adapters in lib/store implement them; one contract suite runs against every implementation.
  */
+import type { EffectItem, EffectStatus } from './effects.js';
 import type { ClaimDecision, LeaseItem } from './lease.js';
 import type { Outcome, Reason, Trigger } from './outcomes.js';
 
@@ -42,7 +43,7 @@ export type InsertOnceResult =
 
 /**
  * Fenced writes and insert-once results on business tables (DESIGN.md protocol 3, 4). DynamoDB:
- * `DynamoResultStore`; in memory: `MemoryResultStore` (drills' history explorer). Same contract suite.
+ * `TableResultStore` on a protocol backend (DynamoDB, or the in-memory harness). Same contract suite.
  */
 export interface ResultStore {
   /**
@@ -180,4 +181,76 @@ export interface RunStore {
     nowMs: number,
     retentionDays: number,
   ): Promise<void>;
+}
+
+/** Result of a write that would let this run call the provider. */
+export type SendingResult =
+  | { readonly kind: 'sending' }
+  /** The effect record refused the write: here it is. */
+  | { readonly kind: 'existing'; readonly item: EffectItem }
+  /** The lease check refused: another run holds the lease (its item, if returned). */
+  | { readonly kind: 'lease-lost'; readonly lease: Record<string, unknown> | undefined };
+
+/** Result of recording an outcome. */
+export type RecordResult =
+  | { readonly kind: 'recorded'; readonly item: EffectItem }
+  | { readonly kind: 'existing'; readonly item: EffectItem };
+
+/** The status, fence and run an effect had when we saw it (the condition of a move). */
+export interface SeenEffect {
+  readonly status: string;
+  readonly fence: number;
+  readonly runId: string;
+}
+
+/** An outcome to record. */
+export type EffectOutcomeUpdate =
+  | {
+      readonly status: typeof EffectStatus.Succeeded;
+      readonly providerRef: string;
+      readonly responseDigest: string;
+      readonly resolvedBy?: string;
+    }
+  | { readonly status: typeof EffectStatus.Failed; readonly error: { httpStatus: number; message: string } }
+  | { readonly status: typeof EffectStatus.NeedsReview; readonly reviewReason: string };
+
+/** An operator's resolution of an effect awaiting review (`cronfence effects resolve`). */
+export interface EffectResolution {
+  readonly key: string;
+  readonly as: typeof EffectStatus.Succeeded | typeof EffectStatus.Failed;
+  readonly note: string;
+  readonly by: string;
+  readonly nowMs: number;
+}
+
+/**
+ * Effect records of one job (docs/design.md protocol 5): what the effect runner needs, and the
+ * operator's resolution. One implementation on the protocol backends (lib/store/effect-store.ts);
+ * one contract suite for DynamoDB and the in-memory harness.
+ */
+export interface EffectStore {
+  /** Insert the record as `sending` atomically with a lease ownership check. @throws StoreError */
+  beginSending(
+    key: string,
+    fields: { requestHash: string; job: string; provider: string },
+    fc: FenceContext,
+  ): Promise<SendingResult>;
+  /** Take an effect over for (re)sending, atomically with a lease ownership check. @throws StoreError */
+  moveToSending(key: string, seen: SeenEffect, fc: FenceContext): Promise<SendingResult>;
+  /** Record the outcome of our own call. @throws StoreError */
+  finish(key: string, fc: FenceContext, outcome: EffectOutcomeUpdate): Promise<RecordResult>;
+  /** Settle an effect another call left in `sending` without calling the provider. @throws StoreError */
+  settle(
+    key: string,
+    seen: SeenEffect,
+    fc: FenceContext,
+    outcome: EffectOutcomeUpdate,
+  ): Promise<RecordResult>;
+  /**
+   * Move an effect from `needs-review` to the operator's resolution. @returns the item after the update.
+   * @throws EffectNotInReviewError when it is missing or not `needs-review`; StoreError
+   */
+  resolve(resolution: EffectResolution): Promise<EffectItem>;
+  /** Read an effect record (CLI and tests only). @throws StoreError */
+  get(key: string): Promise<EffectItem | undefined>;
 }

@@ -1,20 +1,12 @@
 /**
  * Runtime dependencies on the in-memory store: the same RunSession, LeaseKeeper and job bodies as on
- * DynamoDB, with {@link MemoryLeaseStore}, {@link MemoryRunStore} and {@link MemoryResultStore}.
+ * DynamoDB: the same stores on the in-memory protocol backend ({@link memoryStores}).
  */
 import type { Clock } from '../core/ports.js';
 import type { FaultInjector } from '../faults/sdk-faults.js';
 import type { PausePoint, RuntimeDeps } from '../runtime/deps.js';
 import type { Observer } from '../runtime/events.js';
-import {
-  MemoryClient,
-  type MemoryDb,
-  MemoryEffectStore,
-  MemoryLeaseStore,
-  MemoryResultStore,
-  MemoryRunStore,
-  unusedDocumentClient,
-} from '../store/memory/index.js';
+import { MemoryClient, type MemoryDb, memoryStores, unusedDocumentClient } from '../store/memory/index.js';
 import { libraryTable } from '../store/schema.js';
 
 let unused: ReturnType<typeof unusedDocumentClient> | undefined;
@@ -43,10 +35,7 @@ export function createMemoryDeps(options: MemoryDepsOptions): RuntimeDeps {
   return {
     doc: unused,
     tableName,
-    leases: new MemoryLeaseStore(client, tableName),
-    runs: new MemoryRunStore(client, tableName),
-    results: new MemoryResultStore(client),
-    effects: (job) => new MemoryEffectStore(client, tableName, job),
+    ...memoryStores(client, tableName),
     clock: options.clock,
     ...(options.pausePoint && { pausePoint: options.pausePoint }),
     ...(options.observe && { observe: options.observe }),

@@ -8,7 +8,7 @@ import {
   type EffectSource,
   EffectStatus,
   FINAL_EFFECT_STATUSES,
-} from './types.js';
+} from '../core/effects.js';
 
 /** The run asking, and what its provider supports. */
 export interface EffectActor {

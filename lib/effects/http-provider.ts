@@ -4,8 +4,9 @@
  * Status mapping: 2xx succeeded; 408, 409, 425, 429 and 5xx unknown; other 4xx rejected (permanent);
  * timeouts and dropped connections unknown.
  */
+
+import type { EffectProvider, LookupResult, SendResult } from '../core/effects.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { EffectProvider, LookupResult, SendResult } from './types.js';
 
 /** Options of {@link httpJsonProvider}. */
 export interface HttpJsonProviderOptions {

@@ -1,11 +1,7 @@
 /**
  * External effects (DESIGN.md protocol 5): the public surface of lib/effects, re-exported by lib/index.ts.
  */
-export { decideExisting, type EffectActor, type EffectDecision, type StoredEffect } from './decide.js';
-export { DynamoEffectStore, type EffectStore } from './effect-store.js';
-export { type HttpJsonProviderOptions, httpJsonProvider, parseCapabilities } from './http-provider.js';
-export { canonicalJson, digestOf, MAX_EFFECT_KEY_BYTES, validateEffectKey } from './keys.js';
-export { EffectRunner, type EffectTransition } from './runner.js';
+
 export {
   type EffectItem,
   type EffectProvider,
@@ -15,4 +11,10 @@ export {
   FINAL_EFFECT_STATUSES,
   type LookupResult,
   type SendResult,
-} from './types.js';
+} from '../core/effects.js';
+export type { EffectStore } from '../core/ports.js';
+export { DynamoEffectStore } from '../store/effect-store.js';
+export { decideExisting, type EffectActor, type EffectDecision, type StoredEffect } from './decide.js';
+export { type HttpJsonProviderOptions, httpJsonProvider, parseCapabilities } from './http-provider.js';
+export { canonicalJson, digestOf, MAX_EFFECT_KEY_BYTES, validateEffectKey } from './keys.js';
+export { EffectRunner, type EffectTransition } from './runner.js';

@@ -4,6 +4,17 @@
  * record already exists, follow {@link decideExisting}: return the stored outcome, resend with the
  * same key, look it up, or mark it `needs-review`. Never resends blindly, never mints a new key.
  */
+
+import {
+  type EffectItem,
+  type EffectProvider,
+  type EffectResult,
+  type EffectSource,
+  EffectStatus,
+  type LookupResult,
+  type SendResult,
+} from '../core/effects.js';
+import type { EffectOutcomeUpdate, EffectStore, SendingResult } from '../core/ports.js';
 import {
   EffectOutcomeUnknownError,
   IdempotencyConflictError,
@@ -13,17 +24,7 @@ import {
 } from '../errors.js';
 import type { FenceContext } from '../store/result-store.js';
 import { decideExisting, resultOf } from './decide.js';
-import type { EffectOutcomeUpdate, EffectStore, SendingResult } from './effect-store.js';
 import { digestOf, validateEffectKey } from './keys.js';
-import {
-  type EffectItem,
-  type EffectProvider,
-  type EffectResult,
-  type EffectSource,
-  EffectStatus,
-  type LookupResult,
-  type SendResult,
-} from './types.js';
 
 /** A transition, as reported to the runtime's observer (`effect-transition` events). */
 export interface EffectTransition {

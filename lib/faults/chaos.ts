@@ -48,7 +48,7 @@ export function createChaos(seed: number, rates: ChaosRates = {}): Chaos {
     counts[k] = (counts[k] ?? 0) + 1;
   };
   const p = { throttle: 0.06, lostResponse: 0.03, slow: 0.05, pause: 0.1, ...rates };
-  const opOf = (r: FaultRequest) => r.op ?? protocolOpOf(r.command, r.input);
+  const opOf = (r: FaultRequest) => protocolOpOf(r);
   const writes = (r: FaultRequest) => !['read', 'other'].includes(opOf(r));
   const injector = new FaultInjector();
   const pick = (rate: number, kind: string) => (r: FaultRequest) => {

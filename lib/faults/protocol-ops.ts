@@ -1,95 +1,20 @@
 /**
- * Which protocol step (DESIGN.md protocol 1–6) a store request belongs to, read from the request
- * itself, so fault rules and traces name steps (`claim`, `renew`, ...) rather than SDK commands.
+ * Which protocol step (docs/design.md steps 1–6) a store request belongs to: the step its declaration
+ * tagged it with (lib/store/protocol), so fault rules and traces name steps (`claim`, `renew`, ...)
+ * rather than SDK commands. Untagged requests are `read` or `other`.
  */
-import { INSERT_ONCE, RUN_RECORD_ABANDON, TAKEOVER } from '../store/conditions.js';
+import { type ProtocolOp, type RequestTag, untaggedOp } from '../store/protocol/ops.js';
 
-/** A protocol step, or `read` / `other`. */
-export const ProtocolOp = {
-  Claim: 'claim',
-  Renew: 'renew',
-  Release: 'release',
-  RunRecord: 'run-record',
-  MarkAbandoned: 'mark-abandoned',
-  FencedWrite: 'fenced-write',
-  InsertOnce: 'insert-once',
-  Takeover: 'takeover',
-  Effect: 'effect',
-  Read: 'read',
-  Other: 'other',
-} as const;
-/** Union of {@link ProtocolOp} values. */
-export type ProtocolOp = (typeof ProtocolOp)[keyof typeof ProtocolOp];
+export { PROTOCOL_STEPS, ProtocolOp, type RequestTag } from '../store/protocol/ops.js';
 
-/** Every protocol step a fault can be injected at, in protocol order. */
-export const PROTOCOL_STEPS: readonly ProtocolOp[] = [
-  ProtocolOp.Claim,
-  ProtocolOp.Renew,
-  ProtocolOp.FencedWrite,
-  ProtocolOp.InsertOnce,
-  ProtocolOp.RunRecord,
-  ProtocolOp.Release,
-];
-
-/** Classify a DynamoDB request (low-level command name + marshalled or plain input). */
-export function protocolOpOf(command: string, input: Record<string, unknown>): ProtocolOp {
-  const update = String(input.UpdateExpression ?? '');
-  const condition = String(input.ConditionExpression ?? '');
-  const keyText = JSON.stringify(input.Key ?? input.Item ?? input.TransactItems ?? {});
-  if (/^(GetItem|Query|Scan|BatchGetItem)Command$/.test(command)) return ProtocolOp.Read;
-  if (keyText.includes('EFFECT#')) return ProtocolOp.Effect;
-  if (command === 'UpdateItemCommand') {
-    if (update.includes('ADD #fence')) return ProtocolOp.Claim;
-    if (update.startsWith('SET #leaseUntilMs = :until')) return ProtocolOp.Renew;
-    if (update.includes(':released')) return ProtocolOp.Release;
-    if (update.includes('#lastFence = :fence')) return ProtocolOp.FencedWrite;
-    if (condition === TAKEOVER) return ProtocolOp.Takeover;
-  }
-  if (command === 'PutItemCommand') {
-    if (keyText.includes('"RUN#'))
-      return condition === RUN_RECORD_ABANDON ? ProtocolOp.MarkAbandoned : ProtocolOp.RunRecord;
-    if (condition === INSERT_ONCE) return ProtocolOp.InsertOnce;
-  }
-  return ProtocolOp.Other;
+/** A request as the fault layer sees it: command name, and the declared tag if the protocol sent it. */
+export interface TaggedRequest {
+  readonly command: string;
+  readonly op?: ProtocolOp;
+  readonly tag?: RequestTag;
 }
 
-function scalar(v: unknown): string | number | undefined {
-  if (typeof v === 'string' || typeof v === 'number') return v;
-  const a = v as { S?: string; N?: string } | undefined;
-  if (a?.S !== undefined) return a.S;
-  if (a?.N !== undefined) return Number(a.N);
-  return undefined;
-}
-
-/**
- * The run id and fence a request writes under, read from its input: `:me` / `:fence` values of
- * conditional updates, `runId` / `fence` of put items (marshalled or plain), or the `runId` / `fence`
- * the in-memory store puts on its requests.
- */
-export function requestMeta(input: Record<string, unknown>): { runId?: string; fence?: number } {
-  const inner = transactedWrite(input);
-  if (inner) return requestMeta(inner);
-  const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
-  const item = (input.Item ?? {}) as Record<string, unknown>;
-  const runId = scalar(input.runId) ?? scalar(values[':me']) ?? scalar(item.runId);
-  const fence = scalar(input.fence) ?? scalar(values[':fence']) ?? scalar(item.fence);
-  return {
-    ...(runId !== undefined && { runId: String(runId) }),
-    ...(fence !== undefined && { fence: Number(fence) }),
-  };
-}
-
-/**
- * The write inside a TransactWriteItems request (the last Put/Update/Delete: cronfence's transactions
- * are a lease ConditionCheck followed by the effect write), with the table name.
- */
-export function transactedWrite(input: Record<string, unknown>): Record<string, unknown> | undefined {
-  const items = input.TransactItems;
-  if (!Array.isArray(items)) return undefined;
-  for (let i = items.length - 1; i >= 0; i--) {
-    const t = items[i] as Record<string, Record<string, unknown> | undefined>;
-    const w = t.Put ?? t.Update ?? t.Delete;
-    if (w) return w;
-  }
-  return undefined;
+/** The protocol step of a request: its declared op, else `read` / `other` by command name. */
+export function protocolOpOf(req: TaggedRequest): ProtocolOp {
+  return req.op ?? req.tag?.op ?? untaggedOp(req.command);
 }

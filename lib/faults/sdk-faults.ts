@@ -8,9 +8,10 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type ProtocolOp, protocolOpOf } from './protocol-ops.js';
+import { REQUEST_TAG } from '../store/protocol/dynamo-backend.js';
+import { type ProtocolOp, protocolOpOf, type RequestTag } from './protocol-ops.js';
 
-export { PROTOCOL_STEPS, ProtocolOp, protocolOpOf } from './protocol-ops.js';
+export { PROTOCOL_STEPS, ProtocolOp, protocolOpOf, type RequestTag } from './protocol-ops.js';
 
 /** What to do with a matching request. */
 export type FaultAction =
@@ -27,10 +28,12 @@ export type FaultAction =
 export interface FaultRequest {
   /** e.g. `UpdateItemCommand`, `PutItemCommand`. */
   readonly command: string;
-  /** The request input (TableName, ConditionExpression, Key, ...); marshalled on DynamoDB. */
+  /** The request input (TableName, Key, ...); marshalled on DynamoDB. */
   readonly input: Record<string, unknown>;
-  /** The protocol step this request belongs to. @default derived from command + input */
+  /** The protocol step this request belongs to. @default the tag's, else `read` / `other` */
   readonly op?: ProtocolOp;
+  /** What the protocol declared this request to be (absent for requests the protocol did not send). */
+  readonly tag?: RequestTag;
 }
 
 /** A rule: which requests, what to do, how many times. */
@@ -78,7 +81,7 @@ export function unreachableError(): Error {
   });
 }
 
-const opOf = (r: FaultRequest): ProtocolOp => r.op ?? protocolOpOf(r.command, r.input);
+const opOf = (r: FaultRequest): ProtocolOp => protocolOpOf(r);
 
 /** Matchers for the protocol's requests (work on DynamoDB and in-memory requests alike). */
 export const on = {
@@ -247,8 +250,13 @@ export class FaultInjector {
       // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
       (next: any, context: any) => async (args: any) =>
         // biome-ignore lint/suspicious/noExplicitAny: the SDK's handler output type
-        this.intercept<any>({ command: String(context.commandName), input: args.input ?? {} }, () =>
-          next(args),
+        this.intercept<any>(
+          {
+            command: String(context.commandName),
+            input: args.input ?? {},
+            ...(context[REQUEST_TAG] && { tag: context[REQUEST_TAG] }),
+          },
+          () => next(args),
         ),
       { relation: 'after', toMiddleware: 'retryMiddleware', name: 'cronfenceFaults', override: true },
     );

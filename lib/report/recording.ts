@@ -4,7 +4,6 @@
  * skew), stamped with TRUE time (virtual time in drills), which the timeline report renders.
  */
 
-import { requestMeta, transactedWrite } from '../faults/protocol-ops.js';
 import type { FaultRequest, FaultTrace, ProtocolOp } from '../faults/sdk-faults.js';
 import type { Observer, RuntimeEvent } from '../runtime/events.js';
 
@@ -59,15 +58,8 @@ export interface Recording {
 export class Recorder {
   readonly entries: Recorded[] = [];
 
-  /**
-   * @param now true time, epoch ms
-   * @param keyNames key attribute names of a business table (to find a put item's key); the library
-   *   table's `pk`/`sk` are known. @default none
-   */
-  constructor(
-    private readonly now: () => number,
-    readonly keyNames: Map<string, readonly string[]> = new Map(),
-  ) {}
+  /** @param now true time, epoch ms */
+  constructor(private readonly now: () => number) {}
 
   /** An Observer for a worker's RuntimeDeps. */
   observer(worker: string): Observer {
@@ -79,17 +71,13 @@ export class Recorder {
   /** A FaultInjector `onRequest` hook for a worker. */
   onRequest(worker: string): (req: FaultRequest & { op: ProtocolOp }, trace: FaultTrace) => void {
     return (req, trace) => {
-      const meta = requestMeta(req.input);
-      const table = (transactedWrite(req.input) ?? req.input).TableName;
       this.entries.push({
         kind: 'request',
         atMs: this.now(),
         worker,
         op: req.op,
         command: req.command,
-        ...(typeof table === 'string' && { table }),
-        ...itemKey(req.input, this.keyNames),
-        ...meta,
+        ...requestTarget(req),
         ...(trace.rule !== undefined && { fault: { rule: trace.rule, action: String(trace.action) } }),
       });
     };
@@ -98,15 +86,12 @@ export class Recorder {
   /** A FaultInjector `onResult` hook for a worker. */
   onResult(worker: string): (req: FaultRequest & { op: ProtocolOp }, result: string) => void {
     return (req, result) => {
-      const table = (transactedWrite(req.input) ?? req.input).TableName;
       this.entries.push({
         kind: 'result',
         atMs: this.now(),
         worker,
         op: req.op,
-        ...(typeof table === 'string' && { table }),
-        ...itemKey(req.input, this.keyNames),
-        ...requestMeta(req.input),
+        ...requestTarget(req),
         result,
       });
     };
@@ -134,17 +119,25 @@ export class Recorder {
   }
 }
 
-/** The key of the item a request addresses, canonical JSON (plain or marshalled input). */
-function itemKey(input: Record<string, unknown>, keyNames: Map<string, readonly string[]>): { key?: string } {
-  const inner = transactedWrite(input);
-  if (inner) return itemKey(inner, keyNames);
-  const key = input.Key as Record<string, unknown> | undefined;
-  if (key) return { key: canonicalKey(key) };
-  const item = input.Item as Record<string, unknown> | undefined;
-  if (!item) return {};
-  const names = keyNames.get(String(input.TableName)) ?? ['pk', 'sk'];
-  if (!names.every((n) => n in item)) return {};
-  return { key: canonicalKey(Object.fromEntries(names.map((n) => [n, item[n]]))) };
+/**
+ * Table, key (canonical JSON), run id and fence of a request: from its declared tag, else (requests
+ * the protocol did not send) the input's `TableName` and `Key`.
+ */
+function requestTarget(req: FaultRequest): { table?: string; key?: string; runId?: string; fence?: number } {
+  const t = req.tag;
+  if (t) {
+    return {
+      table: t.table,
+      key: canonicalKey(t.key),
+      ...(t.runId !== undefined && { runId: t.runId }),
+      ...(t.fence !== undefined && { fence: t.fence }),
+    };
+  }
+  const { TableName, Key } = req.input as { TableName?: unknown; Key?: Record<string, unknown> };
+  return {
+    ...(typeof TableName === 'string' && { table: TableName }),
+    ...(Key && { key: canonicalKey(Key) }),
+  };
 }
 
 function canonicalKey(key: Record<string, unknown>): string {

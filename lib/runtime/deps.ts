@@ -3,8 +3,15 @@
  * the first invocation so importing a handler does no I/O. Tests and drills pass their own.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type Clock, type LeaseStore, type ResultStore, type RunStore, systemClock } from '../core/ports.js';
-import type { EffectStore } from '../effects/effect-store.js';
+import {
+  type Clock,
+  type EffectStore,
+  type LeaseStore,
+  type ResultStore,
+  type RunStore,
+  systemClock,
+} from '../core/ports.js';
+
 import { InvalidJobDefinitionError } from '../errors.js';
 import { createDocumentClient } from '../store/client.js';
 import { DynamoLeaseStore } from '../store/lease-store.js';

@@ -2,11 +2,12 @@
  * What a job body receives: its slot, its fence, an AbortSignal, and fenced / insert-once writers
  * bound to its lease so a body cannot forget the fence.
  */
+
+import type { EffectProvider, EffectResult } from '../core/effects.js';
 import type { Trigger } from '../core/outcomes.js';
 import type { Slot } from '../core/schedule/slot.js';
-import { DynamoEffectStore } from '../effects/effect-store.js';
 import { EffectRunner } from '../effects/runner.js';
-import type { EffectProvider, EffectResult } from '../effects/types.js';
+import { DynamoEffectStore } from '../store/effect-store.js';
 import type { InsertOnceResult } from '../store/result-store.js';
 import { Keys } from '../store/schema.js';
 import type { PausePointName, RuntimeDeps } from './deps.js';

@@ -9,8 +9,8 @@ import {
   type SettlementJobOptions,
   settlementJob,
 } from '../../functions/merchant-settlement.js';
+import type { EffectProvider } from '../../lib/core/effects.js';
 import { httpJsonProvider } from '../../lib/effects/http-provider.js';
-import type { EffectProvider } from '../../lib/effects/types.js';
 import type { FaultInjector } from '../../lib/faults/sdk-faults.js';
 import { type PaymentService, startPaymentService } from '../../lib/local/payment-service.js';
 import type { JobHandler } from '../../lib/runtime/define-job.js';

@@ -3,7 +3,7 @@
  * store passes in test/unit/drills).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoEffectStore } from '../../lib/effects/effect-store.js';
+import { DynamoEffectStore } from '../../lib/store/effect-store.js';
 import { storeContracts } from '../helpers/contracts/index.js';
 import { localStack } from '../helpers/local-stack.js';
 

@@ -6,8 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type PayoutRequest, payoutKey } from '../../functions/merchant-settlement.js';
 import { MERCHANTS } from '../../functions/merchants.js';
+import type { EffectProvider } from '../../lib/core/effects.js';
 import { MAX_EFFECT_KEY_BYTES } from '../../lib/effects/keys.js';
-import type { EffectProvider } from '../../lib/effects/types.js';
 import { EffectOutcomeUnknownError } from '../../lib/errors.js';
 import { ControlledClock } from '../../lib/faults/clock.js';
 import { type PaymentService, startPaymentService } from '../../lib/local/payment-service.js';

@@ -19,8 +19,6 @@ export interface HistoryBackend {
    * @default HISTORY_START_MS (a fixed instant)
    */
   readonly startMs?: number;
-  /** Key attribute names by physical table name (for the recorder). */
-  readonly keyNames: Map<string, readonly string[]>;
   depsFor(parts: WorkerParts): RuntimeDeps;
   /** Every run record of a job. */
   runRecords(job: string): Promise<Record<string, unknown>[]>;
@@ -30,19 +28,11 @@ export interface HistoryBackend {
 /** Build a backend once the history's true-time source exists. */
 export type BackendFactory = (now: () => number) => Promise<HistoryBackend>;
 
-function keyNames(reports: string, rows: string): Map<string, readonly string[]> {
-  return new Map([
-    [reports, [explorerReports.partitionKey.name]],
-    [rows, [explorerRows.partitionKey.name]],
-  ]);
-}
-
 /** The in-memory store. */
 export const memoryBackend: BackendFactory = async (now) => {
   const db = new MemoryDb(now);
   return {
     name: 'memory',
-    keyNames: keyNames(explorerReports.defaultName, explorerRows.defaultName),
     depsFor: (p) =>
       createMemoryDeps({
         db,
@@ -67,10 +57,6 @@ export function dynamoBackend(target: DrillTarget): BackendFactory {
     return {
       name: 'dynamodb',
       startMs: Math.floor(Date.now() / 300_000) * 300_000,
-      keyNames: keyNames(
-        tables.names.get(explorerReports) ?? explorerReports.defaultName,
-        tables.names.get(explorerRows) ?? explorerRows.defaultName,
-      ),
       depsFor: (p) => tables.depsFor(p),
       runRecords: (job) => tables.runRecords(job),
       drop: () => tables.drop(),

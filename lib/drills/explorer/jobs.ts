@@ -3,7 +3,7 @@
  * with small bodies that exercise every kind of write — a fenced report per slot, insert-once rows per
  * slot, and one external effect per row through a simulated provider.
  */
-import type { EffectProvider } from '../../effects/types.js';
+import type { EffectProvider } from '../../core/effects.js';
 import { defineJob, type JobHandler } from '../../runtime/define-job.js';
 import type { TableSchema } from '../../store/schema.js';
 import type { SimProvider } from './provider.js';

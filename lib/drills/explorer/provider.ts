@@ -4,7 +4,7 @@
  * and offers a lookup when configured, takes virtual time, and can execute a request but lose its
  * response (the uncertain outcome of protocol step 5).
  */
-import type { EffectProvider, LookupResult, SendResult } from '../../effects/types.js';
+import type { EffectProvider, LookupResult, SendResult } from '../../core/effects.js';
 
 /** What the provider supports, and which calls lose their response. */
 export interface SimProviderOptions {

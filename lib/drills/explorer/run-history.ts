@@ -109,7 +109,6 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
   try {
     const s = new Stage(start, (p) => backend.depsFor(p));
     stage = s;
-    for (const [k, v] of backend.keyNames) s.recorder.keyNames.set(k, v);
     const sleep = (ms: number) => s.time.sleep(ms);
     const provider = new SimProvider({ ...spec.provider, latencyMs: 40, sleep });
     const jobs = explorerJobs({ provider, sleep, workMs: spec.workMs });

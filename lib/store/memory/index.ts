@@ -2,6 +2,8 @@
  * The in-memory store: a DynamoDB stand-in whose lease, run and result stores pass the same
  * contract suite as the DynamoDB stores. Used by the history explorer (lib/drills/explorer).
  */
+
+export { MemoryBackend, memoryStores } from './memory-backend.js';
 export {
   type Item,
   isRetryable,
@@ -13,7 +15,3 @@ export {
   unusedDocumentClient,
   type WriteLogEntry,
 } from './memory-db.js';
-export { MemoryEffectStore } from './memory-effect-store.js';
-export { MemoryLeaseStore } from './memory-lease-store.js';
-export { MemoryResultStore } from './memory-result-store.js';
-export { MemoryRunStore } from './memory-run-store.js';

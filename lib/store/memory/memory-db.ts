@@ -7,8 +7,9 @@
  * pass the same contract suite as the DynamoDB stores (test/helpers/contracts).
  */
 
-import type { FaultInjector, FaultRequest, ProtocolOp } from '../../faults/sdk-faults.js';
+import type { FaultInjector, FaultRequest } from '../../faults/sdk-faults.js';
 import { CONFLICT_ATTEMPTS, conflictBackoffMs, createDocumentClient, isConflictOnly } from '../client.js';
+import type { ProtocolOp } from '../protocol/ops.js';
 
 /** An item: attribute name → value (plain JS, Sets for string sets). */
 export type Item = Record<string, unknown>;
@@ -30,11 +31,18 @@ export interface WriteLogEntry {
   readonly atMs: number;
 }
 
-/** The condition of a request did not hold; carries the current item (like ALL_OLD). */
+/**
+ * The condition of write `index` of a request did not hold; carries that item as it is (like ALL_OLD).
+ * Named like DynamoDB's error: `TransactionCanceledException` for a transaction.
+ */
 export class MemoryConditionFailed extends Error {
-  constructor(readonly item: Item | undefined) {
-    super('The conditional request failed');
-    this.name = 'ConditionalCheckFailedException';
+  constructor(
+    readonly item: Item | undefined,
+    readonly index = 0,
+    transaction = false,
+  ) {
+    super(transaction ? 'Transaction cancelled: ConditionalCheckFailed' : 'The conditional request failed');
+    this.name = transaction ? 'TransactionCanceledException' : 'ConditionalCheckFailedException';
   }
 }
 

@@ -2,8 +2,8 @@
  * What a store contract needs from an implementation: the three stores, table names, a way to read
  * items back, and the fault injector every request of the stores passes through.
  */
-import type { LeaseStore, ResultStore, RunStore } from '../../../lib/core/ports.js';
-import type { EffectStore } from '../../../lib/effects/effect-store.js';
+import type { EffectStore, LeaseStore, ResultStore, RunStore } from '../../../lib/core/ports.js';
+
 import type { FaultInjector } from '../../../lib/faults/sdk-faults.js';
 
 /** One implementation's stores on fresh tables. */

@@ -3,12 +3,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createChaos, seededRandom } from '../../../lib/faults/chaos.js';
-import { MemoryClient, MemoryDb, MemoryLeaseStore } from '../../../lib/store/memory/index.js';
+import { MemoryClient, MemoryDb, memoryStores } from '../../../lib/store/memory/index.js';
 
 async function claims(seed: number): Promise<Record<string, number>> {
   const chaos = createChaos(seed, { throttle: 0.3, lostResponse: 0.2, slow: 0, pause: 0 });
   const db = new MemoryDb();
-  const leases = new MemoryLeaseStore(new MemoryClient(db, { faults: chaos.injector }), 'lib');
+  const leases = memoryStores(new MemoryClient(db, { faults: chaos.injector }), 'lib').leases;
   for (let i = 0; i < 40; i++) {
     await leases
       .claim({ job: `j${i}`, runId: `r${i}`, slotId: 'S', nowMs: 1, leaseUntilMs: 2 })

@@ -11,7 +11,10 @@ import type { HistorySpec } from '../../../lib/drills/explorer/history.js';
 import { INVARIANTS } from '../../../lib/drills/explorer/invariants.js';
 import { runHistory } from '../../../lib/drills/explorer/run-history.js';
 import { createMemoryDeps } from '../../../lib/drills/memory-deps.js';
-import { MemoryClient, MemoryDb } from '../../../lib/store/memory/index.js';
+import { MemoryBackend, MemoryClient, MemoryDb } from '../../../lib/store/memory/index.js';
+import { notExists } from '../../../lib/store/protocol/expression.js';
+import { fencedWrite } from '../../../lib/store/protocol/operations.js';
+import { perform } from '../../../lib/store/protocol/request.js';
 
 const provider = { idempotencyKeys: false, lookup: false, dropResponses: [] };
 
@@ -65,7 +68,7 @@ describe('history explorer (in memory)', () => {
       expect(report.faults[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(report.outcomes.succeeded).toBeGreaterThan(0);
     expect(report.outcomes['killed (never settled)']).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   it.each(Object.entries(FOUND))(
     'replays the shrunk history where %s: every invariant holds now',
@@ -100,20 +103,18 @@ describe('history explorer (in memory)', () => {
             pausePoint: p.pausePoint,
             observe: p.observe,
           });
-          const client = new MemoryClient(db, { faults: p.faults });
-          const results: ResultStore = {
-            // Forgets the FENCED condition: any fence overwrites what is stored.
-            fencedPut: async (ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext) => {
-              const input = { TableName: ref.tableName, Key: ref.key, runId: fc.runId, fence: fc.fence };
-              await client.send({ command: 'UpdateItemCommand', op: 'fenced-write', input }, () =>
-                db.put(
-                  ref.tableName,
-                  ref.key,
-                  { ...ref.key, ...attributes, lastFence: fc.fence },
-                  { op: 'fenced-write', fence: fc.fence },
-                ),
-              );
+          const backend = new MemoryBackend(new MemoryClient(db, { faults: p.faults }));
+          // Forgets the fenced write's condition: any fence overwrites what is stored.
+          const unfenced: typeof fencedWrite = {
+            ...fencedWrite,
+            request: (w) => {
+              const req = fencedWrite.request(w);
+              return { ...req, writes: [{ ...req.writes[0], condition: notExists('no-such-attribute') }] };
             },
+          };
+          const results: ResultStore = {
+            fencedPut: (ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext) =>
+              perform(backend, unfenced, { ref, attributes, fc }),
             insertOnce: (
               ref: ItemRef,
               a: Record<string, unknown>,
@@ -132,5 +133,5 @@ describe('history explorer (in memory)', () => {
     const replayed = await replayHistory(report.failure?.history as HistorySpec, broken);
     expect(replayed.find((c) => c.name.startsWith('I2'))?.ok).toBe(false);
     expect(report.failure?.history.deliveries.length).toBeLessThanOrEqual(4);
-  });
+  }, 120_000);
 });

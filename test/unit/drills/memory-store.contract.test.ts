@@ -2,25 +2,17 @@
  * The in-memory store passes the same contract suite as the DynamoDB stores (unit: no network).
  */
 import { FaultInjector } from '../../../lib/faults/sdk-faults.js';
-import {
-  MemoryClient,
-  MemoryDb,
-  MemoryEffectStore,
-  MemoryLeaseStore,
-  MemoryResultStore,
-  MemoryRunStore,
-} from '../../../lib/store/memory/index.js';
+import { MemoryClient, MemoryDb, memoryStores } from '../../../lib/store/memory/index.js';
 import { storeContracts } from '../../helpers/contracts/index.js';
 
 storeContracts('memory store', async () => {
   const db = new MemoryDb();
   const faults = new FaultInjector();
   const client = new MemoryClient(db, { faults });
+  const stores = memoryStores(client, 'lib');
   return {
-    leases: new MemoryLeaseStore(client, 'lib'),
-    runs: new MemoryRunStore(client, 'lib'),
-    results: new MemoryResultStore(client),
-    effects: new MemoryEffectStore(client, 'lib', 'contract-job'),
+    ...stores,
+    effects: stores.effects('contract-job'),
     tableName: 'lib',
     reports: 'reports',
     settlements: 'settlements',

@@ -123,8 +123,12 @@ export interface EffectItem {
   readonly responseDigest?: string;
   readonly error?: { readonly httpStatus: number; readonly message: string };
   readonly reviewReason?: string;
-  /** How the outcome was learnt when it was not the first call (`resent`, `looked-up`). */
+  /** How the outcome was learnt when it was not the first call (`resent`, `looked-up`, `operator`). */
   readonly resolvedBy?: string;
+  /** Operator resolution (`cronfence effects resolve`): who, when (epoch ms) and why. */
+  readonly reviewedBy?: string;
+  readonly reviewedAtMs?: number;
+  readonly reviewNote?: string;
   readonly createdAtMs: number;
   readonly sendingAtMs?: number;
   readonly finishedAtMs?: number;

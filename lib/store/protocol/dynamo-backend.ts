@@ -1,0 +1,145 @@
+/**
+ * The DynamoDB backend of the protocol: turns a declared request (request.ts) into one UpdateItem,
+ * PutItem or TransactWriteItems with its expressions compiled from the declaration, and a refused
+ * condition into an answer carrying the returned item (unmarshalled: the Document client leaves it
+ * marshalled). Every command carries its {@link RequestTag} in the SDK's handler context
+ * ({@link REQUEST_TAG}), so middleware (fault injection, tracing) knows the step without parsing it.
+ */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { compileExpressions } from './expression.js';
+import { ProtocolOp, type RequestTag } from './ops.js';
+import type { Item, ProtocolBackend, ProtocolRequest, RequestOutcome, Write } from './request.js';
+
+/** Key of the {@link RequestTag} in an SDK command's handler context. */
+export const REQUEST_TAG = 'cronfenceRequest';
+
+type Reason = { Code?: string; Item?: Record<string, unknown> };
+
+/** The request input of one write. */
+function writeInput(w: Write): Record<string, unknown> {
+  const base = { TableName: w.table, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  switch (w.kind) {
+    case 'put':
+      return { ...base, Item: w.item, ...compileExpressions(w.condition) };
+    case 'update':
+      return {
+        ...base,
+        Key: w.key,
+        ...compileExpressions(w.condition, w.update),
+        ...(w.returnValues && { ReturnValues: w.returnValues }),
+      };
+    case 'check':
+      return { ...base, Key: w.key, ...compileExpressions(w.condition) };
+  }
+}
+
+/** Put the request's tag in the command's handler context. */
+function tagged<C extends { middlewareStack: { add: (...a: never[]) => unknown } }>(
+  command: C,
+  tag: RequestTag,
+): C {
+  // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
+  (command.middlewareStack as any).add(
+    // biome-ignore lint/suspicious/noExplicitAny: the SDK's handler context is an open record
+    (next: any, context: any) => (args: unknown) => {
+      context[REQUEST_TAG] = tag;
+      return next(args);
+    },
+    { step: 'initialize', name: 'cronfenceRequestTag', override: true },
+  );
+  return command;
+}
+
+/** The item a refused condition returned, unmarshalled. */
+function returnedItem(err: { Item?: Record<string, unknown> } | undefined): Item | undefined {
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK types Item as AttributeValue records
+  return err?.Item ? unmarshall(err.Item as any) : undefined;
+}
+
+/** The protocol on a DynamoDB Document client. */
+export class DynamoBackend implements ProtocolBackend {
+  constructor(private readonly doc: DynamoDBDocumentClient) {}
+
+  async send(request: ProtocolRequest): Promise<RequestOutcome> {
+    return request.writes.length > 1 ? this.transact(request) : this.single(request, request.writes[0]);
+  }
+
+  async get(table: string, key: Item): Promise<Item | undefined> {
+    const out = await this.doc.send(
+      tagged(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }), {
+        op: ProtocolOp.Read,
+        name: 'read',
+        table,
+        key,
+      }),
+    );
+    return out.Item;
+  }
+
+  async queryPrefix(
+    table: string,
+    partition: { readonly name: string; readonly value: string },
+    sortKey: { readonly name: string; readonly prefix: string },
+  ): Promise<Item[]> {
+    const out: Item[] = [];
+    const pages = paginateQuery(
+      { client: this.doc },
+      {
+        TableName: table,
+        ConsistentRead: true,
+        KeyConditionExpression: '#p = :p AND begins_with(#s, :s)',
+        ExpressionAttributeNames: { '#p': partition.name, '#s': sortKey.name },
+        ExpressionAttributeValues: { ':p': partition.value, ':s': sortKey.prefix },
+      },
+    );
+    for await (const page of pages) out.push(...(page.Items ?? []));
+    return out;
+  }
+
+  private async single(request: ProtocolRequest, w: Write): Promise<RequestOutcome> {
+    const input = writeInput(w);
+    try {
+      const out =
+        w.kind === 'put'
+          ? // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
+            await this.doc.send(tagged(new PutCommand(input as any), request.tag))
+          : // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
+            await this.doc.send(tagged(new UpdateCommand(input as any), request.tag));
+      return { applied: true, ...(out.Attributes && { attributes: out.Attributes }) };
+    } catch (err) {
+      if ((err as Error)?.name !== 'ConditionalCheckFailedException') throw err;
+      return { applied: false, index: 0, item: returnedItem(err as { Item?: Record<string, unknown> }) };
+    }
+  }
+
+  private async transact(request: ProtocolRequest): Promise<RequestOutcome> {
+    const TransactItems = request.writes.map((w) => {
+      const input = writeInput(w);
+      return w.kind === 'put'
+        ? { Put: input }
+        : w.kind === 'update'
+          ? { Update: input }
+          : { ConditionCheck: input };
+    });
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
+      await this.doc.send(tagged(new TransactWriteCommand({ TransactItems } as any), request.tag));
+      return { applied: true };
+    } catch (err) {
+      const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;
+      if ((err as Error)?.name !== 'TransactionCanceledException' || !reasons) throw err;
+      const index = reasons.findIndex((r) => r?.Code === 'ConditionalCheckFailed');
+      if (index >= 0) return { applied: false, index, item: returnedItem(reasons[index]) };
+      // Cancelled for conflicts only: the client already retried them with backoff (createDocumentClient).
+      throw err;
+    }
+  }
+}

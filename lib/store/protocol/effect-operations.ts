@@ -1,0 +1,294 @@
+/**
+ * The effect transitions (docs/design.md "One invocation", step 5), each declared ONCE like the other
+ * writes (operations.ts). The two that precede a provider call are one transaction with a lease check
+ * (`owner = me AND fence = myFence`), so the ownership re-check happens at the same instant as the
+ * transition. Effect records carry no TTL: an expired record would let a backfill pay again.
+ */
+import { type EffectItem, EffectStatus } from '../../core/effects.js';
+import { boundText } from '../../core/item-bounds.js';
+import type {
+  EffectOutcomeUpdate,
+  EffectResolution,
+  FenceContext,
+  RecordResult,
+  SeenEffect,
+  SendingResult,
+} from '../../core/ports.js';
+import { EffectNotInReviewError } from '../../errors.js';
+import { Attr, Keys } from '../schema.js';
+import { and, type Condition, eq, le, notExists } from './expression.js';
+import { LEASE_SK, owned } from './operations.js';
+import { ProtocolOp, type RequestTag } from './ops.js';
+import type { Item, Operation, ProtocolRequest, Write } from './request.js';
+
+/** Which effect: the library table, the job, the idempotency key. */
+export interface EffectRef {
+  readonly table: string;
+  readonly job: string;
+  readonly key: string;
+}
+
+function tag(name: string, ref: EffectRef, fc?: FenceContext): RequestTag {
+  return {
+    op: ProtocolOp.Effect,
+    name,
+    table: ref.table,
+    key: Keys.effect(ref.job, ref.key),
+    ...(fc && { runId: fc.runId, fence: fc.fence }),
+  };
+}
+
+/** The effect still has the status, fence and run we saw, and its fence is not above ours. */
+function stillAsSeen(seen: SeenEffect, fc: FenceContext): Condition {
+  return and(
+    eq('status', seen.status),
+    eq('fence', seen.fence),
+    eq('runId', seen.runId),
+    le('fence', fc.fence),
+  );
+}
+
+/** The transaction of a move to `sending`: the lease check, then the effect write. */
+function sendingTransaction(
+  name: string,
+  label: string,
+  ref: EffectRef,
+  fc: FenceContext,
+  write: Write,
+): ProtocolRequest {
+  return {
+    tag: tag(name, ref, fc),
+    label,
+    writes: [
+      {
+        kind: 'check',
+        table: ref.table,
+        key: { pk: fc.leaseKey, sk: LEASE_SK },
+        condition: owned(fc.runId, fc.fence),
+      },
+      write,
+    ],
+  };
+}
+
+const sending = { accepted: (): SendingResult => ({ kind: 'sending' }) };
+
+/** What refused write 0 (the lease check) or 1 (the effect) of a sending transaction means. */
+function sendingRefused(item: Item | undefined, index: number): SendingResult {
+  return index === 0
+    ? { kind: 'lease-lost', lease: item }
+    : { kind: 'existing', item: (item ?? {}) as unknown as EffectItem };
+}
+
+/** Insert an effect. */
+export type EffectInsertInput = EffectRef & {
+  readonly fields: { requestHash: string; job: string; provider: string };
+  readonly fc: FenceContext;
+};
+
+/**
+ * Insert the effect as `sending` (no effect under this key yet), in one transaction with the lease
+ * check. Refused: `lease-lost` (with the lease item) or `existing` (with the effect).
+ */
+export const effectInsert: Operation<EffectInsertInput, SendingResult> = {
+  name: 'effect-insert',
+  request: (e) => {
+    const key = Keys.effect(e.job, e.key);
+    const { fc } = e;
+    return sendingTransaction('effect-insert', `insert effect ${e.key}`, e, fc, {
+      kind: 'put',
+      table: e.table,
+      key,
+      condition: notExists(Attr.pk),
+      item: {
+        ...key,
+        kind: 'effect',
+        key: e.key,
+        ...e.fields,
+        status: EffectStatus.Sending,
+        attempts: 1,
+        fence: fc.fence,
+        leaseKey: fc.leaseKey,
+        runId: fc.runId,
+        createdAtMs: fc.nowMs,
+        sendingAtMs: fc.nowMs,
+        updatedAtMs: fc.nowMs,
+      },
+    });
+  },
+  ...sending,
+  refused: sendingRefused,
+};
+
+/** Move an effect seen as `seen`. */
+export type EffectMoveInput = EffectRef & { readonly seen: SeenEffect; readonly fc: FenceContext };
+
+/**
+ * Take an effect over for (re)sending: still as we saw it and not under a higher fence; sets our
+ * fence and run, counts the attempt; in one transaction with the lease check. Refused: as insert.
+ */
+export const effectMove: Operation<EffectMoveInput, SendingResult> = {
+  name: 'effect-move',
+  request: (e) =>
+    sendingTransaction('effect-move', `take over effect ${e.key}`, e, e.fc, {
+      kind: 'update',
+      table: e.table,
+      key: Keys.effect(e.job, e.key),
+      condition: stillAsSeen(e.seen, e.fc),
+      update: {
+        set: {
+          status: EffectStatus.Sending,
+          fence: e.fc.fence,
+          runId: e.fc.runId,
+          leaseKey: e.fc.leaseKey,
+          sendingAtMs: e.fc.nowMs,
+          updatedAtMs: e.fc.nowMs,
+        },
+        add: { attempts: 1 },
+      },
+    }),
+  ...sending,
+  refused: sendingRefused,
+};
+
+/** The attributes an outcome sets. */
+function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
+  const base = { status: outcome.status, updatedAtMs: fc.nowMs };
+  switch (outcome.status) {
+    case EffectStatus.NeedsReview:
+      return {
+        ...base,
+        reviewReason: boundText(outcome.reviewReason),
+        [Attr.problem]: outcome.status,
+        [Attr.problemAtMs]: fc.nowMs,
+      };
+    case EffectStatus.Succeeded:
+      return {
+        ...base,
+        finishedAtMs: fc.nowMs,
+        providerRef: boundText(outcome.providerRef),
+        responseDigest: boundText(outcome.responseDigest),
+        ...(outcome.resolvedBy && { resolvedBy: outcome.resolvedBy }),
+      };
+    default:
+      return {
+        ...base,
+        finishedAtMs: fc.nowMs,
+        error: { ...outcome.error, message: boundText(outcome.error.message) },
+      };
+  }
+}
+
+const recorded = {
+  accepted: (item: Item | undefined): RecordResult => ({
+    kind: 'recorded',
+    item: item as unknown as EffectItem,
+  }),
+  refused: (item: Item | undefined): RecordResult => ({
+    kind: 'existing',
+    item: (item ?? {}) as unknown as EffectItem,
+  }),
+};
+
+/** Record an outcome. */
+export type EffectFinishInput = EffectRef & {
+  readonly fc: FenceContext;
+  readonly outcome: EffectOutcomeUpdate;
+};
+
+/**
+ * Record the outcome of OUR call: the effect is still `sending` under our fence and run (no lease
+ * check: the call happened). Returns ALL_NEW. Refused: `existing` with the effect as it is.
+ */
+export const effectFinish: Operation<EffectFinishInput, RecordResult> = {
+  name: 'effect-finish',
+  request: (e) => ({
+    tag: tag('effect-finish', e, e.fc),
+    label: `record effect ${e.key} ${e.outcome.status}`,
+    writes: [
+      {
+        kind: 'update',
+        table: e.table,
+        key: Keys.effect(e.job, e.key),
+        condition: and(eq('status', EffectStatus.Sending), eq('fence', e.fc.fence), eq('runId', e.fc.runId)),
+        update: { set: outcomeSets(e.outcome, e.fc) },
+        returnValues: 'ALL_NEW',
+      },
+    ],
+  }),
+  ...recorded,
+};
+
+/** Settle an effect seen as `seen`. */
+export type EffectSettleInput = EffectFinishInput & { readonly seen: SeenEffect };
+
+/**
+ * Settle an effect another call left in `sending`, without calling the provider (a looked-up
+ * outcome, or `needs-review`): still as we saw it; sets our fence and run. Refused: `existing`.
+ */
+export const effectSettle: Operation<EffectSettleInput, RecordResult> = {
+  name: 'effect-settle',
+  request: (e) => ({
+    tag: tag('effect-settle', e, e.fc),
+    label: `settle effect ${e.key} ${e.outcome.status}`,
+    writes: [
+      {
+        kind: 'update',
+        table: e.table,
+        key: Keys.effect(e.job, e.key),
+        condition: stillAsSeen(e.seen, e.fc),
+        update: {
+          set: {
+            ...outcomeSets(e.outcome, e.fc),
+            fence: e.fc.fence,
+            runId: e.fc.runId,
+            leaseKey: e.fc.leaseKey,
+          },
+        },
+        returnValues: 'ALL_NEW',
+      },
+    ],
+  }),
+  ...recorded,
+};
+
+/** An operator's resolution of an effect of a job. */
+export type EffectResolveInput = Omit<EffectRef, 'key'> & EffectResolution;
+
+/**
+ * Operator resolution (`cronfence effects resolve`): only an effect still `needs-review` moves to the
+ * resolution, recording how (`resolvedBy = operator`), who, when and why, and leaving the sparse
+ * `problems` index. Returns ALL_NEW. Refused: EffectNotInReviewError carrying the item.
+ */
+export const effectResolve: Operation<EffectResolveInput, EffectItem> = {
+  name: 'effect-resolve',
+  request: (r) => ({
+    tag: tag('effect-resolve', r),
+    label: 'resolve effect',
+    writes: [
+      {
+        kind: 'update',
+        table: r.table,
+        key: Keys.effect(r.job, r.key),
+        condition: eq('status', EffectStatus.NeedsReview),
+        update: {
+          set: {
+            status: r.as,
+            resolvedBy: 'operator',
+            reviewedBy: r.by,
+            reviewedAtMs: r.nowMs,
+            reviewNote: r.note,
+            finishedAtMs: r.nowMs,
+            updatedAtMs: r.nowMs,
+          },
+          remove: [Attr.problem, Attr.problemAtMs],
+        },
+        returnValues: 'ALL_NEW',
+      },
+    ],
+  }),
+  accepted: (item) => (item ?? {}) as unknown as EffectItem,
+  refused: (item, _i, r) => {
+    throw new EffectNotInReviewError(r.key, item, r.job);
+  },
+};

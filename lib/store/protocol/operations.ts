@@ -1,0 +1,476 @@
+/**
+ * The protocol's writes on leases, run records and business rows (docs/design.md "One invocation",
+ * steps 1–4 and 6), each declared ONCE: key, condition, update, operation name and what a refusal
+ * means. The DynamoDB request and the in-memory behaviour are both derived from these declarations
+ * (lib/store/protocol/dynamo-backend.ts; the harness's memory backend), and the stores only choose
+ * which operation to perform. Effect transitions: effect-operations.ts.
+ */
+import { decideClaimFailed, decideClaimSucceeded, type LeaseItem, NO_HOLDER } from '../../core/lease.js';
+import { Outcome } from '../../core/outcomes.js';
+import type {
+  ClaimRequest,
+  FenceContext,
+  HolderSeen,
+  InsertOnceResult,
+  ItemRef,
+  LeaseRef,
+  ReleaseRequest,
+  RunRecord,
+} from '../../core/ports.js';
+import { fencedWriteRefused, insertRefused, takeOverRefused } from '../../core/results.js';
+import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError, showValue } from '../../errors.js';
+import { abandonedRunItem, runRecordItem } from '../run-items.js';
+import { Attr, Keys } from '../schema.js';
+import {
+  AppendToList,
+  and,
+  type Condition,
+  eq,
+  exists,
+  IfNotExists,
+  le,
+  lt,
+  ne,
+  notContains,
+  notExists,
+  or,
+} from './expression.js';
+import { ProtocolOp } from './ops.js';
+import type { Item, Operation } from './request.js';
+
+/** Sort key of every lease item. */
+export const LEASE_SK = Keys.lease('-').sk;
+
+/** A lease of a table. */
+type OnLease = LeaseRef & { readonly table: string };
+
+/** Renew / release (steps 2, 6) and the effects' lease check: still ours — same owner and fence. */
+export function owned(runId: string, fence: number): Condition {
+  return and(eq('owner', runId), eq('fence', fence));
+}
+
+/**
+ * Claim (step 1): lease free or expired by the caller's clock, and (unless forced: a manual re-run)
+ * the slot not already succeeded. Sets the holder, `ADD fence 1`, and keeps the displaced holder as
+ * `prev*` so a claim whose response was lost can still mark it abandoned. Returns ALL_OLD.
+ * Refused: the returned item decides (ours after a lost response, already succeeded, held, overlap).
+ */
+export const claim: Operation<
+  ClaimRequest & { readonly table: string },
+  ReturnType<typeof decideClaimSucceeded>
+> = {
+  name: ProtocolOp.Claim,
+  request: (req) => {
+    const free = or(notExists('leaseUntilMs'), lt('leaseUntilMs', req.nowMs));
+    const key = Keys.lease(req.job, req.shard);
+    return {
+      tag: { op: ProtocolOp.Claim, name: 'claim', table: req.table, key, runId: req.runId },
+      label: 'claim lease',
+      writes: [
+        {
+          kind: 'update',
+          table: req.table,
+          key,
+          // Not done under this definition: a done set written under another definition id (a zone,
+          // schedule or shard-count change between deploys) does not count.
+          condition: req.force
+            ? free
+            : req.def === undefined
+              ? and(free, notContains('doneSlots', req.slotId))
+              : and(free, or(notContains('doneSlots', req.slotId), and(exists('def'), ne('def', req.def)))),
+          update: {
+            set: {
+              owner: req.runId,
+              leaseUntilMs: req.leaseUntilMs,
+              slot: req.slotId,
+              holderState: 'running',
+              acquiredAtMs: req.nowMs,
+              renewedAtMs: req.nowMs,
+              job: req.job,
+              lambdaRequestId: req.lambdaRequestId ?? '-',
+              prevOwner: new IfNotExists('owner', NO_HOLDER),
+              prevSlot: new IfNotExists('slot', NO_HOLDER),
+              prevLeaseUntilMs: new IfNotExists('leaseUntilMs', 0),
+              prevHolderState: new IfNotExists('holderState', NO_HOLDER),
+              // Every claim appends itself; a release that marked the earlier entries removes the list.
+              open: new AppendToList('open', [
+                { runId: req.runId, slot: req.slotId, leaseUntilMs: req.leaseUntilMs },
+              ]),
+            },
+            add: { fence: 1 },
+          },
+          returnValues: 'ALL_OLD',
+        },
+      ],
+    };
+  },
+  accepted: (old, req) => decideClaimSucceeded(old as LeaseItem | undefined, req),
+  refused: (item, _i, req) => decideClaimFailed(item as LeaseItem | undefined, req),
+};
+
+/** Input of renew and release. */
+export type HolderRef = OnLease & { readonly runId: string; readonly fence: number; readonly nowMs: number };
+
+type OwnedInput = HolderRef & Partial<ReleaseRequest> & { leaseUntilMs?: number };
+
+function ownedUpdate(
+  name: 'renew' | 'release',
+  what: string,
+  set: (ref: OwnedInput) => Item,
+  remove: (ref: OwnedInput) => string[] = () => [],
+): Operation<OwnedInput, void> {
+  return {
+    name,
+    request: (ref) => {
+      const key = Keys.lease(ref.job, ref.shard);
+      return {
+        tag: { op: name, name, table: ref.table, key, runId: ref.runId, fence: ref.fence },
+        label: what,
+        writes: [
+          {
+            kind: 'update',
+            table: ref.table,
+            key,
+            condition: owned(ref.runId, ref.fence),
+            update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
+          },
+        ],
+      };
+    },
+    accepted: () => undefined,
+    refused: (item, _i, ref) => {
+      throw new LeaseLostError(
+        `${what} refused for ${ref.job}: run ${ref.runId} (fence ${ref.fence}) no longer holds the lease; holder is ${String(item?.owner)} with fence ${String(item?.fence)}`,
+        item,
+      );
+    },
+  };
+}
+
+/** Renew (step 2): extend our lease. Refused: LeaseLostError carrying the lease as it is. */
+export const renew = ownedUpdate('renew', 'renew lease', (ref) => ({
+  leaseUntilMs: ref.leaseUntilMs,
+  renewedAtMs: ref.nowMs,
+}));
+
+/**
+ * Release (step 6): `leaseUntilMs = 0` (never `now`: see docs/design.md), `holderState = released`,
+ * and on success the done set. Refused: LeaseLostError carrying the lease as it is.
+ */
+export const release = ownedUpdate(
+  'release',
+  'release lease',
+  (ref) => {
+    // Unrecorded (the run could not write its record): free the lease, but stay `running` and on the
+    // open list so that the next claimer records this run abandoned.
+    if (ref.recorded === false) return { leaseUntilMs: 0, releasedAtMs: ref.nowMs };
+    const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
+    return {
+      leaseUntilMs: 0,
+      holderState: 'released',
+      releasedAtMs: ref.nowMs,
+      ...(done && { doneSlots: new Set(ref.doneSlots) }),
+      ...(done && ref.def !== undefined && { def: ref.def }),
+    };
+  },
+  (ref) => (ref.recorded !== false && ref.clearOpen ? ['open'] : []),
+);
+
+/**
+ * Best-effort release after a claim request failed (its response lost, every retry refused): only if
+ * the item still names the run as a running owner (the caller does not know the fence it may hold).
+ * Returns the item before the release (its fence is the run's), or undefined when it is not ours.
+ */
+export const releaseIfOwner: Operation<OnLease & { runId: string; nowMs: number }, LeaseItem | undefined> = {
+  name: 'release',
+  request: (ref) => {
+    const key = Keys.lease(ref.job, ref.shard);
+    return {
+      tag: { op: ProtocolOp.Release, name: 'release', table: ref.table, key, runId: ref.runId },
+      label: 'release lease after a failed claim',
+      writes: [
+        {
+          kind: 'update',
+          table: ref.table,
+          key,
+          condition: and(eq('owner', ref.runId), eq('holderState', 'running')),
+          update: { set: { leaseUntilMs: 0, holderState: 'released', releasedAtMs: ref.nowMs } },
+          returnValues: 'ALL_OLD',
+        },
+      ],
+    };
+  },
+  accepted: (old) => old as LeaseItem | undefined,
+  refused: () => undefined,
+};
+
+/** A run's terminal record and its retention. */
+export interface RunRecordInput {
+  readonly table: string;
+  readonly record: RunRecord;
+  readonly retentionDays: number;
+}
+
+/**
+ * The run record (step 6): written once; only an `abandoned` mark left by a successor may be replaced.
+ * Refused: our own earlier put whose response was lost (same run, same outcome) is fine; anything
+ * else is a StoreError naming the record's stored outcome.
+ */
+export const putRunRecord: Operation<RunRecordInput, void> = {
+  name: ProtocolOp.RunRecord,
+  request: ({ table, record, retentionDays }) => {
+    const key = Keys.run(record.job, record.slot, record.runId);
+    return {
+      tag: {
+        op: ProtocolOp.RunRecord,
+        name: 'run-record',
+        table,
+        key,
+        runId: record.runId,
+        ...(record.fence !== undefined && { fence: record.fence }),
+      },
+      label: 'run record',
+      writes: [
+        {
+          kind: 'put',
+          table,
+          key,
+          item: runRecordItem(record, retentionDays),
+          condition: or(notExists(Attr.pk), eq('outcome', Outcome.Abandoned)),
+        },
+      ],
+    };
+  },
+  accepted: () => undefined,
+  refused: (existing, _i, { record }) => {
+    if (existing?.runId === record.runId && existing?.outcome === record.outcome) return;
+    throw new StoreError(
+      'PutItem (run record)',
+      new Error(`run record ${record.runId} already written as ${String(existing?.outcome)}`),
+    );
+  },
+};
+
+/** A displaced holder to mark abandoned. */
+export interface AbandonInput {
+  readonly table: string;
+  readonly job: string;
+  readonly holder: HolderSeen;
+  readonly byRunId: string;
+  readonly nowMs: number;
+  readonly retentionDays: number;
+}
+
+/**
+ * Abandon mark: record a displaced holder's run `abandoned / not-released`, only if it never wrote
+ * its own record. Refused: it did; keep it (not an error).
+ */
+export const markAbandoned: Operation<AbandonInput, void> = {
+  name: ProtocolOp.MarkAbandoned,
+  request: (a) => {
+    const key = Keys.run(a.job, a.holder.slot, a.holder.runId);
+    return {
+      tag: {
+        op: ProtocolOp.MarkAbandoned,
+        name: 'mark-abandoned',
+        table: a.table,
+        key,
+        runId: a.holder.runId,
+        fence: a.holder.fence,
+      },
+      label: 'abandoned run record',
+      writes: [
+        {
+          kind: 'put',
+          table: a.table,
+          key,
+          item: abandonedRunItem(a.job, a.holder, a.byRunId, a.nowMs, a.retentionDays),
+          condition: notExists(Attr.pk),
+        },
+      ],
+    };
+  },
+  accepted: () => undefined,
+  refused: () => undefined,
+};
+
+/** Attributes cronfence writes on business rows; a job may not set them itself. */
+const RESERVED = ['lastFence', 'fencedBy', 'fence', 'runId', 'status', 'writtenAtMs'];
+
+/** `<table> <key>` for messages. */
+export function describeRef(ref: ItemRef): string {
+  return `${ref.tableName} ${showValue(ref.key)}`;
+}
+
+/**
+ * A job's attributes for an update: without the key and `undefined` values.
+ * @throws ResultConflictError naming a reserved attribute.
+ */
+function jobAttributes(attributes: Record<string, unknown>, key: Record<string, unknown>): Item {
+  const out: Item = {};
+  for (const [k, v] of Object.entries(attributes)) {
+    if (k in key || v === undefined) continue;
+    if (RESERVED.includes(k))
+      throw new ResultConflictError(`attribute "${k}" is reserved by cronfence on ${k}`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** A business write: the row, the job's attributes, the fence. */
+export interface BusinessWrite {
+  readonly ref: ItemRef;
+  readonly attributes: Record<string, unknown>;
+  readonly fc: FenceContext;
+}
+
+const businessTag = (op: ProtocolOp, { ref, fc }: BusinessWrite) => ({
+  op,
+  name: op,
+  table: ref.tableName,
+  key: ref.key,
+  runId: fc.runId,
+  fence: fc.fence,
+});
+
+/**
+ * Fenced write (step 3) on a protected item: never written under a fence, or last written under the
+ * same lease with a fence no higher than ours (equal = the same holder writing again).
+ * Refused: StaleFenceError carrying the stored fence, or ResultConflictError (another lease fences it).
+ */
+export const fencedWrite: Operation<BusinessWrite, void> = {
+  name: ProtocolOp.FencedWrite,
+  request: (w) => ({
+    tag: businessTag(ProtocolOp.FencedWrite, w),
+    label: `fenced write ${describeRef(w.ref)}`,
+    writes: [
+      {
+        kind: 'update',
+        table: w.ref.tableName,
+        key: w.ref.key,
+        condition: or(
+          notExists('lastFence'),
+          and(eq('fencedBy', w.fc.leaseKey), le('lastFence', w.fc.fence)),
+        ),
+        update: {
+          set: {
+            ...jobAttributes(w.attributes, w.ref.key),
+            lastFence: w.fc.fence,
+            fencedBy: w.fc.leaseKey,
+            runId: w.fc.runId,
+            writtenAtMs: w.fc.nowMs,
+          },
+        },
+      },
+    ],
+  }),
+  accepted: () => undefined,
+  refused: (item, _i, w) => {
+    throw fencedWriteRefused(describeRef(w.ref), item, w.fc);
+  },
+};
+
+/** What an insert-once led to: a result, or a `running` row to take over. */
+export type InsertOnceStep = InsertOnceResult | { readonly status: 'take-over'; readonly item: Item };
+
+/** An insert-once write with the row status to write. */
+export type InsertOnceInput = BusinessWrite & { readonly status: string };
+
+function insertedRow({ ref, attributes, fc, status }: InsertOnceInput): Item {
+  const row: Item = {};
+  const all = {
+    ...attributes,
+    ...ref.key,
+    status,
+    fence: fc.fence,
+    runId: fc.runId,
+    fencedBy: fc.leaseKey,
+    writtenAtMs: fc.nowMs,
+  };
+  for (const [k, v] of Object.entries(all)) if (v !== undefined) row[k] = v;
+  return row;
+}
+
+/**
+ * Insert-once (step 4): ONE PutItem of the row with `status`, `fence`, `runId`, if no row has the key.
+ * Refused, the row decides: ours (lost response) → inserted; succeeded → existing; `running` under a
+ * lower fence of our lease → take over; else StaleFenceError carrying the row's fence.
+ * @throws ResultConflictError when the key is empty (nothing sent).
+ */
+export const insertOnce: Operation<InsertOnceInput, InsertOnceStep> = {
+  name: ProtocolOp.InsertOnce,
+  request: (w) => {
+    const [partitionKey] = Object.keys(w.ref.key);
+    if (partitionKey === undefined)
+      throw new ResultConflictError(`insert-once on ${w.ref.tableName} needs a key`);
+    return {
+      tag: businessTag(ProtocolOp.InsertOnce, w),
+      label: `insert-once ${describeRef(w.ref)}`,
+      writes: [
+        {
+          kind: 'put',
+          table: w.ref.tableName,
+          key: w.ref.key,
+          item: insertedRow(w),
+          condition: notExists(partitionKey),
+        },
+      ],
+    };
+  },
+  accepted: (_a, w) => ({ status: 'inserted', item: insertedRow(w) }),
+  refused: (item, _i, w) => {
+    const existing = item ?? {};
+    switch (insertRefused(existing, w.fc)) {
+      case 'own-write':
+        return { status: 'inserted', item: existing };
+      case 'existing':
+        return { status: 'existing', item: existing };
+      case 'take-over':
+        return { status: 'take-over', item: existing };
+      case 'stale':
+        throw new StaleFenceError(describeRef(w.ref), w.fc.fence, Number(existing.fence), existing);
+    }
+  },
+};
+
+/** A takeover of a `running` row seen with `existing`'s fence and run id. */
+export type TakeoverInput = InsertOnceInput & { readonly existing: Item };
+
+/**
+ * Insert-once takeover: the `running` row still carries the stale holder's fence and run id; write
+ * ours. Returns ALL_NEW. Refused, the row decides: ours → inserted; succeeded under a fence no
+ * higher than ours → existing; else StaleFenceError.
+ */
+export const takeOver: Operation<TakeoverInput, InsertOnceResult> = {
+  name: ProtocolOp.Takeover,
+  request: (w) => ({
+    tag: businessTag(ProtocolOp.Takeover, w),
+    label: `insert-once takeover ${describeRef(w.ref)}`,
+    writes: [
+      {
+        kind: 'update',
+        table: w.ref.tableName,
+        key: w.ref.key,
+        condition: and(eq('status', 'running'), eq('fence', w.existing.fence), eq('runId', w.existing.runId)),
+        update: {
+          set: {
+            ...jobAttributes(w.attributes, w.ref.key),
+            status: w.status,
+            fence: w.fc.fence,
+            runId: w.fc.runId,
+            writtenAtMs: w.fc.nowMs,
+          },
+        },
+        returnValues: 'ALL_NEW',
+      },
+    ],
+  }),
+  accepted: (item) => ({ status: 'inserted', item: item ?? {} }),
+  refused: (item, _i, w) => {
+    const now = item ?? {};
+    const decision = takeOverRefused(now, w.fc);
+    if (decision === 'stale')
+      throw new StaleFenceError(describeRef(w.ref), w.fc.fence, Number(now.fence), now);
+    return { status: decision === 'own-write' ? 'inserted' : 'existing', item: now };
+  },
+};

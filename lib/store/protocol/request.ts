@@ -1,0 +1,128 @@
+/**
+ * A protocol request as data (what one declared operation asks of the table) and the port a backend
+ * implements to carry it out: DynamoDB (dynamo-backend.ts) or the harness's in-memory table. The
+ * backend knows nothing of leases or fences; {@link perform} turns its answer into the operation's
+ * decision. (Powertools' idempotency package splits its base persistence layer from its DynamoDB
+ * layer the same way.)
+ */
+import { StoreError } from '../../errors.js';
+import type { Condition, Update } from './expression.js';
+import type { RequestTag } from './ops.js';
+
+/** An item: attribute name → plain value (Sets for string sets). */
+export type Item = Record<string, unknown>;
+
+/** One write of a request. */
+export type Write =
+  /** Replace the whole item (attributes set to `undefined` are left out). */
+  | {
+      readonly kind: 'put';
+      readonly table: string;
+      readonly key: Item;
+      readonly item: Item;
+      readonly condition: Condition;
+    }
+  /** Update (or create) the item. */
+  | {
+      readonly kind: 'update';
+      readonly table: string;
+      readonly key: Item;
+      readonly update: Update;
+      readonly condition: Condition;
+      /** What an accepted update returns. @default nothing */
+      readonly returnValues?: 'ALL_OLD' | 'ALL_NEW';
+    }
+  /** Only check a condition (inside a transaction). */
+  | { readonly kind: 'check'; readonly table: string; readonly key: Item; readonly condition: Condition };
+
+/**
+ * One request: a single conditional write, or a transaction of several (all or none). Every refused
+ * condition returns the item as it is (`ReturnValuesOnConditionCheckFailure: ALL_OLD`).
+ */
+export interface ProtocolRequest {
+  readonly tag: RequestTag;
+  /** Names the request in errors, e.g. `claim lease`, `insert-once reports {"reportDate":"…"}`. */
+  readonly label: string;
+  readonly writes: readonly [Write, ...Write[]];
+}
+
+/** What a backend answers. */
+export type RequestOutcome =
+  | { readonly applied: true; readonly attributes?: Item }
+  /** Write `index` of the request refused its condition; `item` is that item as it is. */
+  | { readonly applied: false; readonly index: number; readonly item: Item | undefined };
+
+/** The primitives a backend implements. */
+export interface ProtocolBackend {
+  /**
+   * Carry out one request atomically. Refused conditions are answers, not errors.
+   * @throws the backend's own error on any other failure (throttling, network, ...)
+   */
+  send(request: ProtocolRequest): Promise<RequestOutcome>;
+  /** Read one item, strongly consistent. @throws the backend's own error */
+  get(table: string, key: Item): Promise<Item | undefined>;
+  /**
+   * Every item of one partition whose sort key starts with a prefix (one Query, paginated), strongly
+   * consistent. @throws the backend's own error
+   */
+  queryPrefix(
+    table: string,
+    partition: { readonly name: string; readonly value: string },
+    sortKey: { readonly name: string; readonly prefix: string },
+  ): Promise<Item[]>;
+}
+
+/**
+ * One operation of the protocol, declared once: the request it sends, what an accepted request
+ * returns, and what a refusal means (a decision, or a thrown domain error).
+ */
+export interface Operation<I, R> {
+  /** The operation's name, as in {@link RequestTag.name}. */
+  readonly name: string;
+  /** The request for `input`. May throw a domain error for bad input (nothing is sent). */
+  request(input: I): ProtocolRequest;
+  /** The result of an accepted request. */
+  accepted(attributes: Item | undefined, input: I): R;
+  /** The meaning of a refusal, from the item the refused write returned (`index`: which write). */
+  refused(item: Item | undefined, index: number, input: I): R;
+}
+
+/** The DynamoDB API name of a request, for error messages. */
+export function commandOf(request: ProtocolRequest): string {
+  if (request.writes.length > 1) return 'TransactWriteItems';
+  return request.writes[0].kind === 'put' ? 'PutItem' : 'UpdateItem';
+}
+
+/**
+ * Carry out one operation on a backend.
+ * @throws StoreError naming the request on a backend failure; the operation's domain errors on refusal.
+ */
+export async function perform<I, R>(backend: ProtocolBackend, op: Operation<I, R>, input: I): Promise<R> {
+  const request = op.request(input);
+  let outcome: RequestOutcome;
+  try {
+    outcome = await backend.send(request);
+  } catch (err) {
+    throw new StoreError(`${commandOf(request)} (${request.label})`, err);
+  }
+  return outcome.applied
+    ? op.accepted(outcome.attributes, input)
+    : op.refused(outcome.item, outcome.index, input);
+}
+
+/**
+ * Read one item through a backend.
+ * @throws StoreError naming the read (`GetItem (<what>)`) on a backend failure.
+ */
+export async function read(
+  backend: ProtocolBackend,
+  table: string,
+  key: Item,
+  what: string,
+): Promise<Item | undefined> {
+  try {
+    return await backend.get(table, key);
+  } catch (err) {
+    throw new StoreError(`GetItem (${what})`, err);
+  }
+}
