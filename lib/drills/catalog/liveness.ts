@@ -119,6 +119,8 @@ function stageDispatcher(ctx: DrillContext, pick: () => Worker, handler: () => J
 
 /** The sweeper on a worker's client (so virtual time waits for its requests), at `atMs` of stage time. */
 function sweepAt(ctx: DrillContext, w: Worker, handler: JobHandler, afterMs: number) {
+  // Only the drill's own slot: the fresh table has no history of earlier days.
+  const notBeforeMs = ctx.slot(handler).scheduledTimeMs - 1;
   return (async () => {
     await w.clock.sleep(afterMs);
     return sweep(
@@ -148,6 +150,8 @@ function sweepAt(ctx: DrillContext, w: Worker, handler: JobHandler, afterMs: num
           },
         },
       ],
+      600_000,
+      notBeforeMs,
     );
   })();
 }
