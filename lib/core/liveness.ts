@@ -6,7 +6,7 @@
 import type { LeaseItem, OpenHolder } from './lease.js';
 
 /**
- * The identity of a job's slot ids: its schedule expression, zone and DST-gap policy, and for sharded
+ * The identity of a job's slot ids: its schedule expression, zone and DST-gap policy (cron only), and for sharded
  * leases the shard count (a shard index means a different key space under another count). Slot ids
  * are local wall-clock minutes, so `2026-03-28T05:00` in Asia/Tokyo and in America/Los_Angeles are
  * different occurrences: done sets and run records are only compared under the same id.
@@ -19,7 +19,14 @@ export function definitionId(def: {
   readonly dstGap?: string;
   readonly shards?: number;
 }): string {
-  const text = [def.schedule, def.timeZone, def.dstGap ?? '-', (def.shards ?? 1) > 1 ? def.shards : '']
+  // rate() and at() slot ids are UTC instants: the zone does not change them, so it is not part of it.
+  const cron = def.schedule.startsWith('cron(');
+  const text = [
+    def.schedule,
+    cron ? def.timeZone : '-',
+    cron ? (def.dstGap ?? '-') : '-',
+    (def.shards ?? 1) > 1 ? def.shards : '',
+  ]
     .map(String)
     .join('|');
   let h = 0x811c9dc5;

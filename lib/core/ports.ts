@@ -158,6 +158,8 @@ export interface RunRecord {
   readonly details?: Record<string, unknown>;
   /** Definition id the slot id belongs to (`definitionId`); absent on records written before it existed. */
   readonly def?: string;
+  /** Shard runs: the shard count the payload was cut for (completion is checked per count). */
+  readonly shards?: number;
 }
 
 /** Run record persistence. */

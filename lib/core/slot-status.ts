@@ -19,10 +19,14 @@ import type { Slot } from './schedule/slot.js';
 /** The fields of a run record the status reads. */
 export interface RecordFacts {
   readonly slot: string;
+  /** The occurrence's instant (ISO), when the record knows it (abandoned marks do not). */
+  readonly scheduledTime?: string;
   readonly outcome: string;
   readonly reason?: string;
   readonly trigger?: string;
   readonly shard?: number;
+  /** Shard runs: the shard count the run's payload was cut for. */
+  readonly shards?: number;
   readonly def?: string;
 }
 
@@ -72,14 +76,36 @@ export function slotStatuses(input: {
   const ok = underDef(input.def);
   const records = input.records.filter(ok);
   const sharded = input.shards > 1;
+  // A sharded slot completed under an earlier shard count (every shard of that count succeeded under
+  // that count's definition) is done: completion is per key space, not per current count.
+  const doneEarlier = new Set<string>();
+  if (sharded) {
+    const byDefSlot = new Map<string, { n: number; shards: Set<number> }>();
+    for (const r of input.records) {
+      if (r.outcome !== Outcome.Succeeded || r.shard === undefined || r.shards === undefined) continue;
+      const k = `${r.def ?? ''}|${r.slot}`;
+      const e = byDefSlot.get(k) ?? { n: r.shards, shards: new Set<number>() };
+      e.shards.add(r.shard);
+      byDefSlot.set(k, e);
+    }
+    for (const [k, e] of byDefSlot) if (e.shards.size >= e.n) doneEarlier.add(k.slice(k.indexOf('|') + 1));
+  }
   const keyOf = (slot: string, shard: number | undefined) => `${slot}|${shard ?? ''}`;
   const succeeded = new Set<string>();
   const started = new Set<string>();
   const failedCatchUps = new Map<string, number>();
+  for (const r of input.records) {
+    const k = keyOf(r.slot, r.shard);
+    // Delivered and unfinished under any definition (a redeploy does not make it less delivered).
+    if (r.outcome !== Outcome.Succeeded && !NOT_DELIVERED.includes(r.reason ?? '')) {
+      started.add(k);
+      // By instant too: after a zone change the same occurrence has another slot id.
+      if (r.scheduledTime) started.add(`@${Date.parse(r.scheduledTime)}|${r.shard ?? ''}`);
+    }
+  }
   for (const r of records) {
     const k = keyOf(r.slot, r.shard);
     if (r.outcome === Outcome.Succeeded) succeeded.add(k);
-    else if (!NOT_DELIVERED.includes(r.reason ?? '')) started.add(k);
     if (r.trigger === 'catch-up' && UNFINISHED.includes(r.outcome))
       failedCatchUps.set(r.slot, (failedCatchUps.get(r.slot) ?? 0) + 1);
   }
@@ -93,10 +119,20 @@ export function slotStatuses(input: {
   }
   return input.expected.map((slot) => {
     const parts = sharded ? Array.from({ length: input.shards }, (_, i) => i) : [undefined];
-    const missing = parts.filter((p) => !succeeded.has(keyOf(slot.id, p)));
-    const begun = parts.some((p) => started.has(keyOf(slot.id, p)) || succeeded.has(keyOf(slot.id, p)));
+    const missing = doneEarlier.has(slot.id) ? [] : parts.filter((p) => !succeeded.has(keyOf(slot.id, p)));
+    const anyShardStarted = [...started].some(
+      (k) => (k.startsWith(`${slot.id}|`) || k.startsWith(`@${slot.scheduledTimeMs}|`)) && !k.endsWith('|'),
+    );
+    const at = `@${slot.scheduledTimeMs}`;
+    const begun =
+      parts.some(
+        (p) =>
+          started.has(keyOf(slot.id, p)) || started.has(keyOf(at, p)) || succeeded.has(keyOf(slot.id, p)),
+      ) ||
+      started.has(keyOf(at, undefined)) ||
+      (sharded && anyShardStarted);
     // A sharded slot whose fan-out ran (any shard record or lease trace) has started.
-    const fanOut = sharded && records.some((r) => r.slot === slot.id && r.shard === undefined);
+    const fanOut = sharded && input.records.some((r) => r.slot === slot.id && r.shard === undefined);
     return {
       slot,
       done: missing.length === 0,

@@ -468,6 +468,7 @@ export class RunSession {
       ...(extra.error !== undefined && { error: errorSummary(extra.error) }),
       ...(Object.keys(this.details).length > 0 && { details: boundDetails(this.details) }),
       def: this.def,
+      ...(e.shard !== undefined && { shards: e.shards ?? this.def_.shards }),
     };
     await this.deps.runs.put(rec, this.def_.runRetentionDays);
     this.finished = true;

@@ -6,8 +6,8 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { JobDefinition } from '../core/job-definition.js';
-import type { LeaseItem } from '../core/lease.js';
-import { definitionId } from '../core/liveness.js';
+import { type LeaseItem, openHolders } from '../core/lease.js';
+import { definitionId, holdersToMark } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { Clock, RunStore } from '../core/ports.js';
 import { planCatchUp, sweepWindow } from '../core/schedule/catch-up.js';
@@ -59,7 +59,26 @@ export interface SweepDeps {
   readonly clock: Clock;
   /** One structured line per decision. @default console.log of JSON */
   readonly log?: (line: Record<string, unknown>) => void;
+  /** How the sweep reads lease items and run records. @default DynamoDB through `doc` */
+  readonly reader?: SweepReader;
+  /**
+   * Catch up delivered-but-unfinished slots whatever `catchUp` says. `false` reproduces the sweeper
+   * before it did (a same-slot skip was the end of the line): only the history explorer's broken
+   * variant sets it, to prove the liveness invariant catches that. @default true
+   */
+  readonly catchUpUnfinished?: boolean;
 }
+
+/** The reads of a sweep (DynamoDB by default; the explorer's in-memory table in the harness). */
+export interface SweepReader {
+  /** The lease item of a job or shard (consistent). */
+  lease(job: string, shard: number | undefined): Promise<LeaseItem | undefined>;
+  /** Run records of a job whose sort key is in `RUN#<fromSlot>` .. `RUN#<toSlot>#\uffff`. */
+  records(job: string, fromSlot: string, toSlot: string): Promise<RecordFacts[]>;
+}
+
+/** The most two zones' local times differ (UTC-12 .. UTC+14), ms. */
+const ZONE_SPAN_MS = 26 * 3_600_000;
 
 /** Catch-up attempts of one unfinished slot after which the sweeper stops re-triggering it. */
 export const MAX_CATCH_UP_ATTEMPTS = 3;
@@ -71,6 +90,10 @@ async function leaseItems(
 ): Promise<Map<number | undefined, LeaseItem | undefined>> {
   const out = new Map<number | undefined, LeaseItem | undefined>();
   for (const shard of [undefined, ...Array.from({ length: shards > 1 ? shards : 0 }, (_, i) => i)]) {
+    if (deps.reader) {
+      out.set(shard, await deps.reader.lease(job, shard));
+      continue;
+    }
     const got = await deps.doc.send(
       new GetCommand({ TableName: deps.tableName, Key: Keys.lease(job, shard), ConsistentRead: true }),
     );
@@ -80,21 +103,32 @@ async function leaseItems(
 }
 
 async function recordsOf(deps: SweepDeps, job: string, slots: readonly Slot[]): Promise<RecordFacts[]> {
-  const ids = slots.map((s) => s.id).sort();
-  if (ids.length === 0) return [];
+  if (slots.length === 0) return [];
+  // Slot ids are local minutes: a zone change between deploys gives the same occurrences other ids,
+  // up to 26 h apart. Read that much around the window so records of the old ids are seen too.
+  const times = slots.map((s) => s.scheduledTimeMs);
+  const minute = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+  const ids = [
+    ...slots.map((s) => s.id),
+    minute(Math.min(...times) - ZONE_SPAN_MS),
+    minute(Math.max(...times) + ZONE_SPAN_MS),
+  ].sort();
+  if (deps.reader) return deps.reader.records(job, ids[0] as string, ids[ids.length - 1] as string);
   const out: RecordFacts[] = [];
   const pages = paginateQuery(
     { client: deps.doc },
     {
       TableName: deps.tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ProjectionExpression: '#slot, #outcome, #reason, #trigger, #shard, #def',
+      ProjectionExpression: '#slot, #scheduledTime, #outcome, #reason, #trigger, #shard, #shards, #def',
       ExpressionAttributeNames: {
         '#slot': 'slot',
+        '#scheduledTime': 'scheduledTime',
         '#outcome': 'outcome',
         '#reason': 'reason',
         '#trigger': 'trigger',
         '#shard': 'shard',
+        '#shards': 'shards',
         '#def': 'def',
       },
       ExpressionAttributeValues: {
@@ -164,19 +198,29 @@ export async function sweep(
     // A holder whose lease is over and that never released: record it abandoned now (a problem record
     // the alarm counts), not only when the job's next claim comes.
     for (const [shard, item] of leases) {
-      if (item?.holderState !== 'running' || (item.leaseUntilMs ?? 0) >= nowMs || !item.owner || !item.slot)
-        continue;
-      await deps.runs.markAbandoned(
-        job,
-        { runId: item.owner, slot: item.slot, leaseUntilMs: item.leaseUntilMs ?? 0, fence: item.fence ?? 0 },
-        `sweeper${shard === undefined ? '' : ` (shard ${shard})`}`,
-        nowMs,
-        t.definition.runRetentionDays,
-      );
+      if (!item || (item.leaseUntilMs ?? 0) >= nowMs) continue;
+      const dead = openHolders(item).filter((h) => h.leaseUntilMs < nowMs);
+      if (item.holderState === 'running' && item.owner && item.slot)
+        dead.push({
+          runId: item.owner,
+          slot: item.slot,
+          leaseUntilMs: item.leaseUntilMs ?? 0,
+          fence: item.fence ?? 0,
+        });
+      for (const holder of holdersToMark(dead, '')) {
+        await deps.runs.markAbandoned(
+          job,
+          holder,
+          `sweeper${shard === undefined ? '' : ` (shard ${shard})`}`,
+          nowMs,
+          t.definition.runRetentionDays,
+        );
+      }
     }
     // Delivered and never finished: always caught up (whatever catchUp says; that setting is about
     // slots Scheduler never delivered), the missing shards only, at most MAX_CATCH_UP_ATTEMPTS times.
-    const unfinished = statuses.filter((st) => !st.done && st.started);
+    const unfinished =
+      deps.catchUpUnfinished === false ? [] : statuses.filter((st) => !st.done && st.started);
     for (const st of unfinished) {
       if (st.failedCatchUps >= MAX_CATCH_UP_ATTEMPTS) {
         decide({ job, slot: st.slot.id, action: 'skipped', reason: 'catch-up-exhausted' });

@@ -4,7 +4,7 @@
  */
 import type { RuntimeDeps } from '../../runtime/deps.js';
 import { MemoryDb } from '../../store/memory/index.js';
-import { libraryTable } from '../../store/schema.js';
+import { Keys, libraryTable } from '../../store/schema.js';
 import { createDrillTables, type DrillTarget } from '../dynamo-env.js';
 import { createMemoryDeps } from '../memory-deps.js';
 import type { WorkerParts } from '../stage.js';
@@ -22,6 +22,8 @@ export interface HistoryBackend {
   depsFor(parts: WorkerParts): RuntimeDeps;
   /** Every run record of a job. */
   runRecords(job: string): Promise<Record<string, unknown>[]>;
+  /** The lease item of a job or shard (in memory only: the sweeper reads DynamoDB itself). */
+  leaseItem?(job: string, shard?: number): Promise<Record<string, unknown> | undefined>;
   drop(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export const memoryBackend: BackendFactory = async (now) => {
       db
         .scan(libraryTable.defaultName)
         .filter((i) => i.pk === `JOB#${job}` && String(i.sk).startsWith('RUN#')),
+    leaseItem: async (job, shard) => db.get(libraryTable.defaultName, Keys.lease(job, shard)),
     drop: async () => undefined,
   };
 };

@@ -25,6 +25,9 @@ function print(label: string, r: ExploreReport, ms: number): void {
   for (const [k, v] of Object.entries(r.faults).sort()) console.log(`    ${k.padEnd(32)} ${v}`);
   console.log('  invocations, by outcome:');
   for (const [k, v] of Object.entries(r.outcomes).sort()) console.log(`    ${k.padEnd(32)} ${v}`);
+  console.log('  histories, by shape:');
+  for (const [k, v] of Object.entries(r.shapes)) console.log(`    ${k.padEnd(32)} ${v}`);
+  console.log(`  violations: ${r.violations.safety} safety, ${r.violations.liveness} liveness`);
 }
 
 async function run(

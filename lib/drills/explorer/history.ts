@@ -10,7 +10,7 @@ import type { PausePointName } from '../../runtime/deps.js';
 
 /** One delivery. */
 export interface HistoryDelivery {
-  readonly job: 'report' | 'settle';
+  readonly job: 'report' | 'settle' | 'shard';
   /** Slot index (slot k is scheduled k * SLOT_MINUTES after the start). */
   readonly slot: number;
   readonly worker: number;
@@ -62,7 +62,14 @@ export type HistoryFault =
    * write is stuck in the network the whole time, every renewal fails, the lease lapses, a successor
    * may take over and write, and then the stuck write arrives (the fence must refuse it).
    */
-  | { readonly kind: 'partition'; readonly worker: number; readonly ms: number };
+  | { readonly kind: 'partition'; readonly worker: number; readonly ms: number }
+  /** DynamoDB reports a transaction conflict on the step `times` times (TransactionConflict). */
+  | {
+      readonly kind: 'conflict';
+      readonly worker: number;
+      readonly op: (typeof FAULT_OPS)[number];
+      readonly times: number;
+    };
 
 /** A whole history. */
 export interface HistorySpec {
@@ -77,6 +84,18 @@ export interface HistorySpec {
   readonly workMs: number;
   readonly deliveries: readonly HistoryDelivery[];
   readonly faults: readonly HistoryFault[];
+  /**
+   * Deliver through the Lambda model (lambda-model.ts: retries only after an error or a timeout, at
+   * most twice; the sweeper on its schedule; no final claim). Without it, every copy is delivered as
+   * listed (the histories found before the model existed replay that way). @default false
+   */
+  readonly lambda?: boolean;
+  /** Lambda model: a redeploy `afterMs` into the history changing the zone, a schedule or the shard count. */
+  readonly redeploy?: { readonly afterMs: number; readonly change: 'zone' | 'schedule' | 'reshard' };
+  /** Lambda model: settle slots whose body records ~500 KB of details. */
+  readonly oversized?: readonly number[];
+  /** Lambda model: shard 1 of the sharded job fails this many attempts (first attempts anywhere). */
+  readonly failShard?: number;
 }
 
 /** Options of {@link historyArbitrary}. */
@@ -85,7 +104,7 @@ export interface HistoryShape {
   readonly minWorkers?: number;
   /** @default 8 */
   readonly maxWorkers?: number;
-  /** @default 6 */
+  /** More than the jobs' done sets remember (4). @default 12 */
   readonly maxSlots?: number;
   /** About this many deliveries at most (groups of 1–4 copies of one slot). @default 24 */
   readonly maxDeliveries?: number;
@@ -110,6 +129,8 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       fc.constant(0),
       fc.integer({ min: 0, max: 3_000 }),
       fc.integer({ min: 0, max: 400_000 }),
+      // a throttled event Lambda kept queued (up to its maximum age): older than the done set remembers
+      fc.integer({ min: 1_500_000, max: 3_600_000 }),
     ),
     attempt: fc.integer({ min: 1, max: 4 }),
     // about 1 copy in 20 is an operator's manual re-run
@@ -117,8 +138,8 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
   });
   const group: fc.Arbitrary<HistoryDelivery[]> = fc
     .record({
-      job: fc.constantFrom('report' as const, 'settle' as const),
-      slot: fc.nat({ max: (shape.maxSlots ?? 6) - 1 }),
+      job: fc.constantFrom('report' as const, 'settle' as const, 'shard' as const),
+      slot: fc.nat({ max: (shape.maxSlots ?? 12) - 1 }),
       copies: fc.array(copy, { minLength: 1, maxLength: 4 }),
     })
     .map((g) => g.copies.map((c) => ({ job: g.job, slot: g.slot, ...c })));
@@ -145,6 +166,12 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       times: fc.oneof(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 20, max: 400 })),
     }),
     fc.record({ kind: fc.constant('lost-response' as const), worker, op }),
+    fc.record({
+      kind: fc.constant('conflict' as const),
+      worker,
+      op,
+      times: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 8, max: 20 })),
+    }),
     {
       // weighted up: the only in-budget way a stale write reaches the store (the fence's own test)
       arbitrary: fc.record({
@@ -179,12 +206,30 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         .array(group, { minLength: 1, maxLength: Math.ceil((shape.maxDeliveries ?? 24) / 3) })
         .map((groups) => groups.flat()),
       faults: fc.array(fault, { maxLength: shape.maxFaults ?? 10 }),
+      redeploy: fc.option(
+        fc.record({
+          afterMs: fc.integer({ min: 0, max: 3_600_000 }),
+          change: fc.constantFrom('zone' as const, 'schedule' as const, 'reshard' as const),
+        }),
+        { freq: 2 },
+      ),
+      oversized: fc.option(
+        fc.uniqueArray(fc.nat({ max: (shape.maxSlots ?? 12) - 1 }), { minLength: 1, maxLength: 2 }),
+        {
+          freq: 3,
+        },
+      ),
+      failShard: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
     })
-    .map(({ workers, skews, provider, workMs, deliveries, faults }) => ({
+    .map(({ workers, skews, provider, workMs, deliveries, faults, redeploy, oversized, failShard }) => ({
       skewsMs: skews.slice(0, workers),
       provider,
       workMs,
       deliveries: deliveries.map((d) => ({ ...d, worker: d.worker % workers })),
       faults: faults.map((f) => ({ ...f, worker: f.worker % workers })),
+      lambda: true,
+      ...(redeploy !== null && { redeploy }),
+      ...(oversized !== null && { oversized }),
+      ...(failShard !== null && { failShard }),
     }));
 }

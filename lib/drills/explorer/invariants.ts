@@ -7,6 +7,7 @@
 import type { Recorded } from '../../report/recording.js';
 import { type Check, check, isBusinessWrite, noWriteAfterFinish } from '../checks.js';
 import { explorerRows } from './jobs.js';
+import { checkLiveness, LIVENESS } from './liveness.js';
 import type { HistoryOutcome } from './run-history.js';
 
 /** Names of the invariants, in report order. */
@@ -17,6 +18,7 @@ export const INVARIANTS = [
   'I4 no live run holds a lease past leaseUntil + skew budget',
   'I5 every effect executed by the provider at most once',
   'I6 no business write after the run recorded its outcome',
+  LIVENESS,
 ] as const;
 
 type Result = Extract<Recorded, { kind: 'result' }>;
@@ -132,5 +134,6 @@ export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[
         : `${o.provider.executions.length} executions, each key once`,
     ),
     { ...finish, name: INVARIANTS[5] },
+    checkLiveness(o),
   ];
 }

@@ -9,6 +9,7 @@ import { type BackendFactory, memoryBackend } from '../../../lib/drills/explorer
 import { explore, replayHistory } from '../../../lib/drills/explorer/explore.js';
 import type { HistorySpec } from '../../../lib/drills/explorer/history.js';
 import { INVARIANTS } from '../../../lib/drills/explorer/invariants.js';
+import { SHAPES } from '../../../lib/drills/explorer/liveness.js';
 import { runHistory } from '../../../lib/drills/explorer/run-history.js';
 import { createMemoryDeps } from '../../../lib/drills/memory-deps.js';
 import { MemoryBackend, MemoryClient, MemoryDb } from '../../../lib/store/memory/index.js';
@@ -50,8 +51,11 @@ const FOUND: Record<string, HistorySpec> = {
 };
 
 describe('history explorer (in memory)', () => {
-  it('explores 400 seeded histories of 2-8 workers and every invariant holds in each', async () => {
+  it('explores 400 seeded Lambda-model histories of 2-8 workers: every shape occurs, every invariant (liveness too) holds', async () => {
     const report = await explore({ runs: 400, seed: 20_261_129 });
+    expect(report.violations).toEqual({ safety: 0, liveness: 0 });
+    for (const shape of SHAPES) expect(report.shapes[shape] ?? 0, shape).toBeGreaterThan(0);
+    expect(report.shapes['lambda-delivery']).toBe(400);
     expect(report.failure?.message).toBeUndefined();
     expect(report.histories).toBe(400);
     expect(report.checks).toBe(400 * INVARIANTS.length);
@@ -68,7 +72,21 @@ describe('history explorer (in memory)', () => {
       expect(report.faults[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(report.outcomes.succeeded).toBeGreaterThan(0);
     expect(report.outcomes['killed (never settled)']).toBeGreaterThan(0);
-  }, 120_000);
+  }, 300_000);
+
+  it('catches a runtime whose same-slot skip is final (and a sweeper that leaves delivered slots to catchUp): a shrunk, replayable liveness counterexample', async () => {
+    const report = await explore({ runs: 300, seed: 2, variant: 'skip-is-final' });
+    expect(report.violations.safety).toBe(0);
+    expect(report.failure?.message).toMatch(
+      /seed 2, path [\d:]+, after \d+ shrinks: liveness: silently lost: /,
+    );
+    const shrunk = report.failure?.history as HistorySpec;
+    expect(shrunk.deliveries.length).toBeLessThanOrEqual(6);
+    const broken = await replayHistory(shrunk, memoryBackend, { variant: 'skip-is-final' });
+    expect(broken.find((c) => c.name === 'liveness')?.ok).toBe(false);
+    const fixed = await replayHistory(shrunk);
+    expect(fixed.filter((c) => !c.ok)).toEqual([]);
+  }, 300_000);
 
   it.each(Object.entries(FOUND))(
     'replays the shrunk history where %s: every invariant holds now',
