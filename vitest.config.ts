@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
-// Three layers (STYLE.md): unit (pure, no network), integ (DynamoDB Local via globalSetup), cdk (synth only).
+// Three layers (docs/design.md "Conventions"): unit (pure, no network), integ (DynamoDB Local via globalSetup), cdk (synth only).
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
+      // Property tests and the explorer run many cases: a 5 s default fails them on a loaded machine.
+      {
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node', testTimeout: 60_000 },
+      },
       {
         test: {
           name: 'integ',

@@ -6,8 +6,8 @@
  * Run: npx tsx bench/claim-latency.ts [runs=1000]
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { lambdaContext, schedulerPayload } from '../harness/local/scheduler-emulator.js';
 import { instantSlotId } from '../lib/core/schedule/slot.js';
-import { lambdaContext, schedulerPayload } from '../lib/local/scheduler-emulator.js';
 import { benchJob, benchWorker, slotMs } from './support/jobs.js';
 import { benchDynamo } from './support/local.js';
 import { emit, median, nowMs, quantile, round } from './support/report.js';

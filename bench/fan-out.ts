@@ -1,5 +1,5 @@
 /**
- * Figure 6 — fan-out (DESIGN.md "Scale"): a sharded settlement job; one scheduled slot (delivered 3
+ * Figure 6 — fan-out (docs/design.md "Scale"): a sharded settlement job; one scheduled slot (delivered 3
  * times) fans out to 16 shard invocations, each under its own lease `JOB#<job>#<shard>` and fence,
  * merchants split by shardOf(merchantId, 16). On DynamoDB Local, in process (the dispatcher the local
  * emulator uses; in AWS it is a Lambda async Invoke per shard). Reports requests per merchant (the
@@ -10,14 +10,16 @@
  * Run: npx tsx bench/fan-out.ts [merchants=50000] [payoutMerchants=1000]
  * (100,000 merchants: `npx tsx bench/fan-out.ts 100000` — 2-4 min on 2 shared cores.)
  */
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { startPaymentService } from '../harness/local/payment-service.js';
+import { deliver } from '../harness/local/scheduler-emulator.js';
 import { httpJsonProvider } from '../lib/effects/http-provider.js';
-import { startPaymentService } from '../lib/local/payment-service.js';
-import { deliver } from '../lib/local/scheduler-emulator.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../lib/runtime/deps.js';
 import type { RuntimeEvent } from '../lib/runtime/events.js';
 import { InProcessShardDispatcher, shardOf } from '../lib/runtime/fan-out.js';
+import { scanItems } from '../lib/store/client.js';
 import { benchWorker } from './support/jobs.js';
 import { type BenchDynamo, benchDynamo } from './support/local.js';
 import { emit, nowMs, peakRssMb, pool, round } from './support/report.js';
@@ -85,24 +87,16 @@ async function run(dyn: BenchDynamo, name: string, count: number, slotMs: number
   // Every row once, under the lease of the shard shardOf() names.
   let rows = 0;
   let misplaced = 0;
-  let start: Record<string, unknown> | undefined;
   const doc = dyn.client();
-  do {
-    const out = await doc.send(
-      new ScanCommand({
-        TableName: dyn.settlements,
-        ProjectionExpression: 'merchantId, fencedBy',
-        FilterExpression: 'fencedBy >= :p AND fencedBy < :q',
-        ExpressionAttributeValues: { ':p': `JOB#${name}#`, ':q': `JOB#${name}$` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const r of out.Items ?? []) {
-      rows++;
-      if (r.fencedBy !== `JOB#${name}#${shardOf(String(r.merchantId), SHARDS)}`) misplaced++;
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  for (const r of await scanItems(doc, {
+    TableName: dyn.settlements,
+    ProjectionExpression: 'merchantId, fencedBy',
+    FilterExpression: 'fencedBy >= :p AND fencedBy < :q',
+    ExpressionAttributeValues: { ':p': `JOB#${name}#`, ':q': `JOB#${name}$` },
+  })) {
+    rows++;
+    if (r.fencedBy !== `JOB#${name}#${shardOf(String(r.merchantId), SHARDS)}`) misplaced++;
+  }
   doc.destroy();
   const m = w.meter.snapshot();
   const executed = service?.payouts().length;

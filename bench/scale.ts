@@ -12,11 +12,11 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settlementAmountCents } from '../functions/merchants.js';
+import { ControlledClock } from '../harness/faults/clock.js';
+import { FaultInjector } from '../harness/faults/sdk-faults.js';
+import { startPaymentService } from '../harness/local/payment-service.js';
+import { deliver } from '../harness/local/scheduler-emulator.js';
 import { httpJsonProvider } from '../lib/effects/http-provider.js';
-import { ControlledClock } from '../lib/faults/clock.js';
-import { FaultInjector } from '../lib/faults/sdk-faults.js';
-import { startPaymentService } from '../lib/local/payment-service.js';
-import { deliver } from '../lib/local/scheduler-emulator.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { benchWorker } from './support/jobs.js';
 import { type BenchDynamo, benchDynamo } from './support/local.js';

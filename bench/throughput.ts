@@ -8,8 +8,8 @@
  * Run: npx tsx bench/throughput.ts [concurrency list, default 1,8,32]
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { deliver } from '../harness/local/scheduler-emulator.js';
 import { instantSlotId } from '../lib/core/schedule/slot.js';
-import { deliver } from '../lib/local/scheduler-emulator.js';
 import { newRunId } from '../lib/runtime/run-session.js';
 import { cpuNow, cpuSince } from './support/cpu.js';
 import { benchJob, benchWorker, slotMs } from './support/jobs.js';

@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 /**
  * The `cronfence` CLI, on commander (a maintained, typed argument parser with help and errors built in).
- * Each subcommand registers itself from lib/cli.
+ * Each subcommand registers itself from cli/.
  */
 import { Command } from 'commander';
+import { registerBackfill } from '../cli/backfill.js';
+import { registerDrill } from '../cli/drill.js';
+import { registerEffects } from '../cli/effects.js';
+import { registerLease } from '../cli/lease.js';
+import { registerRuns } from '../cli/runs.js';
+import { registerStart } from '../cli/start.js';
 import { exampleApp } from '../functions/example-app.js';
 import { handlers } from '../functions/index.js';
-import { registerBackfill } from '../lib/cli/backfill.js';
-import { registerDrill } from '../lib/cli/drill.js';
-import { registerEffects } from '../lib/cli/effects.js';
-import { registerLease } from '../lib/cli/lease.js';
-import { registerRuns } from '../lib/cli/runs.js';
-import { registerStart } from '../lib/cli/start.js';
 
 const program = new Command('cronfence')
   .description('One business effect per scheduled occurrence, on AWS.')

@@ -5,9 +5,9 @@
  * payment service itself.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type PaymentService, startPaymentService } from '../lib/local/payment-service.js';
-import type { LocalApp } from '../lib/local/run-local.js';
-import { type Check, scanAll } from '../lib/local/verify.js';
+import { type PaymentService, startPaymentService } from '../harness/local/payment-service.js';
+import type { LocalApp } from '../harness/local/run-local.js';
+import { type Check, scanAll } from '../harness/local/verify.js';
 import { libraryTable } from '../lib/store/schema.js';
 import { handler as dailyReport } from './daily-report.js';
 import { handler as merchantSettlement } from './merchant-settlement.js';

@@ -3,6 +3,7 @@
  * an optional `cause`, and (for DynamoDB condition failures) the item DynamoDB returned.
  * Shape follows Powertools idempotency's `errors.ts`.
  */
+import { showValue } from './core/show-value.js';
 
 /** The codes a {@link CronfenceError} can carry. */
 export const ErrorCode = {
@@ -10,7 +11,6 @@ export const ErrorCode = {
   UnknownJob: 'UNKNOWN_JOB',
   InvalidJobDefinition: 'INVALID_JOB_DEFINITION',
   InvalidSchedule: 'INVALID_SCHEDULE',
-  InvalidTimeZone: 'INVALID_TIME_ZONE',
   LeaseHeld: 'LEASE_HELD',
   LeaseLost: 'LEASE_LOST',
   StaleFence: 'STALE_FENCE',
@@ -20,38 +20,34 @@ export const ErrorCode = {
   Deadline: 'DEADLINE',
   Store: 'STORE',
   InvalidArgument: 'INVALID_ARGUMENT',
+  Configuration: 'CONFIGURATION',
 } as const;
 /** Union of {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /** Base class of every cronfence error. */
 export class CronfenceError extends Error {
+  /** Class name as a literal: minifiers rename classes, so `constructor.name` would not survive a bundle. */
+  override readonly name: string = 'CronfenceError';
   /** Machine-readable code; stable across releases. */
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
-    this.name = new.target.name;
   }
-}
-
-/** Quote a value for an error message, bounded so a huge payload cannot flood a log line. */
-export function showValue(value: unknown): string {
-  let text: string;
-  try {
-    text = value === undefined ? 'undefined' : JSON.stringify(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /** An invocation payload that is not a Scheduler or manual event; names the field and value. */
 export class InvalidEventError extends CronfenceError {
+  override readonly name = 'InvalidEventError';
   readonly field: string;
   readonly value: unknown;
-  constructor(field: string, value: unknown, problem: string) {
-    super(ErrorCode.InvalidEvent, `invalid event: field "${field}" = ${showValue(value)}: ${problem}`);
+  constructor(field: string, value: unknown, problem: string, options?: ErrorOptions) {
+    super(
+      ErrorCode.InvalidEvent,
+      `invalid event: field "${field}" = ${showValue(value)}: ${problem}`,
+      options,
+    );
     this.field = field;
     this.value = value;
   }
@@ -59,11 +55,13 @@ export class InvalidEventError extends CronfenceError {
 
 /** The event names a job this function does not run (or that no registry knows). */
 export class UnknownJobError extends CronfenceError {
+  override readonly name = 'UnknownJobError';
   readonly job: unknown;
-  constructor(job: unknown, known: readonly string[]) {
+  constructor(job: unknown, known: readonly string[], options?: ErrorOptions) {
     super(
       ErrorCode.UnknownJob,
       `unknown job: field "job" = ${showValue(job)}; this function runs ${known.map((k) => `"${k}"`).join(', ')}`,
+      options,
     );
     this.job = job;
   }
@@ -71,12 +69,14 @@ export class UnknownJobError extends CronfenceError {
 
 /** A job definition (or CLI argument) failed validation; names the field and value. */
 export class InvalidJobDefinitionError extends CronfenceError {
+  override readonly name = 'InvalidJobDefinitionError';
   readonly field: string;
   readonly value: unknown;
-  constructor(field: string, value: unknown, problem: string) {
+  constructor(field: string, value: unknown, problem: string, options?: ErrorOptions) {
     super(
       ErrorCode.InvalidJobDefinition,
       `invalid job definition: "${field}" = ${showValue(value)}: ${problem}`,
+      options,
     );
     this.field = field;
     this.value = value;
@@ -85,21 +85,17 @@ export class InvalidJobDefinitionError extends CronfenceError {
 
 /** An EventBridge Scheduler expression Scheduler itself would reject; names the part. */
 export class InvalidScheduleError extends CronfenceError {
+  override readonly name = 'InvalidScheduleError';
   readonly expression: string;
   readonly part: string;
-  constructor(expression: string, part: string, problem: string) {
-    super(ErrorCode.InvalidSchedule, `invalid schedule ${showValue(expression)}: ${part}: ${problem}`);
+  constructor(expression: string, part: string, problem: string, options?: ErrorOptions) {
+    super(
+      ErrorCode.InvalidSchedule,
+      `invalid schedule ${showValue(expression)}: ${part}: ${problem}`,
+      options,
+    );
     this.expression = expression;
     this.part = part;
-  }
-}
-
-/** Not an IANA time zone name known to this runtime's ICU data. */
-export class InvalidTimeZoneError extends CronfenceError {
-  readonly timeZone: unknown;
-  constructor(timeZone: unknown) {
-    super(ErrorCode.InvalidTimeZone, `invalid time zone: ${showValue(timeZone)} is not an IANA zone name`);
-    this.timeZone = timeZone;
   }
 }
 
@@ -126,25 +122,34 @@ export class LeaseHeldError extends CronfenceError {
  * Carries the lease item DynamoDB returned (ALL_OLD on condition failure).
  */
 export class LeaseLostError extends CronfenceError {
+  override readonly name = 'LeaseLostError';
   readonly item: Record<string, unknown> | undefined;
-  constructor(message: string, item?: Record<string, unknown>) {
-    super(ErrorCode.LeaseLost, message);
+  constructor(message: string, item?: Record<string, unknown>, options?: ErrorOptions) {
+    super(ErrorCode.LeaseLost, message, options);
     this.item = item;
   }
 }
 
 /**
- * A write carried a fence lower than the one already stored on the item (DESIGN.md protocol 3):
+ * A write carried a fence lower than the one already stored on the item (docs/design.md step 3):
  * the writer is a stale holder. `storedFence` is the item's `lastFence` (or `fence`).
  */
 export class StaleFenceError extends CronfenceError {
+  override readonly name = 'StaleFenceError';
   readonly fence: number;
   readonly storedFence: number | undefined;
   readonly item: Record<string, unknown> | undefined;
-  constructor(key: string, fence: number, storedFence: number | undefined, item?: Record<string, unknown>) {
+  constructor(
+    key: string,
+    fence: number,
+    storedFence: number | undefined,
+    item?: Record<string, unknown>,
+    options?: ErrorOptions,
+  ) {
     super(
       ErrorCode.StaleFence,
       `stale fence for ${key}: wrote with fence ${fence}, stored fence is ${storedFence}`,
+      options,
     );
     this.fence = fence;
     this.storedFence = storedFence;
@@ -154,20 +159,23 @@ export class StaleFenceError extends CronfenceError {
 
 /** An insert-once result exists with a different shape than this run would write (programming error). */
 export class ResultConflictError extends CronfenceError {
+  override readonly name = 'ResultConflictError';
   readonly item: Record<string, unknown> | undefined;
-  constructor(message: string, item?: Record<string, unknown>) {
-    super(ErrorCode.ResultConflict, message);
+  constructor(message: string, item?: Record<string, unknown>, options?: ErrorOptions) {
+    super(ErrorCode.ResultConflict, message, options);
     this.item = item;
   }
 }
 
 /** The same idempotency key was used with a different request. Nothing was sent. */
 export class IdempotencyConflictError extends CronfenceError {
+  override readonly name = 'IdempotencyConflictError';
   readonly key: string;
-  constructor(key: string, message?: string) {
+  constructor(key: string, message?: string, options?: ErrorOptions) {
     super(
       ErrorCode.IdempotencyConflict,
       message ?? `idempotency key "${key}" was already used with a different request; nothing sent`,
+      options,
     );
     this.key = key;
   }
@@ -178,12 +186,14 @@ export class IdempotencyConflictError extends CronfenceError {
  * new key: the effect stays `sending` and the next run reconciles it under the SAME key.
  */
 export class EffectOutcomeUnknownError extends CronfenceError {
+  override readonly name = 'EffectOutcomeUnknownError';
   readonly key: string;
   readonly why: string;
-  constructor(key: string, why: string) {
+  constructor(key: string, why: string, options?: ErrorOptions) {
     super(
       ErrorCode.EffectOutcomeUnknown,
       `outcome of effect "${key}" is unknown (${why}); it stays "sending" and the next run reconciles it under the same key`,
+      options,
     );
     this.key = key;
     this.why = why;
@@ -192,21 +202,23 @@ export class EffectOutcomeUnknownError extends CronfenceError {
 
 /** The Lambda deadline is too close to start (or continue) work. */
 export class DeadlineError extends CronfenceError {
+  override readonly name = 'DeadlineError';
   readonly remainingMs: number;
-  constructor(remainingMs: number, what: string) {
-    super(ErrorCode.Deadline, `deadline: ${remainingMs} ms left, too little to ${what}`);
+  constructor(remainingMs: number, what: string, options?: ErrorOptions) {
+    super(ErrorCode.Deadline, `deadline: ${remainingMs} ms left, too little to ${what}`, options);
     this.remainingMs = remainingMs;
   }
 }
 
 /** A DynamoDB request failed for a reason other than a condition check (throttling, network, ...). */
 export class StoreError extends CronfenceError {
+  override readonly name = 'StoreError';
   readonly operation: string;
-  constructor(operation: string, cause: unknown) {
+  constructor(operation: string, cause: unknown, options?: ErrorOptions) {
     super(
       ErrorCode.Store,
       `DynamoDB ${operation} failed: ${(cause as Error)?.name ?? 'Error'}: ${(cause as Error)?.message ?? String(cause)}`,
-      { cause },
+      { ...options, cause },
     );
     this.operation = operation;
   }
@@ -214,10 +226,11 @@ export class StoreError extends CronfenceError {
 
 /** A CLI or API argument is invalid; names the argument and value. */
 export class InvalidArgumentError extends CronfenceError {
+  override readonly name = 'InvalidArgumentError';
   readonly argument: string;
   readonly value: unknown;
-  constructor(argument: string, value: unknown, problem: string) {
-    super(ErrorCode.InvalidArgument, `invalid ${argument} ${showValue(value)}: ${problem}`);
+  constructor(argument: string, value: unknown, problem: string, options?: ErrorOptions) {
+    super(ErrorCode.InvalidArgument, `invalid ${argument} ${showValue(value)}: ${problem}`, options);
     this.argument = argument;
     this.value = value;
   }
@@ -228,16 +241,37 @@ export class InvalidArgumentError extends CronfenceError {
  * Carries the item as it is.
  */
 export class EffectNotInReviewError extends CronfenceError {
+  override readonly name = 'EffectNotInReviewError';
   readonly key: string;
   readonly item: Record<string, unknown> | undefined;
-  constructor(key: string, item: Record<string, unknown> | undefined, job?: string) {
+  constructor(key: string, item: Record<string, unknown> | undefined, job?: string, options?: ErrorOptions) {
     super(
       ErrorCode.InvalidArgument,
       item
         ? `effect "${key}" is ${String(item.status)}, not needs-review: nothing changed${item.reviewedBy ? ` (resolved by ${String(item.reviewedBy)})` : ''}`
         : `no effect with key "${key}"${job ? ` for job ${job}` : ''}: nothing changed`,
+      options,
     );
     this.key = key;
     this.item = item;
+  }
+}
+
+/**
+ * The function's environment is missing or misconfigures a setting (a table name, the sweeper's job
+ * list): a deployment problem, not a job definition. Names the variable and the value.
+ */
+export class ConfigurationError extends CronfenceError {
+  override readonly name = 'ConfigurationError';
+  readonly variable: string;
+  readonly value: unknown;
+  constructor(variable: string, value: unknown, problem: string, options?: ErrorOptions) {
+    super(
+      ErrorCode.Configuration,
+      `invalid configuration: ${variable} = ${showValue(value)}: ${problem}`,
+      options,
+    );
+    this.variable = variable;
+    this.value = value;
   }
 }

@@ -2,12 +2,7 @@
  * cronfence public surface: named re-exports only.
  */
 
-export {
-  type InvocationEvent,
-  parseInvocationEvent,
-  SCHEDULER_INPUT_TEMPLATE,
-  schedulerInputTemplate,
-} from './core/event.js';
+export { type InvocationEvent, parseInvocationEvent } from './core/event.js';
 export type { JobDefinition } from './core/job-definition.js';
 export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
 export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';
@@ -16,7 +11,13 @@ export { parseScheduleExpression, type ScheduleExpression } from './core/schedul
 export { type Slot, slotFromLocalTime, slotFromScheduledTime } from './core/schedule/slot.js';
 export * from './effects/index.js';
 export * from './errors.js';
-export { defineJob, type JobHandler, type JobOptions, validateJob } from './runtime/define-job.js';
+export {
+  defineJob,
+  type JobHandler,
+  type JobMiddleware,
+  type JobOptions,
+  validateJob,
+} from './runtime/define-job.js';
 export { createDeps, type RuntimeDeps } from './runtime/deps.js';
 export {
   type FanOutDeps,
@@ -28,6 +29,11 @@ export {
 } from './runtime/fan-out.js';
 export { type LambdaShardDispatcherOptions, lambdaShardDispatcher } from './runtime/fan-out-lambda.js';
 export type { JobContext } from './runtime/job-context.js';
+export {
+  type CronfenceLambdaContext,
+  type CronfenceMiddlewareOptions,
+  cronfenceMiddleware,
+} from './runtime/middleware.js';
 export type { RunSummary } from './runtime/run-session.js';
 export { createDocumentClient } from './store/client.js';
 export { DynamoLeaseStore } from './store/lease-store.js';

@@ -3,9 +3,9 @@
  * enumerate, and workers (own Document client + request meter, like one Lambda instance).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { FaultInjector } from '../../harness/faults/sdk-faults.js';
+import { type DeliveryResult, deliver } from '../../harness/local/scheduler-emulator.js';
 import type { Clock } from '../../lib/core/ports.js';
-import type { FaultInjector } from '../../lib/faults/sdk-faults.js';
-import { type DeliveryResult, deliver } from '../../lib/local/scheduler-emulator.js';
 import { defineJob, type JobHandler, type JobOptions } from '../../lib/runtime/define-job.js';
 import { createDeps, type PausePoint, type RuntimeDeps } from '../../lib/runtime/deps.js';
 import type { Observer } from '../../lib/runtime/events.js';

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { reportsTable, settlementsTable } from '../../functions/tables.js';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../lib/local/dynamodb-local.js';
-import { ensureTables } from '../../lib/local/tables.js';
-import { scanAll } from '../../lib/local/verify.js';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../harness/local/dynamodb-local.js';
+import { ensureTables } from '../../harness/local/tables.js';
+import { scanAll } from '../../harness/local/verify.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../../lib/store/schema.js';
 

@@ -20,7 +20,7 @@ export const DEFAULT_LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 /**
  * Lambda async-invoke retries after a failed invocation (0–2). A retry reuses the request id but
- * makes a new owner token (DESIGN.md protocol 0), so retries are safe.
+ * makes a new owner token (docs/design.md step 0), so retries are safe.
  */
 export const DEFAULT_ASYNC_RETRY_ATTEMPTS = 2;
 /** How long Lambda keeps an async event before sending it to the on-failure destination. */

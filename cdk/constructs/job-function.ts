@@ -2,7 +2,12 @@ import { isAbsolute, join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  type BundlingOptions,
+  NodejsFunction,
+  OutputFormat,
+  SourceMapMode,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -25,6 +30,24 @@ import {
  */
 const ESM_REQUIRE_BANNER =
   "import{createRequire}from'node:module';const require=createRequire(import.meta.url);";
+
+/**
+ * How every cronfence Lambda is bundled (esbuild, locally): minified ESM for {@link ESBUILD_TARGET}.
+ * Exported so a test can bundle a handler exactly so (error names must survive minification).
+ */
+export const JOB_BUNDLING: Readonly<BundlingOptions> = {
+  format: OutputFormat.ESM,
+  target: ESBUILD_TARGET,
+  minify: true,
+  sourceMap: true,
+  sourceMapMode: SourceMapMode.DEFAULT,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  // Bundle the SDK: the deployed code is the code the tests ran, not the runtime's SDK copy.
+  bundleAwsSDK: true,
+  forceDockerBundling: false,
+};
 
 /** Properties of {@link JobFunction}. */
 export interface JobFunctionProps {
@@ -101,20 +124,7 @@ export class JobFunction extends Construct {
         [EnvVar.serviceName]: METRIC_SERVICE,
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: ESBUILD_TARGET,
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        // Bundle the SDK: the deployed code is the code the tests ran, not the runtime's SDK copy.
-        bundleAwsSDK: true,
-        forceDockerBundling: false,
-        tsconfig: join(props.projectRoot, 'tsconfig.json'),
-      },
+      bundling: { ...JOB_BUNDLING, tsconfig: join(props.projectRoot, 'tsconfig.json') },
     });
     this.function.configureAsyncInvoke({
       retryAttempts: props.retryAttempts ?? DEFAULT_ASYNC_RETRY_ATTEMPTS,

@@ -41,7 +41,7 @@ export interface SweeperProps {
 }
 
 /**
- * The stack's sweeper (missed-run detection, DESIGN.md "Time"): a Lambda on its own schedule
+ * The stack's sweeper (missed-run detection, docs/design.md "Time"): a Lambda on its own schedule
  * that compares each job's expected slots with what succeeded and re-triggers missing ones
  * through the normal path. It may read and record runs of the given jobs and invoke their
  * functions — nothing else.

@@ -1,9 +1,9 @@
 /**
- * The vocabulary of external effects (DESIGN.md protocol 5): effect statuses, what a provider adapter
+ * The vocabulary of external effects (docs/design.md step 5): effect statuses, what a provider adapter
  * declares and answers, the stored effect record, and what a job gets back from `ctx.effect(...)`.
  */
 
-/** Where an effect record stands. `as const` object with a derived union (STYLE.md convention 6). */
+/** Where an effect record stands. `as const` object with a derived union (docs/design.md "Conventions" 6). */
 export const EffectStatus = {
   /** Intent recorded, provider not called yet. cronfence inserts directly as `sending` (see effect-store). */
   Pending: 'pending',

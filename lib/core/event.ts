@@ -1,28 +1,11 @@
 /**
  * Parsing of invocation payloads: the Input template EventBridge Scheduler sends (see
- * {@link SCHEDULER_INPUT_TEMPLATE}) and the manual / catch-up forms the CLI and the sweeper send.
+ * the CDK's ScheduledJob Input) and the manual / catch-up forms the CLI and the sweeper send.
  * Validated with valibot (small, tree-shakable: keeps the Lambda bundle near the bare baseline).
  */
 import * as v from 'valibot';
 import { InvalidEventError } from '../errors.js';
 import { Trigger } from './outcomes.js';
-
-/**
- * The target Input a cronfence schedule carries. Scheduler substitutes the context attributes
- * (AWS docs: "Adding context attributes to your target"): `scheduled-time` is the occurrence it
- * meant (UTC, whole minute), `execution-id` is new per attempt, `attempt-number` counts retries.
- */
-export function schedulerInputTemplate(job: string): string {
-  return JSON.stringify({
-    job,
-    scheduledTime: '<aws.scheduler.scheduled-time>',
-    scheduleArn: '<aws.scheduler.schedule-arn>',
-    executionId: '<aws.scheduler.execution-id>',
-    attemptNumber: '<aws.scheduler.attempt-number>',
-  });
-}
-/** {@link schedulerInputTemplate} with a placeholder job, for docs. */
-export const SCHEDULER_INPUT_TEMPLATE = schedulerInputTemplate('<job>');
 
 /** A parsed invocation: which job, which slot instant, and why it was invoked. */
 export interface InvocationEvent {

@@ -26,7 +26,7 @@ export interface JobDefinition {
    * (`previous-day`, for "settle yesterday" jobs). @default 'slot-date'
    */
   readonly businessDate: 'slot-date' | 'previous-day';
-  /** DST gap policy (DESIGN.md "Time"). @default 'shift' for crons at most daily, else 'skip' */
+  /** DST gap policy (docs/design.md "Time"). @default 'shift' for crons at most daily, else 'skip' */
   readonly dstGap?: 'skip' | 'shift';
   /** Catch-up of missed slots by the sweeper. */
   readonly catchUp?: {
@@ -36,7 +36,7 @@ export interface JobDefinition {
     /** At most this many missed slots re-triggered per sweep; the rest are skipped `catch-up-limit`. */
     readonly maxSlotsPerSweep: number;
   };
-  /** Number of shards the job fans out to (DESIGN.md "Scale"). @default 1 */
+  /** Number of shards the job fans out to (docs/design.md "Scale"). @default 1 */
   readonly shards: number;
   /** Days a run record is kept before DynamoDB TTL reaps it. @default 30 */
   readonly runRetentionDays: number;

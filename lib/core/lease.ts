@@ -1,5 +1,5 @@
 /**
- * Pure lease decisions (DESIGN.md protocol 0–1, 6): what a claim's returned item means, and the
+ * Pure lease decisions (docs/design.md steps 0–1, 6): what a claim's returned item means, and the
  * bounded set of recently succeeded slots. The stores turn these into requests; nothing here does I/O.
  */
 
@@ -220,7 +220,7 @@ export const CLOCK_SKEW_BUDGET_MS = 200;
 
 /**
  * Lease expiry for a claim or renewal: `now + lease`, but never past the Lambda deadline plus a margin
- * (DESIGN.md: the lease never outlives the Lambda timeout).
+ * (docs/design.md step 1: the lease never outlives the Lambda timeout).
  */
 export function leaseUntil(nowMs: number, leaseMs: number, remainingMs: number, marginMs = 1_000): number {
   return nowMs + Math.min(leaseMs, Math.max(0, remainingMs) + marginMs);

@@ -1,6 +1,6 @@
 /**
- * The vocabulary of run records (DESIGN.md "Data model"): triggers, outcomes and skip/failure
- * reasons. `as const` objects with derived unions (STYLE.md convention 6).
+ * The vocabulary of run records (docs/design.md "Items in the library table"): triggers, outcomes and skip/failure
+ * reasons. `as const` objects with derived unions (docs/design.md "Conventions" 6).
  */
 
 /** What caused an invocation. `retry` is a Scheduler re-delivery (attempt number > 1). */

@@ -1,10 +1,11 @@
 /**
- * Ports (STYLE.md convention 2): what the run use case needs from storage and time. DynamoDB
+ * Ports (docs/design.md "Conventions" 2): what the run use case needs from storage and time. DynamoDB
  * adapters in lib/store implement them; one contract suite runs against every implementation.
  */
 import type { EffectItem, EffectStatus } from './effects.js';
 import type { ClaimDecision, LeaseItem } from './lease.js';
 import type { Outcome, Reason, Trigger } from './outcomes.js';
+import type { RecordFacts } from './slot-status.js';
 
 /** Source of the current time, epoch ms. Tests and drills inject skewed or controlled clocks. */
 export interface Clock {
@@ -42,7 +43,7 @@ export type InsertOnceResult =
   | { readonly status: 'existing'; readonly item: Record<string, unknown> };
 
 /**
- * Fenced writes and insert-once results on business tables (DESIGN.md protocol 3, 4). DynamoDB:
+ * Fenced writes and insert-once results on business tables (docs/design.md steps 3, 4). DynamoDB:
  * `TableResultStore` on a protocol backend (DynamoDB, or the in-memory harness). Same contract suite.
  */
 export interface ResultStore {
@@ -102,7 +103,7 @@ export interface ReleaseRequest extends LeaseRef {
   readonly recorded?: boolean;
 }
 
-/** Lease operations, each one conditional write (DESIGN.md protocol 1, 2, 6). */
+/** Lease operations, each one conditional write (docs/design.md steps 1, 2, 6). */
 export interface LeaseStore {
   /** Claim; never throws for "held" or "already succeeded" — those are decisions. @throws StoreError */
   claim(req: ClaimRequest): Promise<ClaimDecision>;
@@ -132,7 +133,7 @@ export interface HolderSeen {
   readonly fence: number;
 }
 
-/** One run record: one per invocation attempt (DESIGN.md "Data model"). */
+/** One run record: one per invocation attempt (docs/design.md "Items in the library table"). */
 export interface RunRecord {
   readonly job: string;
   readonly shard?: number;
@@ -171,10 +172,20 @@ export interface RunStore {
    */
   put(record: RunRecord, retentionDays: number): Promise<void>;
   /**
+   * Slot ids of `job` with a succeeded run record in the range `slotIds` span (one strongly consistent
+   * query, all pages; the sweeper's read, never on a run's path). @throws StoreError
+   */
+  succeededSlots(job: string, slotIds: readonly string[]): Promise<Set<string>>;
+  /**
    * The run id of a `succeeded` record of this slot (and shard) under definition `def` (records without
    * a definition id count), if any: one Query on the slot's records. @throws StoreError
    */
   findSucceeded(job: string, slotId: string, def: string, shard?: number): Promise<string | undefined>;
+  /**
+   * What the sweeper reads of a job's run records with sort keys `RUN#<fromSlot>` .. `RUN#<toSlot>#\uffff`
+   * (one strongly consistent query, all pages; never on a run's path). @throws StoreError
+   */
+  slotRecords(job: string, fromSlot: string, toSlot: string): Promise<RecordFacts[]>;
   /** Record a displaced holder's run as `abandoned`, unless it already wrote its record. @throws StoreError */
   markAbandoned(
     job: string,

@@ -1,5 +1,5 @@
 /**
- * Pure decisions for business-result writes (DESIGN.md protocol 3, 4): what the item returned by a
+ * Pure decisions for business-result writes (docs/design.md steps 3, 4): what the item returned by a
  * refused fenced write or insert-once means. Shared by the DynamoDB and in-memory result stores.
  */
 import { ResultConflictError, StaleFenceError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * Pure effect decisions (DESIGN.md protocol 5): given the effect record DynamoDB returned when our
+ * Pure effect decisions (docs/design.md step 5): given the effect record DynamoDB returned when our
  * insert was refused, what may this run do? No I/O: the runner turns decisions into requests.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * External effects (DESIGN.md protocol 5): the public surface of lib/effects, re-exported by lib/index.ts.
+ * External effects (docs/design.md step 5): the public surface of lib/effects, re-exported by lib/index.ts.
  */
 
 export {
@@ -14,7 +14,5 @@ export {
 } from '../core/effects.js';
 export type { EffectStore } from '../core/ports.js';
 export { DynamoEffectStore } from '../store/effect-store.js';
-export { decideExisting, type EffectActor, type EffectDecision, type StoredEffect } from './decide.js';
 export { type HttpJsonProviderOptions, httpJsonProvider, parseCapabilities } from './http-provider.js';
 export { canonicalJson, digestOf, MAX_EFFECT_KEY_BYTES, validateEffectKey } from './keys.js';
-export { EffectRunner, type EffectTransition } from './runner.js';

@@ -1,5 +1,5 @@
 /**
- * The effect use case behind `ctx.effect(key, request, provider)` (DESIGN.md protocol 5): insert the
+ * The effect use case behind `ctx.effect(key, request, provider)` (docs/design.md step 5): insert the
  * record as `sending` under a lease check, call the provider with the key, record the outcome; when a
  * record already exists, follow {@link decideExisting}: return the stored outcome, resend with the
  * same key, look it up, or mark it `needs-review`. Never resends blindly, never mints a new key.

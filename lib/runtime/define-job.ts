@@ -2,7 +2,7 @@
  * `defineJob`: a job's schedule, zone and lease, validated once, plus its body — turned into a
  * middy-wrapped Lambda handler that carries its {@link JobDefinition} as `handler.job`.
  */
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import {
   type JobDefinition,
@@ -34,7 +34,7 @@ export interface JobOptions {
   readonly dstGap?: 'skip' | 'shift';
   readonly catchUp?: JobDefinition['catchUp'];
   /**
-   * Shards (DESIGN.md "Scale"): the scheduled invocation fans out to this many shard invocations, each
+   * Shards (docs/design.md "Scale"): the scheduled invocation fans out to this many shard invocations, each
    * with its own lease; split business keys with `shardOf(key, shards) === ctx.shard`. @default 1
    */
   readonly shards?: number;
@@ -57,9 +57,22 @@ export type JobHandler = ((
   readonly job: JobDefinition;
   /** The parsed schedule expression. */
   readonly expression: ScheduleExpression;
-  /** Build a handler for the same job on other dependencies (tests, drills, the local emulator). */
+  /**
+   * Build a handler for the same job on other dependencies (tests, drills, the local emulator); it
+   * carries the middlewares added with {@link JobHandler.use} so far.
+   */
   withDeps(deps: () => RuntimeDeps, onSummary?: (s: RunSummary) => void): JobHandler;
+  /**
+   * Add middy middlewares (e.g. Powertools' logger or tracer) after cronfence's own: their `before`
+   * runs once the lease is claimed, their `after` / `onError` before the run is recorded.
+   * @returns the same handler
+   * @example export const handler = defineJob({ ... }).use(injectLambdaContext(logger));
+   */
+  use(middlewares: JobMiddleware | readonly JobMiddleware[]): JobHandler;
 };
+
+/** A middy middleware a job handler accepts. */
+export type JobMiddleware = MiddlewareObj<unknown, RunSummary, Error, CronfenceLambdaContext>;
 
 function positive(field: string, value: unknown, max = Number.POSITIVE_INFINITY): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) {
@@ -145,7 +158,11 @@ export function defineJob(options: JobOptions): JobHandler {
     cached ??= createDeps({ observe: createObserver() });
     return cached;
   };
-  const build = (deps: () => RuntimeDeps, onSummary?: (s: RunSummary) => void): JobHandler => {
+  const build = (
+    deps: () => RuntimeDeps,
+    onSummary?: (s: RunSummary) => void,
+    inherited: readonly JobMiddleware[] = [],
+  ): JobHandler => {
     const base = async (event: unknown, context: CronfenceLambdaContext): Promise<RunSummary> => {
       const ctx = context.cronfence;
       if (!ctx) throw new Error('cronfence middleware did not run');
@@ -168,11 +185,21 @@ export function defineJob(options: JobOptions): JobHandler {
         ...(onSummary && { onSummary }),
       }),
     );
-    return Object.assign(handler as unknown as JobHandler, {
+    let added = [...inherited];
+    handler.use(added);
+    const middyUse = handler.use; // replaced below on the same object by one that returns the JobHandler
+    const job: JobHandler = Object.assign(handler as unknown as JobHandler, {
       job: definition,
       expression,
-      withDeps: build,
+      withDeps: (d: () => RuntimeDeps, s?: (s: RunSummary) => void) => build(d, s, added),
+      use: (m: JobMiddleware | readonly JobMiddleware[]) => {
+        const more = Array.isArray(m) ? [...m] : [m as JobMiddleware];
+        middyUse(more);
+        added = [...added, ...more];
+        return job;
+      },
     });
+    return job;
   };
   return build(fromEnv);
 }

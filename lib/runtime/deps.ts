@@ -12,7 +12,7 @@ import {
   systemClock,
 } from '../core/ports.js';
 
-import { InvalidJobDefinitionError } from '../errors.js';
+import { ConfigurationError } from '../errors.js';
 import { createDocumentClient } from '../store/client.js';
 import { DynamoLeaseStore } from '../store/lease-store.js';
 import { DynamoResultStore } from '../store/result-store.js';
@@ -31,7 +31,7 @@ export interface RuntimeDeps {
   readonly effects?: (job: string) => EffectStore;
   readonly clock: Clock;
   /**
-   * Pause points for drills and tests (see lib/faults): awaited at `after-claim`, `before-write`
+   * Pause points for drills and tests (see harness/faults): awaited at `after-claim`, `before-write`
    * (each fenced / insert-once write) and `before-finish`. @default none
    */
   readonly pausePoint?: PausePoint;
@@ -50,7 +50,7 @@ export type PausePoint = (
 
 /**
  * Build deps on one Document client. @param tableName library table; @default `process.env.CRONFENCE_TABLE`
- * @throws InvalidJobDefinitionError when no table name is configured.
+ * @throws ConfigurationError when no table name is configured.
  */
 export function createDeps(
   options: {
@@ -63,7 +63,7 @@ export function createDeps(
 ): RuntimeDeps {
   const tableName = options.tableName ?? process.env[libraryTable.envVar];
   if (!tableName) {
-    throw new InvalidJobDefinitionError(
+    throw new ConfigurationError(
       libraryTable.envVar,
       tableName,
       'environment variable naming the library table is not set',

@@ -2,7 +2,7 @@
  * Decisions the runtime reports as they happen (one per protocol step), for structured logs and
  * metrics (lib/runtime/observability) and for drills' timelines. Every event names job, slot and runId.
  */
-import type { RunSummary } from './run-session.js';
+import type { RunSummary } from './run-summary.js';
 
 /** Fields every runtime event carries. */
 export interface EventBase {

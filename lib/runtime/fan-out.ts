@@ -1,5 +1,5 @@
 /**
- * Sharded jobs (DESIGN.md "Scale"): a job with `shards: N` runs its scheduled (unsharded) invocation
+ * Sharded jobs (docs/design.md "Scale"): a job with `shards: N` runs its scheduled (unsharded) invocation
  * as a fan-out — under the job's own lease `JOB#<job>` it hands N shard invocations to a
  * {@link ShardDispatcher} (Lambda async Invoke of the same function in AWS, see fan-out-lambda.ts; in
  * process locally). Each shard invocation carries `shard` in its payload, claims its own lease

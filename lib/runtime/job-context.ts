@@ -36,7 +36,7 @@ export interface JobContext {
   /** Throw the abort reason if the run must stop (call between units of work). */
   throwIfAborted(): void;
   /**
-   * Create or overwrite a protected item under this run's fence (DESIGN.md protocol 3).
+   * Create or overwrite a protected item under this run's fence (docs/design.md step 3).
    * @throws StaleFenceError when a newer holder wrote it (the stored fence is on the error).
    */
   fencedPut(
@@ -45,7 +45,7 @@ export interface JobContext {
     attributes: Record<string, unknown>,
   ): Promise<void>;
   /**
-   * Insert a business result once (DESIGN.md protocol 4). Returns `existing` with the stored row when
+   * Insert a business result once (docs/design.md step 4). Returns `existing` with the stored row when
    * an earlier run already wrote it. @throws StaleFenceError when a newer holder owns the row.
    */
   insertOnce(
@@ -54,7 +54,7 @@ export interface JobContext {
     attributes: Record<string, unknown>,
   ): Promise<InsertOnceResult>;
   /**
-   * Perform an external side effect at most once per idempotency key (DESIGN.md protocol 5): the
+   * Perform an external side effect at most once per idempotency key (docs/design.md step 5): the
    * effect record at `EFFECT#<job>#<key>` goes `sending` (atomically with a lease ownership check) ->
    * `succeeded` | `failed` | `needs-review`. Later runs get the stored outcome with zero provider
    * calls; a run that finds `sending` resends with the SAME key if the provider honours keys, else

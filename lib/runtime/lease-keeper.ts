@@ -1,5 +1,5 @@
 /**
- * Keeps a claimed lease alive while the job body runs (DESIGN.md protocol 2): renews every
+ * Keeps a claimed lease alive while the job body runs (docs/design.md step 2): renews every
  * `renewFraction` of the lease, and aborts the body through its AbortSignal when a renewal is
  * refused (lease lost), when the lease would lapse without a successful renewal, or when the
  * Lambda deadline is near.

@@ -1,5 +1,5 @@
 /**
- * The middy middleware that wires {@link RunSession} into a Lambda handler (STYLE.md convention 7):
+ * The middy middleware that wires {@link RunSession} into a Lambda handler (docs/design.md "Conventions" 7):
  * `before` parses the event and claims, `after` records success and releases, `onError` always
  * records the run and releases the lease.
  */
@@ -43,20 +43,29 @@ function attachSummary(error: unknown, summary: RunSummary): void {
   }
 }
 
+/** Key of cronfence's state in middy's `request.internal` (namespaced: other middlewares share it). */
+export const INTERNAL_KEY = 'cronfence';
+
 interface Internal {
-  session?: RunSession;
+  [INTERNAL_KEY]?: { session?: RunSession };
 }
 
 /**
  * Build the middleware. The base handler receives the {@link JobContext} as `context.cronfence`
- * and races it against the lease's AbortSignal.
+ * and races it against the lease's AbortSignal. {@link defineJob} applies it; it is exported for
+ * handlers composed by hand with middy.
+ * @example
+ * const handler = middy(base).use(cronfenceMiddleware({ definition, expression, deps }));
  */
 export function cronfenceMiddleware(
   options: CronfenceMiddlewareOptions,
 ): MiddlewareObj<unknown, RunSummary, Error, CronfenceLambdaContext> {
   const { definition } = options;
-  const state = (request: Request<unknown, RunSummary, Error, CronfenceLambdaContext>) =>
-    request.internal as unknown as Internal;
+  const state = (request: Request<unknown, RunSummary, Error, CronfenceLambdaContext>) => {
+    const internal = request.internal as unknown as Internal;
+    internal[INTERNAL_KEY] ??= {};
+    return internal[INTERNAL_KEY];
+  };
 
   return {
     before: async (request) => {

@@ -1,5 +1,5 @@
 /**
- * The run use case for one invocation attempt (DESIGN.md protocol 0–6): claim, run the body under
+ * The run use case for one invocation attempt (docs/design.md steps 0–6): claim, run the body under
  * a kept lease, then write exactly one run record and release. The middy middleware calls it.
  */
 import type { InvocationEvent } from '../core/event.js';
@@ -53,7 +53,7 @@ export class RunSession {
   private finished = false;
   private readonly details: Record<string, unknown> = {};
   /** Definition id of this run's slot ids (zone, schedule, DST policy, shard count). */
-  readonly def: string;
+  readonly defId: string;
   /** Why the current definition refuses the event's slot (recorded `skipped / not-on-schedule`). */
   private readonly refusal: InvalidEventError | undefined;
   /** True once every earlier open claim was marked (the release may then clear the list). */
@@ -62,7 +62,7 @@ export class RunSession {
   unclaimedFailure: RunSummary | undefined;
 
   constructor(
-    private readonly def_: JobDefinition,
+    private readonly def: JobDefinition,
     expression: ScheduleExpression,
     private readonly deps: RuntimeDeps,
     private readonly event: InvocationEvent,
@@ -70,11 +70,11 @@ export class RunSession {
   ) {
     this.startedAtMs = deps.clock.now();
     this.runId = newRunId(this.startedAtMs);
-    this.def = definitionId(def_);
+    this.defId = definitionId(def);
     const slot =
       event.slotLocalTime !== undefined && expression.kind === 'cron'
-        ? slotFromLocalTime(event.slotLocalTime, expression, def_.timeZone, def_.businessDate)
-        : slotFromScheduledTime(event.scheduledTimeMs, expression, def_.timeZone, def_.businessDate);
+        ? slotFromLocalTime(event.slotLocalTime, expression, def.timeZone, def.businessDate)
+        : slotFromScheduledTime(event.scheduledTimeMs, expression, def.timeZone, def.businessDate);
     try {
       validateSlot(
         expression,
@@ -101,51 +101,6 @@ export class RunSession {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    const { clock } = this.deps;
-    return new Promise((r) => (clock.setTimer ? clock.setTimer(r, ms) : setTimeout(r, ms)));
-  }
-
-  private claimOnce(nowMs: number, untilMs: number): Promise<ClaimDecision> {
-    return this.deps.leases.claim({
-      job: this.def_.name,
-      ...(this.event.shard !== undefined && { shard: this.event.shard }),
-      runId: this.runId,
-      slotId: this.slot.id,
-      nowMs,
-      leaseUntilMs: untilMs,
-      lambdaRequestId: this.lambda.awsRequestId,
-      // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
-      // keys make it produce no second result); every other trigger honours the done set.
-      force: this.event.trigger === Trigger.Manual,
-      def: this.def,
-    });
-  }
-
-  /**
-   * A claim request failed (a StoreError) after it may have been applied: release best-effort if the
-   * item names us (learning the fence we held), and record `failed / store-error` with that fence.
-   */
-  private async claimFailed(err: StoreError): Promise<void> {
-    let fence: number | undefined;
-    try {
-      const held = await this.deps.leases.releaseIfOwner({
-        job: this.def_.name,
-        ...(this.event.shard !== undefined && { shard: this.event.shard }),
-        runId: this.runId,
-        nowMs: this.deps.clock.now(),
-      });
-      fence = held?.fence;
-    } catch {
-      // the lease expires by itself; the next claimer marks this run (it is on the open list)
-    }
-    if (fence !== undefined) this.fence = fence;
-    this.unclaimedFailure = await this.record(Outcome.Failed, Reason.StoreError, { error: err }).catch(
-      () => undefined,
-    );
-    this.fence = undefined;
-  }
-
   /** True once the lease is ours (the finish must record and release). */
   get claimed(): boolean {
     return this.fence !== undefined;
@@ -153,7 +108,6 @@ export class RunSession {
 
   /** Claim the lease. Returns the job context, or the summary of a skip (already recorded). @throws StoreError */
   async begin(): Promise<{ kind: 'run'; ctx: JobContext } | { kind: 'skipped'; summary: RunSummary }> {
-    const { leases, runs, clock } = this.deps;
     const remaining = this.lambda.getRemainingTimeInMillis();
     if (remaining < MIN_REMAINING_TO_CLAIM_MS) {
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.Deadline) };
@@ -165,32 +119,76 @@ export class RunSession {
         summary: await this.record(Outcome.Skipped, Reason.NotOnSchedule, { error: this.refusal }),
       };
     }
-    const leaseMs = this.def_.lease.durationSeconds * 1000;
-    let nowMs = clock.now();
-    let untilMs = leaseUntil(nowMs, leaseMs, remaining);
-    let decision: ClaimDecision;
-    for (let round = 1; ; round++) {
-      decision = await this.claimOnce(nowMs, untilMs).catch(async (err: unknown) => {
+    const leaseMs = this.def.lease.durationSeconds * 1000;
+    const { decision, nowMs, untilMs } = await this.claimUnlessHolderMayBeDead(leaseMs, remaining);
+    if (decision.kind !== 'acquired') return { kind: 'skipped', summary: await this.skip(decision) };
+    this.fence = decision.fence;
+    this.doneSlots = decision.doneSlots;
+    this.emit({
+      type: 'claim-won',
+      leaseUntilMs: untilMs,
+      ownWrite: decision.ownWrite,
+      ...(decision.previous && { previousRunId: decision.previous.runId }),
+    });
+    await this.markDisplaced(decision, nowMs);
+    const late = await this.lateCopyDone();
+    if (late) return { kind: 'skipped', summary: late };
+    this.keeper = this.startKeeper(decision.fence, leaseMs, untilMs);
+    await this.pause('after-claim');
+    return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
+  }
+
+  /** Claim the lease (docs/design.md step 1). A StoreError is recorded (best effort) and rethrown. */
+  private claim(nowMs: number, untilMs: number): Promise<ClaimDecision> {
+    return this.deps.leases
+      .claim({
+        job: this.def.name,
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        runId: this.runId,
+        slotId: this.slot.id,
+        nowMs,
+        leaseUntilMs: untilMs,
+        lambdaRequestId: this.lambda.awsRequestId,
+        // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
+        // keys make it produce no second result); every other trigger honours the done set.
+        force: this.event.trigger === Trigger.Manual,
+        def: this.defId,
+      })
+      .catch(async (err: unknown) => {
         // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
         // best effort, after releasing what the claim may have applied; the error still propagates so
         // Lambda retries the invocation.
         if (err instanceof StoreError) await this.claimFailed(err);
         throw err;
       });
-      if (decision.kind !== 'held' || !decision.sameSlot) break;
-      // The same slot is held. A holder that keeps renewing is alive: skip. One that went quiet may be
-      // dead (a crashed environment whose Lambda retry this may be): never let the skip end the line.
+  }
+
+  /**
+   * Claim; when the same slot is held by a holder that stopped renewing (it may be dead: a crashed
+   * environment whose Lambda retry this may be), wait for its lease to end and claim again, or fail
+   * retryably (`LeaseHeldError`, after the `skipped / lease-held` record) when that outlives this
+   * invocation. A skip is never the end of the line while the holder may be dead.
+   */
+  private async claimUnlessHolderMayBeDead(
+    leaseMs: number,
+    remaining: number,
+  ): Promise<{ decision: ClaimDecision; nowMs: number; untilMs: number }> {
+    let nowMs = this.deps.clock.now();
+    let untilMs = leaseUntil(nowMs, leaseMs, remaining);
+    for (let round = 1; ; round++) {
+      const decision = await this.claim(nowMs, untilMs);
+      if (decision.kind !== 'held' || !decision.sameSlot) return { decision, nowMs, untilMs };
       const action = sameSlotHeldAction({
         nowMs,
         leaseUntilMs: decision.leaseUntilMs,
         renewedAtMs: decision.renewedAtMs,
         leaseMs,
-        renewFraction: this.def_.lease.renewFraction,
+        renewFraction: this.def.lease.renewFraction,
         remainingMs: this.lambda.getRemainingTimeInMillis(),
         minRemainingMs: MIN_REMAINING_TO_CLAIM_MS + 1_000,
         slackMs: 2 * CLOCK_SKEW_BUDGET_MS + 1_000,
       });
-      if (action.kind === 'skip') break;
+      if (action.kind === 'skip') return { decision, nowMs, untilMs };
       if (action.kind === 'retry-later' || round >= MAX_CLAIM_ROUNDS) {
         const holderSeen = {
           runId: decision.holderRunId,
@@ -210,37 +208,88 @@ export class RunSession {
         waitMs: action.waitMs,
       });
       await this.sleep(action.waitMs);
-      nowMs = clock.now();
+      nowMs = this.deps.clock.now();
       untilMs = leaseUntil(nowMs, leaseMs, this.lambda.getRemainingTimeInMillis());
     }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const { clock } = this.deps;
+    return new Promise((r) => (clock.setTimer ? clock.setTimer(r, ms) : setTimeout(r, ms)));
+  }
+
+  /**
+   * A claim request failed (a StoreError) after it may have been applied: release best-effort if the
+   * item names us (learning the fence we held), and record `failed / store-error` with that fence.
+   */
+  private async claimFailed(err: StoreError): Promise<void> {
+    let fence: number | undefined;
+    try {
+      const held = await this.deps.leases.releaseIfOwner({
+        job: this.def.name,
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        runId: this.runId,
+        nowMs: this.deps.clock.now(),
+      });
+      fence = held?.fence;
+    } catch {
+      // the lease expires by itself; the next claimer marks this run (it is on the open list)
+    }
+    if (fence !== undefined) this.fence = fence;
+    this.unclaimedFailure = await this.record(Outcome.Failed, Reason.StoreError, { error: err }).catch(
+      () => undefined,
+    );
+    this.fence = undefined;
+  }
+
+  /**
+   * A late copy of a slot older than everything the done set remembers: one read decides whether it
+   * already succeeded (the normal path never reads; manual re-runs run on purpose). Returns the skip's
+   * summary when it did (the lease released, the slot left as it was).
+   */
+  private async lateCopyDone(): Promise<RunSummary | undefined> {
+    if (this.event.trigger === Trigger.Manual || !needsDoneCheck(this.doneSlots, this.slot.id))
+      return undefined;
+    const doneBy = await this.deps.runs.findSucceeded(
+      this.def.name,
+      this.slot.id,
+      this.defId,
+      this.event.shard,
+    );
+    if (doneBy === undefined) return undefined;
+    this.details.succeededBy = doneBy;
+    await this.release(false).catch(() => undefined);
+    this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
+    return this.record(Outcome.Skipped, Reason.AlreadySucceeded);
+  }
+
+  /** Record the skip a refused claim decided: already succeeded, or held (same slot / overlap). */
+  private async skip(decision: Exclude<ClaimDecision, { kind: 'acquired' }>): Promise<RunSummary> {
     if (decision.kind === 'already-succeeded') {
       this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
-      return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.AlreadySucceeded) };
+      return this.record(Outcome.Skipped, Reason.AlreadySucceeded);
     }
-    if (decision.kind === 'held') {
-      const holderSeen = {
-        runId: decision.holderRunId,
-        slot: decision.holderSlot,
-        leaseUntilMs: decision.leaseUntilMs,
-        fence: decision.fence,
-      };
-      const reason = decision.sameSlot ? Reason.LeaseHeld : Reason.Overlap;
-      this.emit({
-        type: 'claim-lost',
-        reason,
-        holderRunId: decision.holderRunId,
-        leaseUntilMs: decision.leaseUntilMs,
-      });
-      return { kind: 'skipped', summary: await this.record(Outcome.Skipped, reason, { holderSeen }) };
-    }
-    this.fence = decision.fence;
-    this.doneSlots = decision.doneSlots;
+    const holderSeen = {
+      runId: decision.holderRunId,
+      slot: decision.holderSlot,
+      leaseUntilMs: decision.leaseUntilMs,
+      fence: decision.fence,
+    };
+    const reason = decision.sameSlot ? Reason.LeaseHeld : Reason.Overlap;
     this.emit({
-      type: 'claim-won',
-      leaseUntilMs: untilMs,
-      ownWrite: decision.ownWrite,
-      ...(decision.previous && { previousRunId: decision.previous.runId }),
+      type: 'claim-lost',
+      reason,
+      holderRunId: decision.holderRunId,
+      leaseUntilMs: decision.leaseUntilMs,
     });
+    return this.record(Outcome.Skipped, reason, { holderSeen });
+  }
+
+  /** Mark abandoned every earlier open claim and the holder we displaced (any depth). */
+  private async markDisplaced(
+    decision: Extract<ClaimDecision, { kind: 'acquired' }>,
+    nowMs: number,
+  ): Promise<void> {
     // Every earlier claim that never released (however deep the chain of lost claim responses), and
     // the holder we displaced. Marking is conditional: a holder that wrote its own record keeps it.
     const toMark = holdersToMark(
@@ -251,39 +300,31 @@ export class RunSession {
       this.runId,
     );
     for (const p of toMark) {
-      await runs.markAbandoned(
-        this.def_.name,
+      await this.deps.runs.markAbandoned(
+        this.def.name,
         { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },
         this.runId,
         nowMs,
-        this.def_.runRetentionDays,
+        this.def.runRetentionDays,
       );
       this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
     }
     this.marked = true;
-    // A late copy of a slot older than everything the done set remembers: one read decides whether it
-    // already succeeded (the normal path never reads; manual re-runs run on purpose).
-    if (this.event.trigger !== Trigger.Manual && needsDoneCheck(this.doneSlots, this.slot.id)) {
-      const doneBy = await runs.findSucceeded(this.def_.name, this.slot.id, this.def, this.event.shard);
-      if (doneBy !== undefined) {
-        this.details.succeededBy = doneBy;
-        await this.release(false).catch(() => undefined);
-        this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
-        const summary = await this.record(Outcome.Skipped, Reason.AlreadySucceeded);
-        return { kind: 'skipped', summary };
-      }
-    }
-    this.keeper = new LeaseKeeper({
-      leases,
-      clock,
+  }
+
+  /** Start renewing the lease every `lease/3` (docs/design.md step 2). */
+  private startKeeper(fence: number, leaseMs: number, untilMs: number): LeaseKeeper {
+    const keeper = new LeaseKeeper({
+      leases: this.deps.leases,
+      clock: this.deps.clock,
       ref: {
-        job: this.def_.name,
+        job: this.def.name,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
         runId: this.runId,
-        fence: decision.fence,
+        fence,
       },
       leaseMs,
-      renewFraction: this.def_.lease.renewFraction,
+      renewFraction: this.def.lease.renewFraction,
       leaseUntilMs: untilMs,
       remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
       onRenew: (r) =>
@@ -294,9 +335,8 @@ export class RunSession {
           ...(r.error !== undefined && { error: String((r.error as Error)?.message ?? r.error) }),
         }),
     });
-    this.keeper.start();
-    await this.pause('after-claim');
-    return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
+    keeper.start();
+    return keeper;
   }
 
   /**
@@ -383,7 +423,7 @@ export class RunSession {
   /** Report a decision to the observer (never throws). */
   emit(event: RuntimeEventBody): void {
     notify(this.deps.observe, event, {
-      job: this.def_.name,
+      job: this.def.name,
       slot: this.slot.id,
       runId: this.runId,
       trigger: this.event.trigger,
@@ -399,7 +439,7 @@ export class RunSession {
   ): Promise<void> {
     if (this.deps.pausePoint && this.fence !== undefined) {
       await this.deps.pausePoint(name, {
-        job: this.def_.name,
+        job: this.def.name,
         runId: this.runId,
         fence: this.fence,
         ...(key && { key }),
@@ -410,21 +450,21 @@ export class RunSession {
   private async release(done: boolean, recorded = true): Promise<void> {
     if (this.fence === undefined) return;
     await this.deps.leases.release({
-      job: this.def_.name,
+      job: this.def.name,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
       fence: this.fence,
       nowMs: this.deps.clock.now(),
-      def: this.def,
+      def: this.defId,
       clearOpen: this.marked && recorded,
       recorded,
-      ...(done && { doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def_.rememberSlots) }),
+      ...(done && { doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def.rememberSlots) }),
     });
   }
 
   private summary(outcome: Outcome, reason?: Reason, error?: unknown, holderSeen?: HolderSeen): RunSummary {
     return {
-      job: this.def_.name,
+      job: this.def.name,
       slot: this.slot.id,
       scheduledTime: new Date(this.slot.scheduledTimeMs).toISOString(),
       trigger: this.event.trigger,
@@ -446,7 +486,7 @@ export class RunSession {
     const finishedAtMs = this.deps.clock.now();
     const e = this.event;
     const rec: RunRecord = {
-      job: this.def_.name,
+      job: this.def.name,
       ...(e.shard !== undefined && { shard: e.shard }),
       slot: this.slot.id,
       scheduledTime: new Date(this.slot.scheduledTimeMs).toISOString(),
@@ -467,10 +507,10 @@ export class RunSession {
       durationMs: finishedAtMs - this.startedAtMs,
       ...(extra.error !== undefined && { error: errorSummary(extra.error) }),
       ...(Object.keys(this.details).length > 0 && { details: boundDetails(this.details) }),
-      def: this.def,
-      ...(e.shard !== undefined && { shards: e.shards ?? this.def_.shards }),
+      def: this.defId,
+      ...(e.shard !== undefined && { shards: e.shards ?? this.def.shards }),
     };
-    await this.deps.runs.put(rec, this.def_.runRetentionDays);
+    await this.deps.runs.put(rec, this.def.runRetentionDays);
     this.finished = true;
     const summary = this.summary(outcome, reason, extra.error, extra.holderSeen);
     this.emit({ type: 'finish', summary });
@@ -480,7 +520,7 @@ export class RunSession {
   private context(fence: number, keeper: LeaseKeeper): JobContext {
     return createJobContext({
       deps: this.deps,
-      job: this.def_.name,
+      job: this.def.name,
       slot: this.slot,
       trigger: this.event.trigger,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),

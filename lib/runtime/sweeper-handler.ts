@@ -6,7 +6,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { InvalidJobDefinitionError } from '../errors.js';
+import { ConfigurationError } from '../errors.js';
 import type { JobHandler } from './define-job.js';
 import { createDeps } from './deps.js';
 import { type SweepReport, type SweepTarget, sweep } from './sweeper.js';
@@ -22,35 +22,27 @@ interface JobRef {
 
 /**
  * Parse `CRONFENCE_JOBS`.
- * @throws InvalidJobDefinitionError naming the variable when it is missing or not a JSON array of {name, functionArn}.
+ * @throws ConfigurationError naming the variable when it is missing or not a JSON array of {name, functionArn}.
  */
 export function parseSweeperJobs(raw: string | undefined): JobRef[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw ?? '');
   } catch {
-    throw new InvalidJobDefinitionError(
-      SWEEPER_JOBS_ENV,
-      raw,
-      'must be a JSON array of {"name","functionArn"}',
-    );
+    throw new ConfigurationError(SWEEPER_JOBS_ENV, raw, 'must be a JSON array of {"name","functionArn"}');
   }
   if (
     !Array.isArray(parsed) ||
     !parsed.every((j) => typeof j?.name === 'string' && typeof j?.functionArn === 'string')
   ) {
-    throw new InvalidJobDefinitionError(
-      SWEEPER_JOBS_ENV,
-      raw,
-      'must be a JSON array of {"name","functionArn"}',
-    );
+    throw new ConfigurationError(SWEEPER_JOBS_ENV, raw, 'must be a JSON array of {"name","functionArn"}');
   }
   return parsed as JobRef[];
 }
 
 /**
  * Build the sweeper's Lambda handler for the given job handlers (the app's registry).
- * @throws InvalidJobDefinitionError at the first invocation when `CRONFENCE_JOBS` names a job the bundle does not know.
+ * @throws ConfigurationError at the first invocation when `CRONFENCE_JOBS` names a job the bundle does not know.
  */
 export function sweeperHandler(
   handlers: readonly JobHandler[],
@@ -63,7 +55,7 @@ export function sweeperHandler(
     const targets: SweepTarget[] = refs.map((ref) => {
       const h = handlers.find((x) => x.job.name === ref.name);
       if (!h)
-        throw new InvalidJobDefinitionError(
+        throw new ConfigurationError(
           SWEEPER_JOBS_ENV,
           ref.name,
           `names a job this sweeper bundle does not contain (${handlers.map((x) => x.job.name).join(', ')})`,
@@ -84,7 +76,7 @@ export function sweeperHandler(
       };
     });
     const deps = createDeps();
-    return sweep({ doc: deps.doc, tableName: deps.tableName, runs: deps.runs, clock: deps.clock }, targets);
+    return sweep({ leases: deps.leases, runs: deps.runs, clock: deps.clock }, targets);
   };
   return middy(base) as unknown as (event: unknown, context: Context) => Promise<SweepReport>;
 }

@@ -4,18 +4,16 @@
  * set and succeeded run records), and re-trigger the missing ones through the normal path with
  * trigger `catch-up`. Every decision lands in a run record (`catch-up-limit`) or a log line.
  */
-import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { JobDefinition } from '../core/job-definition.js';
 import { type LeaseItem, openHolders } from '../core/lease.js';
 import { definitionId, holdersToMark } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
-import type { Clock, RunStore } from '../core/ports.js';
+import type { Clock, LeaseStore, RunStore } from '../core/ports.js';
 import { planCatchUp, sweepWindow } from '../core/schedule/catch-up.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { type RecordFacts, slotStatuses } from '../core/slot-status.js';
-import { Keys } from '../store/schema.js';
 import { shardPayloads } from './fan-out.js';
 
 /** A job the sweeper watches, and how to invoke it. */
@@ -53,28 +51,17 @@ export interface SweepReport {
 
 /** Dependencies of {@link sweep}. */
 export interface SweepDeps {
-  readonly doc: DynamoDBDocumentClient;
-  readonly tableName: string;
+  readonly leases: LeaseStore;
   readonly runs: RunStore;
   readonly clock: Clock;
   /** One structured line per decision. @default console.log of JSON */
   readonly log?: (line: Record<string, unknown>) => void;
-  /** How the sweep reads lease items and run records. @default DynamoDB through `doc` */
-  readonly reader?: SweepReader;
   /**
    * Catch up delivered-but-unfinished slots whatever `catchUp` says. `false` reproduces the sweeper
    * before it did (a same-slot skip was the end of the line): only the history explorer's broken
    * variant sets it, to prove the liveness invariant catches that. @default true
    */
   readonly catchUpUnfinished?: boolean;
-}
-
-/** The reads of a sweep (DynamoDB by default; the explorer's in-memory table in the harness). */
-export interface SweepReader {
-  /** The lease item of a job or shard (consistent). */
-  lease(job: string, shard: number | undefined): Promise<LeaseItem | undefined>;
-  /** Run records of a job whose sort key is in `RUN#<fromSlot>` .. `RUN#<toSlot>#\uffff`. */
-  records(job: string, fromSlot: string, toSlot: string): Promise<RecordFacts[]>;
 }
 
 /** The most two zones' local times differ (UTC-12 .. UTC+14), ms. */
@@ -89,16 +76,8 @@ async function leaseItems(
   shards: number,
 ): Promise<Map<number | undefined, LeaseItem | undefined>> {
   const out = new Map<number | undefined, LeaseItem | undefined>();
-  for (const shard of [undefined, ...Array.from({ length: shards > 1 ? shards : 0 }, (_, i) => i)]) {
-    if (deps.reader) {
-      out.set(shard, await deps.reader.lease(job, shard));
-      continue;
-    }
-    const got = await deps.doc.send(
-      new GetCommand({ TableName: deps.tableName, Key: Keys.lease(job, shard), ConsistentRead: true }),
-    );
-    out.set(shard, got.Item as LeaseItem | undefined);
-  }
+  for (const shard of [undefined, ...Array.from({ length: shards > 1 ? shards : 0 }, (_, i) => i)])
+    out.set(shard, await deps.leases.get({ job, ...(shard !== undefined && { shard }) }));
   return out;
 }
 
@@ -113,33 +92,7 @@ async function recordsOf(deps: SweepDeps, job: string, slots: readonly Slot[]): 
     minute(Math.min(...times) - ZONE_SPAN_MS),
     minute(Math.max(...times) + ZONE_SPAN_MS),
   ].sort();
-  if (deps.reader) return deps.reader.records(job, ids[0] as string, ids[ids.length - 1] as string);
-  const out: RecordFacts[] = [];
-  const pages = paginateQuery(
-    { client: deps.doc },
-    {
-      TableName: deps.tableName,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ProjectionExpression: '#slot, #scheduledTime, #outcome, #reason, #trigger, #shard, #shards, #def',
-      ExpressionAttributeNames: {
-        '#slot': 'slot',
-        '#scheduledTime': 'scheduledTime',
-        '#outcome': 'outcome',
-        '#reason': 'reason',
-        '#trigger': 'trigger',
-        '#shard': 'shard',
-        '#shards': 'shards',
-        '#def': 'def',
-      },
-      ExpressionAttributeValues: {
-        ':pk': Keys.lease(job).pk,
-        ':from': `RUN#${ids[0]}`,
-        ':to': `RUN#${ids[ids.length - 1]}#\uffff`,
-      },
-    },
-  );
-  for await (const page of pages) for (const item of page.Items ?? []) out.push(item as RecordFacts);
-  return out;
+  return deps.runs.slotRecords(job, ids[0] as string, ids[ids.length - 1] as string);
 }
 
 /** The payload a catch-up invocation carries (the manual form with trigger `catch-up`). */

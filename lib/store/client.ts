@@ -1,17 +1,26 @@
 /**
- * DynamoDB client construction and error mapping shared by every store.
+ * The one DynamoDB client factory (runtime, CLI, harness, tests) and paginated reads built on the
+ * SDK's own paginators (`paginateQuery` / `paginateScan` of lib-dynamodb), never on hand-written
+ * `LastEvaluatedKey` loops.
  */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { StoreError } from '../errors.js';
+import {
+  DynamoDBDocumentClient,
+  paginateQuery,
+  paginateScan,
+  type QueryCommandInput,
+  type ScanCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 
 /**
- * A Document client for the configured endpoint. `DYNAMODB_ENDPOINT` (e.g. DynamoDB Local) wins;
- * region from `AWS_REGION`. @default region 'us-east-1' locally; dummy credentials for a local endpoint.
+ * A Document client (undefined attributes removed, class instances not converted).
+ * Endpoint: `config.endpoint`, else `DYNAMODB_ENDPOINT` (e.g. DynamoDB Local). Region: `AWS_REGION`.
+ * Every key of `config` wins, an `undefined` one too (`region: undefined` leaves the region to the
+ * SDK's chain). @default region 'us-east-1'; dummy credentials for a localhost endpoint when no
+ * `AWS_ACCESS_KEY_ID` is set.
  */
 export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
-  const endpoint = config.endpoint ?? process.env.DYNAMODB_ENDPOINT;
+  const endpoint = 'endpoint' in config ? config.endpoint : process.env.DYNAMODB_ENDPOINT;
   const local = endpoint !== undefined && /localhost|127\.0\.0\.1|\[::1\]/.test(String(endpoint));
   const client = new DynamoDBClient({
     region: process.env.AWS_REGION ?? 'us-east-1',
@@ -78,24 +87,33 @@ export function isTransactionConflict(err: unknown): boolean {
   return (err as Error)?.name === 'TransactionConflictException';
 }
 
-/** True for the SDK's condition-check failure. */
-export function isConditionFailure(err: unknown): err is Error & { Item?: Record<string, unknown> } {
-  return (err as Error)?.name === 'ConditionalCheckFailedException';
-}
+/** An item as the Document client returns it. */
+export type StoredItem = Record<string, unknown>;
 
 /**
- * The item a failed condition returned (`ReturnValuesOnConditionCheckFailure: ALL_OLD`). The
- * Document client leaves it marshalled (STYLE.md convention 5), so unmarshall here.
+ * Every item of a Query, all pages, or the first `limit`. @default limit: all
+ * @throws the SDK's error (callers name the read)
  */
-export function itemOfConditionFailure(err: {
-  Item?: Record<string, unknown>;
-}): Record<string, unknown> | undefined {
-  if (!err.Item) return undefined;
-  // biome-ignore lint/suspicious/noExplicitAny: the SDK types Item as AttributeValue records
-  return unmarshall(err.Item as any);
+export async function queryItems(
+  doc: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+  limit: number = Number.POSITIVE_INFINITY,
+): Promise<StoredItem[]> {
+  const items: StoredItem[] = [];
+  // A filtered query reads up to 500 items a page; an unfiltered one no more than it still needs.
+  const pageSize =
+    input.FilterExpression || !Number.isFinite(limit) ? 500 : Math.max(Math.min(limit, 500), 1);
+  const paged = input.FilterExpression || Number.isFinite(limit);
+  for await (const page of paginateQuery({ client: doc, ...(paged && { pageSize }) }, input)) {
+    items.push(...(page.Items ?? []));
+    if (items.length >= limit) break;
+  }
+  return items.slice(0, limit);
 }
 
-/** Wrap a non-condition SDK error as a StoreError naming the operation. */
-export function storeError(operation: string, err: unknown): StoreError {
-  return new StoreError(operation, err);
+/** Every item of a Scan, all pages. @throws the SDK's error */
+export async function scanItems(doc: DynamoDBDocumentClient, input: ScanCommandInput): Promise<StoredItem[]> {
+  const items: StoredItem[] = [];
+  for await (const page of paginateScan({ client: doc }, input)) items.push(...(page.Items ?? []));
+  return items;
 }

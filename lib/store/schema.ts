@@ -1,6 +1,6 @@
 /**
  * Table schemas shared by the runtime, DynamoDB Local setup (`npm start`, tests) and the CDK app,
- * so a key name is written once. DESIGN.md "Data model".
+ * so a key name is written once. docs/design.md "Items in the library table".
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
@@ -46,7 +46,8 @@ export const PROBLEMS_INDEX = 'problems';
 
 /**
  * The library table: leases, run records and effect records in one table (`pk`/`sk`).
- * TTL on `expiresAt` applies only to run and effect records; lease items never get it.
+ * TTL on `expiresAt` applies only to run records; lease and effect items never get it (a reaped
+ * lease would reset the fence, a reaped effect would let a backfill pay again).
  */
 export const libraryTable: TableSchema = {
   defaultName: 'cronfence',
@@ -63,7 +64,7 @@ export const libraryTable: TableSchema = {
   timeToLiveAttribute: Attr.expiresAt,
 };
 
-/** Key builders for the library table (DESIGN.md "Data model"). */
+/** Key builders for the library table (docs/design.md "Items in the library table"). */
 export const Keys = {
   /** Lease item of a job (and shard): `JOB#<job>[#<shard>]` / `LEASE`. Never deleted, never TTL'd. */
   lease(job: string, shard?: number): { pk: string; sk: string } {

@@ -3,7 +3,7 @@
  * DYNAMODB_ENDPOINT), stopped by PID at teardown. Tests get the endpoint with `inject('dynamoEndpoint')`.
  */
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.js';
+import { startDynamoDbLocal } from '../../harness/local/dynamodb-local.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -2,18 +2,20 @@
  * Effects fixture for integration tests: a real payment service per test, HTTP provider adapters
  * with the capabilities a test names, and readers for effect records.
  */
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type EmailRequest,
   type PayoutRequest,
   type SettlementJobOptions,
   settlementJob,
 } from '../../functions/merchant-settlement.js';
+import type { FaultInjector } from '../../harness/faults/sdk-faults.js';
+import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
 import { httpJsonProvider } from '../../lib/effects/http-provider.js';
-import type { FaultInjector } from '../../lib/faults/sdk-faults.js';
-import { type PaymentService, startPaymentService } from '../../lib/local/payment-service.js';
 import type { JobHandler } from '../../lib/runtime/define-job.js';
+import { scanItems } from '../../lib/store/client.js';
 import { PROBLEMS_INDEX } from '../../lib/store/schema.js';
 import type { LocalStack } from './local-stack.js';
 
@@ -71,23 +73,13 @@ export async function effectItem(
 }
 
 /** Every effect record of the library table. */
-export async function effectItems(stack: LocalStack): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await stack.doc.send(
-      new ScanCommand({
-        TableName: stack.tableName,
-        ConsistentRead: true,
-        FilterExpression: 'kind = :effect',
-        ExpressionAttributeValues: { ':effect': 'effect' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+export function effectItems(stack: LocalStack): Promise<Record<string, unknown>[]> {
+  return scanItems(stack.doc, {
+    TableName: stack.tableName,
+    ConsistentRead: true,
+    FilterExpression: 'kind = :effect',
+    ExpressionAttributeValues: { ':effect': 'effect' },
+  });
 }
 
 /** Items of the sparse `problems` index with `problem = needs-review`. */

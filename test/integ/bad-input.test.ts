@@ -1,11 +1,12 @@
 /**
  * Bad input at the handler (integ): a clear error naming the field and value, and nothing written.
  */
+
+import getPort from 'get-port';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as dailyReport } from '../../functions/daily-report.js';
+import { lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import { CronfenceError, InvalidEventError, StoreError, UnknownJobError } from '../../lib/errors.js';
-import { freePort } from '../../lib/local/dynamodb-local.js';
-import { lambdaContext, schedulerPayload } from '../../lib/local/scheduler-emulator.js';
 import { createDeps } from '../../lib/runtime/deps.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
@@ -93,7 +94,7 @@ describe('bad events', () => {
 
 describe('DynamoDB unreachable at claim', () => {
   it('throws a StoreError naming the claim, reports no run as succeeded and writes nothing', async () => {
-    const port = await freePort(); // nothing listens here
+    const port = await getPort({ host: '127.0.0.1' }); // nothing listens here
     const doc = createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 });
     const summaries: unknown[] = [];
     const h = dailyReport.withDeps(

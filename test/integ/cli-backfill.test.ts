@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as settlement } from '../../functions/merchant-settlement.js';
-import { lambdaContext } from '../../lib/local/scheduler-emulator.js';
+import { lambdaContext } from '../../harness/local/scheduler-emulator.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { cli, json, stackEnv } from './cli-harness.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { writeLocalState } from '../../lib/local/local-state.js';
+import { writeLocalState } from '../../harness/local/local-state.js';
 import { Keys } from '../../lib/store/schema.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { cli, json, stackEnv } from './cli-harness.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as dailyReport } from '../../functions/daily-report.js';
-import { deliver } from '../../lib/local/scheduler-emulator.js';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
 import type { RuntimeEvent } from '../../lib/runtime/events.js';
 import { createObserver } from '../../lib/runtime/observability.js';
 import type { RunSummary } from '../../lib/runtime/run-session.js';

@@ -3,9 +3,9 @@
  * the in-memory exploration (test/unit/drills/explorer.test.ts), against the real DynamoDB stores.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { dynamoBackend } from '../../lib/drills/explorer/backends.js';
-import { explore } from '../../lib/drills/explorer/explore.js';
-import { INVARIANTS } from '../../lib/drills/explorer/invariants.js';
+import { dynamoBackend } from '../../harness/drills/explorer/backends.js';
+import { explore } from '../../harness/drills/explorer/explore.js';
+import { INVARIANTS } from '../../harness/drills/explorer/invariants.js';
 
 describe('history explorer on DynamoDB Local', () => {
   it('runs 6 seeded histories on the DynamoDB stores and every invariant holds in each', async () => {

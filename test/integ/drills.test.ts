@@ -5,9 +5,9 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import { exampleApp } from '../../functions/example-app.js';
-import { DRILLS } from '../../lib/drills/catalog/index.js';
-import type { DrillTarget } from '../../lib/drills/dynamo-env.js';
-import { formatReport, runDrill } from '../../lib/drills/run-drills.js';
+import { DRILLS } from '../../harness/drills/catalog/index.js';
+import type { DrillTarget } from '../../harness/drills/dynamo-env.js';
+import { formatReport, runDrill } from '../../harness/drills/run-drills.js';
 
 const target = (): DrillTarget => ({
   endpoint: inject('dynamoEndpoint'),

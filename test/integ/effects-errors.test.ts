@@ -6,12 +6,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type PayoutRequest, payoutKey } from '../../functions/merchant-settlement.js';
 import { MERCHANTS } from '../../functions/merchants.js';
+import { ControlledClock } from '../../harness/faults/clock.js';
+import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
+import { deliver, lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
 import { MAX_EFFECT_KEY_BYTES } from '../../lib/effects/keys.js';
 import { EffectOutcomeUnknownError } from '../../lib/errors.js';
-import { ControlledClock } from '../../lib/faults/clock.js';
-import { type PaymentService, startPaymentService } from '../../lib/local/payment-service.js';
-import { deliver, lambdaContext, schedulerPayload } from '../../lib/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import type { RuntimeEvent } from '../../lib/runtime/events.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';

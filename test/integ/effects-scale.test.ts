@@ -5,9 +5,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { payoutKey } from '../../functions/merchant-settlement.js';
 import type { Merchant } from '../../functions/merchants.js';
-import { ControlledClock } from '../../lib/faults/clock.js';
-import type { PaymentService } from '../../lib/local/payment-service.js';
-import { deliver } from '../../lib/local/scheduler-emulator.js';
+import { ControlledClock } from '../../harness/faults/clock.js';
+import type { PaymentService } from '../../harness/local/payment-service.js';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { effectItems, kill, paymentsSetup } from '../helpers/payment-fixture.js';
 

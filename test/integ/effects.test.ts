@@ -5,10 +5,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { payoutKey, settlementEmailKey } from '../../functions/merchant-settlement.js';
 import { MERCHANTS, type Merchant, settlementAmountCents } from '../../functions/merchants.js';
-import { ControlledClock } from '../../lib/faults/clock.js';
-import { on } from '../../lib/faults/sdk-faults.js';
-import type { PaymentService } from '../../lib/local/payment-service.js';
-import { deliver, lambdaContext, schedulerPayload } from '../../lib/local/scheduler-emulator.js';
+import { ControlledClock } from '../../harness/faults/clock.js';
+import { on } from '../../harness/faults/sdk-faults.js';
+import type { PaymentService } from '../../harness/local/payment-service.js';
+import { deliver, lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
 import {

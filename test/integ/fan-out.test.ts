@@ -1,11 +1,11 @@
 /**
- * Sharded jobs (DESIGN.md "Scale", issue 7 item 6) on DynamoDB Local: one scheduled occurrence fans
+ * Sharded jobs (docs/design.md "Scale") on DynamoDB Local: one scheduled occurrence fans
  * out to N shard invocations, each under its own lease and fence; duplicates at both levels still
  * leave one result per business key.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { InvalidEventError } from '../../lib/errors.js';
-import { deliver } from '../../lib/local/scheduler-emulator.js';
 import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../../lib/runtime/deps.js';
 import { InProcessShardDispatcher, ownsKey, shardOf } from '../../lib/runtime/fan-out.js';

@@ -8,19 +8,19 @@ import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { exampleApp } from '../../functions/example-app.js';
 import { payoutKey, settlementJob } from '../../functions/merchant-settlement.js';
 import { MERCHANTS } from '../../functions/merchants.js';
-import { definitionId } from '../../lib/core/liveness.js';
-import { LIVENESS_DRILLS } from '../../lib/drills/catalog/liveness.js';
-import type { DrillTarget } from '../../lib/drills/dynamo-env.js';
-import { formatReport, runDrill } from '../../lib/drills/run-drills.js';
-import { ControlledClock } from '../../lib/faults/clock.js';
+import { LIVENESS_DRILLS } from '../../harness/drills/catalog/liveness.js';
+import type { DrillTarget } from '../../harness/drills/dynamo-env.js';
+import { formatReport, runDrill } from '../../harness/drills/run-drills.js';
+import { ControlledClock } from '../../harness/faults/clock.js';
 import {
   on,
   throttlingError,
   transactionCanceledByConflict,
   transactionConflictError,
-} from '../../lib/faults/sdk-faults.js';
-import type { PaymentService } from '../../lib/local/payment-service.js';
-import { deliver, schedulerPayload } from '../../lib/local/scheduler-emulator.js';
+} from '../../harness/faults/sdk-faults.js';
+import type { PaymentService } from '../../harness/local/payment-service.js';
+import { deliver, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
+import { definitionId } from '../../lib/core/liveness.js';
 import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../../lib/runtime/deps.js';
 import { InProcessShardDispatcher, ownsKey, shardPayloads } from '../../lib/runtime/fan-out.js';

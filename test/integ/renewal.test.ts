@@ -2,8 +2,8 @@
  * Lease renewal while the body runs, and abort on a refused renewal (integ: DynamoDB Local).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ControlledClock } from '../../lib/faults/clock.js';
-import { deliver } from '../../lib/local/scheduler-emulator.js';
+import { ControlledClock } from '../../harness/faults/clock.js';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
 

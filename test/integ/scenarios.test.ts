@@ -6,9 +6,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as dailyReport } from '../../functions/daily-report.js';
 import { handler as settlement } from '../../functions/merchant-settlement.js';
 import { MERCHANTS } from '../../functions/merchants.js';
-import { ControlledClock } from '../../lib/faults/clock.js';
-import { on } from '../../lib/faults/sdk-faults.js';
-import { deliver, lambdaContext, schedulerPayload } from '../../lib/local/scheduler-emulator.js';
+import { ControlledClock } from '../../harness/faults/clock.js';
+import { on } from '../../harness/faults/sdk-faults.js';
+import { deliver, lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import type { RunSummary } from '../../lib/runtime/run-session.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
 

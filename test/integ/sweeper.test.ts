@@ -4,9 +4,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as dailyReport } from '../../functions/daily-report.js';
 import { handler as settlement } from '../../functions/merchant-settlement.js';
-import { ControlledClock } from '../../lib/faults/clock.js';
-import { emulate } from '../../lib/local/emulate.js';
-import { deliver } from '../../lib/local/scheduler-emulator.js';
+import { ControlledClock } from '../../harness/faults/clock.js';
+import { emulate } from '../../harness/local/emulate.js';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { sweep } from '../../lib/runtime/sweeper.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
@@ -124,16 +124,18 @@ describe('catch-up of dropped deliveries', () => {
         invoked.push(String(payload.scheduledTime));
         await settlement.withDeps(() => w.deps)(
           payload,
-          (await import('../../lib/local/scheduler-emulator.js')).lambdaContext('merchant-settlement', 300),
+          (await import('../../harness/local/scheduler-emulator.js')).lambdaContext(
+            'merchant-settlement',
+            300,
+          ),
         );
       },
     };
     // No delivery ever arrived; the sweep at 2026-03-06T00:00Z looks at (03-03T00:00Z, 03-05T23:50Z] (72 h, 10 min grace), cap 3.
     const clock = new ControlledClock(Date.parse('2026-03-06T00:00:00Z') - Date.now());
-    const report = await sweep(
-      { doc: stack.doc, tableName: stack.tableName, runs: w.deps.runs, clock, log: () => undefined },
-      [target],
-    );
+    const report = await sweep({ leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined }, [
+      target,
+    ]);
     expect(report.jobs).toEqual([{ job: 'merchant-settlement', expected: 3, succeeded: 0, missing: 3 }]);
     expect(invoked).toEqual(['2026-03-03T17:00:00Z', '2026-03-04T17:00:00Z', '2026-03-05T17:00:00Z']);
     const records = await stack.runRecords('merchant-settlement');
@@ -143,10 +145,9 @@ describe('catch-up of dropped deliveries', () => {
       'catch-up',
     ]);
     // A second sweep finds nothing missing.
-    const again = await sweep(
-      { doc: stack.doc, tableName: stack.tableName, runs: w.deps.runs, clock, log: () => undefined },
-      [target],
-    );
+    const again = await sweep({ leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined }, [
+      target,
+    ]);
     expect(again.decisions).toEqual([]);
   });
 
@@ -163,8 +164,7 @@ describe('catch-up of dropped deliveries', () => {
     const target = { definition: job.job, expression: job.expression, invoke: async () => undefined };
     const clock = new ControlledClock(Date.parse('2026-05-01T12:00:00Z') - Date.now());
     const deps = {
-      doc: stack.doc,
-      tableName: stack.tableName,
+      leases: w.deps.leases,
       runs: w.deps.runs,
       clock,
       log: () => undefined,

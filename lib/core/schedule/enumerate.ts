@@ -41,7 +41,7 @@ export function isAtMostDaily(fields: CronFields): boolean {
 }
 
 /**
- * The default `dstGap` (DESIGN.md "Time"): `shift` for crons firing at most once a day (a
+ * The default `dstGap` (docs/design.md "Time"): `shift` for crons firing at most once a day (a
  * settlement day must not vanish) and for one-time `at()` schedules; `skip` otherwise, as
  * Scheduler does. Rate schedules never meet a gap (they count instants).
  */

@@ -7,7 +7,7 @@ import { ianaZone, resolveLocalTime, toNaive } from './zone.js';
 export type BusinessDateRule = 'slot-date' | 'previous-day';
 
 /**
- * One scheduled occurrence of a job (DESIGN.md "Time").
+ * One scheduled occurrence of a job (docs/design.md "Time").
  * @example
  * { id: '2026-03-29T02:30', scheduledTimeMs: Date.UTC(2026, 2, 29, 1), localTime: '2026-03-29T02:30',
  *   businessDate: '2026-03-29', shifted: true }

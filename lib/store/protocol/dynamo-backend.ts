@@ -14,12 +14,15 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { compileExpressions } from './expression.js';
+import { type Condition, compileExpressions } from './expression.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
-import type { Item, ProtocolBackend, ProtocolRequest, RequestOutcome, Write } from './request.js';
+import type { Item, KeyRange, ProtocolBackend, ProtocolRequest, RequestOutcome, Write } from './request.js';
 
 /** Key of the {@link RequestTag} in an SDK command's handler context. */
 export const REQUEST_TAG = 'cronfenceRequest';
+
+/** Attempts of a transaction that DynamoDB cancels for a concurrent transaction on the same item. */
+const TRANSACTION_CONFLICT_ATTEMPTS = 5;
 
 type Reason = { Code?: string; Item?: Record<string, unknown> };
 
@@ -84,24 +87,27 @@ export class DynamoBackend implements ProtocolBackend {
     return out.Item;
   }
 
-  async queryPrefix(
-    table: string,
-    partition: { readonly name: string; readonly value: string },
-    sortKey: { readonly name: string; readonly prefix: string },
-  ): Promise<Item[]> {
-    const out: Item[] = [];
+  async query(table: string, range: KeyRange, filter?: Condition): Promise<Item[]> {
+    const f = compileExpressions(filter);
+    const items: Item[] = [];
     const pages = paginateQuery(
       { client: this.doc },
       {
         TableName: table,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :fromSk AND :toSk',
+        ...(f.ConditionExpression !== undefined && { FilterExpression: f.ConditionExpression }),
+        ExpressionAttributeNames: { ...f.ExpressionAttributeNames, '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: {
+          ...f.ExpressionAttributeValues,
+          ':pk': range.pk,
+          ':fromSk': range.fromSk,
+          ':toSk': range.toSk,
+        },
         ConsistentRead: true,
-        KeyConditionExpression: '#p = :p AND begins_with(#s, :s)',
-        ExpressionAttributeNames: { '#p': partition.name, '#s': sortKey.name },
-        ExpressionAttributeValues: { ':p': partition.value, ':s': sortKey.prefix },
       },
     );
-    for await (const page of pages) out.push(...(page.Items ?? []));
-    return out;
+    for await (const page of pages) items.push(...(page.Items ?? []));
+    return items;
   }
 
   private async single(request: ProtocolRequest, w: Write): Promise<RequestOutcome> {
@@ -129,17 +135,20 @@ export class DynamoBackend implements ProtocolBackend {
           ? { Update: input }
           : { ConditionCheck: input };
     });
-    try {
-      // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
-      await this.doc.send(tagged(new TransactWriteCommand({ TransactItems } as any), request.tag));
-      return { applied: true };
-    } catch (err) {
-      const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;
-      if ((err as Error)?.name !== 'TransactionCanceledException' || !reasons) throw err;
-      const index = reasons.findIndex((r) => r?.Code === 'ConditionalCheckFailed');
-      if (index >= 0) return { applied: false, index, item: returnedItem(reasons[index]) };
-      // Cancelled for conflicts only: the client already retried them with backoff (createDocumentClient).
-      throw err;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
+        await this.doc.send(tagged(new TransactWriteCommand({ TransactItems } as any), request.tag));
+        return { applied: true };
+      } catch (err) {
+        const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;
+        if ((err as Error)?.name !== 'TransactionCanceledException' || !reasons) throw err;
+        const index = reasons.findIndex((r) => r?.Code === 'ConditionalCheckFailed');
+        if (index >= 0) return { applied: false, index, item: returnedItem(reasons[index]) };
+        const conflict = reasons.some((r) => r?.Code === 'TransactionConflict');
+        if (!conflict || attempt >= TRANSACTION_CONFLICT_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, 10 * 2 ** attempt + Math.random() * 10));
+      }
     }
   }
 }

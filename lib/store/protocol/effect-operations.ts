@@ -196,26 +196,43 @@ export type EffectFinishInput = EffectRef & {
   readonly outcome: EffectOutcomeUpdate;
 };
 
+/** One UpdateItem recording an outcome (ALL_NEW): `condition` on the effect, the outcome's attributes and `set`. */
+function outcomeRequest(
+  name: string,
+  verb: string,
+  e: EffectFinishInput,
+  condition: Condition,
+  set: Item = {},
+): ProtocolRequest {
+  return {
+    tag: tag(name, e, e.fc),
+    label: `${verb} effect ${e.key} ${e.outcome.status}`,
+    writes: [
+      {
+        kind: 'update',
+        table: e.table,
+        key: Keys.effect(e.job, e.key),
+        condition,
+        update: { set: { ...outcomeSets(e.outcome, e.fc), ...set } },
+        returnValues: 'ALL_NEW',
+      },
+    ],
+  };
+}
+
 /**
  * Record the outcome of OUR call: the effect is still `sending` under our fence and run (no lease
  * check: the call happened). Returns ALL_NEW. Refused: `existing` with the effect as it is.
  */
 export const effectFinish: Operation<EffectFinishInput, RecordResult> = {
   name: 'effect-finish',
-  request: (e) => ({
-    tag: tag('effect-finish', e, e.fc),
-    label: `record effect ${e.key} ${e.outcome.status}`,
-    writes: [
-      {
-        kind: 'update',
-        table: e.table,
-        key: Keys.effect(e.job, e.key),
-        condition: and(eq('status', EffectStatus.Sending), eq('fence', e.fc.fence), eq('runId', e.fc.runId)),
-        update: { set: outcomeSets(e.outcome, e.fc) },
-        returnValues: 'ALL_NEW',
-      },
-    ],
-  }),
+  request: (e) =>
+    outcomeRequest(
+      'effect-finish',
+      'record',
+      e,
+      and(eq('status', EffectStatus.Sending), eq('fence', e.fc.fence), eq('runId', e.fc.runId)),
+    ),
   ...recorded,
 };
 
@@ -228,27 +245,12 @@ export type EffectSettleInput = EffectFinishInput & { readonly seen: SeenEffect 
  */
 export const effectSettle: Operation<EffectSettleInput, RecordResult> = {
   name: 'effect-settle',
-  request: (e) => ({
-    tag: tag('effect-settle', e, e.fc),
-    label: `settle effect ${e.key} ${e.outcome.status}`,
-    writes: [
-      {
-        kind: 'update',
-        table: e.table,
-        key: Keys.effect(e.job, e.key),
-        condition: stillAsSeen(e.seen, e.fc),
-        update: {
-          set: {
-            ...outcomeSets(e.outcome, e.fc),
-            fence: e.fc.fence,
-            runId: e.fc.runId,
-            leaseKey: e.fc.leaseKey,
-          },
-        },
-        returnValues: 'ALL_NEW',
-      },
-    ],
-  }),
+  request: (e) =>
+    outcomeRequest('effect-settle', 'settle', e, stillAsSeen(e.seen, e.fc), {
+      fence: e.fc.fence,
+      runId: e.fc.runId,
+      leaseKey: e.fc.leaseKey,
+    }),
   ...recorded,
 };
 

@@ -18,7 +18,8 @@ import type {
   RunRecord,
 } from '../../core/ports.js';
 import { fencedWriteRefused, insertRefused, takeOverRefused } from '../../core/results.js';
-import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError, showValue } from '../../errors.js';
+import { showValue } from '../../core/show-value.js';
+import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError } from '../../errors.js';
 import { abandonedRunItem, runRecordItem } from '../run-items.js';
 import { Attr, Keys } from '../schema.js';
 import {

@@ -62,14 +62,17 @@ export interface ProtocolBackend {
   /** Read one item, strongly consistent. @throws the backend's own error */
   get(table: string, key: Item): Promise<Item | undefined>;
   /**
-   * Every item of one partition whose sort key starts with a prefix (one Query, paginated), strongly
-   * consistent. @throws the backend's own error
+   * Every item of partition `pk` whose sort key is in [`fromSk`, `toSk`] and on which `filter`
+   * holds, strongly consistent, all pages. @throws the backend's own error
    */
-  queryPrefix(
-    table: string,
-    partition: { readonly name: string; readonly value: string },
-    sortKey: { readonly name: string; readonly prefix: string },
-  ): Promise<Item[]>;
+  query(table: string, range: KeyRange, filter?: Condition): Promise<Item[]>;
+}
+
+/** A sort-key range of one partition of the library table (`pk` / `sk`). */
+export interface KeyRange {
+  readonly pk: string;
+  readonly fromSk: string;
+  readonly toSk: string;
 }
 
 /**
@@ -108,6 +111,24 @@ export async function perform<I, R>(backend: ProtocolBackend, op: Operation<I, R
   return outcome.applied
     ? op.accepted(outcome.attributes, input)
     : op.refused(outcome.item, outcome.index, input);
+}
+
+/**
+ * Query a key range through a backend.
+ * @throws StoreError naming the query (`Query (<what>)`) on a backend failure.
+ */
+export async function query(
+  backend: ProtocolBackend,
+  table: string,
+  range: KeyRange,
+  filter: Condition | undefined,
+  what: string,
+): Promise<Item[]> {
+  try {
+    return await backend.query(table, range, filter);
+  } catch (err) {
+    throw new StoreError(`Query (${what})`, err);
+  }
 }
 
 /**

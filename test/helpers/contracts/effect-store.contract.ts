@@ -1,9 +1,9 @@
 /**
- * The EffectStore contract (DESIGN.md protocol 5): every transition is one conditional write; the
+ * The EffectStore contract (docs/design.md step 5): every transition is one conditional write; the
  * writes before a provider call re-check the lease in the same atomic step.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { on } from '../../../lib/faults/sdk-faults.js';
+import { on } from '../../../harness/faults/sdk-faults.js';
 import type { StoreFixture } from './fixture.js';
 
 const NOW = 1_780_000_000_000;

@@ -2,9 +2,9 @@
  * What a store contract needs from an implementation: the three stores, table names, a way to read
  * items back, and the fault injector every request of the stores passes through.
  */
-import type { EffectStore, LeaseStore, ResultStore, RunStore } from '../../../lib/core/ports.js';
 
-import type { FaultInjector } from '../../../lib/faults/sdk-faults.js';
+import type { FaultInjector } from '../../../harness/faults/sdk-faults.js';
+import type { EffectStore, LeaseStore, ResultStore, RunStore } from '../../../lib/core/ports.js';
 
 /** One implementation's stores on fresh tables. */
 export interface StoreFixture {

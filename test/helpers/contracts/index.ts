@@ -1,6 +1,6 @@
 /**
  * Store contract suites: one set of tests every LeaseStore / RunStore / ResultStore implementation
- * passes (STYLE.md convention 2). Run against DynamoDB Local (test/integ) and in memory (test/unit).
+ * passes (docs/design.md "Conventions" 2). Run against DynamoDB Local (test/integ) and in memory (test/unit).
  */
 
 import { effectStoreContract } from './effect-store.contract.js';

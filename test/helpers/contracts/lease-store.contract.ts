@@ -1,9 +1,9 @@
 /**
- * The LeaseStore contract (DESIGN.md protocol 0, 1, 2, 6): every implementation must pass it.
+ * The LeaseStore contract (docs/design.md steps 0, 1, 2, 6): every implementation must pass it.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { on, throttlingError } from '../../../harness/faults/sdk-faults.js';
 import { LeaseLostError, StoreError } from '../../../lib/errors.js';
-import { on, throttlingError } from '../../../lib/faults/sdk-faults.js';
 import type { StoreFixture } from './fixture.js';
 
 const NOW = 1_780_000_000_000;

@@ -1,10 +1,10 @@
 /**
- * The RunStore and ResultStore contracts (DESIGN.md protocol 3, 4, 6): every implementation must pass.
+ * The RunStore and ResultStore contracts (docs/design.md steps 3, 4, 6): every implementation must pass.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { on, throttlingError } from '../../../harness/faults/sdk-faults.js';
 import type { RunRecord } from '../../../lib/core/ports.js';
 import { ResultConflictError, StaleFenceError, StoreError } from '../../../lib/errors.js';
-import { on, throttlingError } from '../../../lib/faults/sdk-faults.js';
 import { Keys } from '../../../lib/store/schema.js';
 import type { StoreFixture } from './fixture.js';
 

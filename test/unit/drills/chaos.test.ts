@@ -2,8 +2,8 @@
  * `npm start -- --chaos`: the seeded fault mix is reproducible and touches the protocol's writes only.
  */
 import { describe, expect, it } from 'vitest';
-import { createChaos, seededRandom } from '../../../lib/faults/chaos.js';
-import { MemoryClient, MemoryDb, memoryStores } from '../../../lib/store/memory/index.js';
+import { createChaos, seededRandom } from '../../../harness/faults/chaos.js';
+import { MemoryClient, MemoryDb, memoryStores } from '../../../harness/memory/index.js';
 
 async function claims(seed: number): Promise<Record<string, number>> {
   const chaos = createChaos(seed, { throttle: 0.3, lostResponse: 0.2, slow: 0, pause: 0 });

@@ -4,15 +4,15 @@
  * store is caught with a shrunk, replayable counterexample.
  */
 import { describe, expect, it } from 'vitest';
+import { type BackendFactory, memoryBackend } from '../../../harness/drills/explorer/backends.js';
+import { explore, replayHistory } from '../../../harness/drills/explorer/explore.js';
+import type { HistorySpec } from '../../../harness/drills/explorer/history.js';
+import { INVARIANTS } from '../../../harness/drills/explorer/invariants.js';
+import { SHAPES } from '../../../harness/drills/explorer/liveness.js';
+import { runHistory } from '../../../harness/drills/explorer/run-history.js';
+import { createMemoryDeps } from '../../../harness/drills/memory-deps.js';
+import { MemoryBackend, MemoryClient, MemoryDb } from '../../../harness/memory/index.js';
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../../../lib/core/ports.js';
-import { type BackendFactory, memoryBackend } from '../../../lib/drills/explorer/backends.js';
-import { explore, replayHistory } from '../../../lib/drills/explorer/explore.js';
-import type { HistorySpec } from '../../../lib/drills/explorer/history.js';
-import { INVARIANTS } from '../../../lib/drills/explorer/invariants.js';
-import { SHAPES } from '../../../lib/drills/explorer/liveness.js';
-import { runHistory } from '../../../lib/drills/explorer/run-history.js';
-import { createMemoryDeps } from '../../../lib/drills/memory-deps.js';
-import { MemoryBackend, MemoryClient, MemoryDb } from '../../../lib/store/memory/index.js';
 import { notExists } from '../../../lib/store/protocol/expression.js';
 import { fencedWrite } from '../../../lib/store/protocol/operations.js';
 import { perform } from '../../../lib/store/protocol/request.js';

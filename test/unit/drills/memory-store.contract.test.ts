@@ -1,8 +1,8 @@
 /**
  * The in-memory store passes the same contract suite as the DynamoDB stores (unit: no network).
  */
-import { FaultInjector } from '../../../lib/faults/sdk-faults.js';
-import { MemoryClient, MemoryDb, memoryStores } from '../../../lib/store/memory/index.js';
+import { FaultInjector } from '../../../harness/faults/sdk-faults.js';
+import { MemoryClient, MemoryDb, memoryStores } from '../../../harness/memory/index.js';
 import { storeContracts } from '../../helpers/contracts/index.js';
 
 storeContracts('memory store', async () => {

@@ -3,11 +3,11 @@
  * observed first as a FAILing drill on DynamoDB Local; see test/integ/drills.test.ts.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryDeps } from '../../../lib/drills/memory-deps.js';
-import { Stage } from '../../../lib/drills/stage.js';
-import { on, throttlingError } from '../../../lib/faults/sdk-faults.js';
+import { createMemoryDeps } from '../../../harness/drills/memory-deps.js';
+import { Stage } from '../../../harness/drills/stage.js';
+import { on, throttlingError } from '../../../harness/faults/sdk-faults.js';
+import { MemoryDb } from '../../../harness/memory/index.js';
 import { defineJob } from '../../../lib/runtime/define-job.js';
-import { MemoryDb } from '../../../lib/store/memory/index.js';
 
 const T0 = Date.parse('2026-03-28T01:30:05Z');
 const SLOT = Date.parse('2026-03-28T01:30:00Z');

@@ -1,5 +1,5 @@
 /**
- * Unit: what a run may do with an effect record it finds (pure decisions, DESIGN.md protocol 5).
+ * Unit: what a run may do with an effect record it finds (pure decisions, docs/design.md step 5).
  */
 import { describe, expect, it } from 'vitest';
 import { decideExisting, type EffectActor, type StoredEffect } from '../../../lib/effects/decide.js';

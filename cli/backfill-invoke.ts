@@ -1,0 +1,113 @@
+/**
+ * How a backfill hands each manual event to the job: the deployed function (Lambda Invoke,
+ * InvocationType `Event`: asynchronous, like Scheduler) or the job's handler in this process (`--local`).
+ */
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { lambdaContext } from '../harness/local/scheduler-emulator.js';
+import type { JobHandler } from '../lib/runtime/define-job.js';
+import { createDeps } from '../lib/runtime/deps.js';
+import { summaryOfError } from '../lib/runtime/middleware.js';
+import type { RunSummary } from '../lib/runtime/run-session.js';
+import type { Connection } from './connection.js';
+import { usage } from './output.js';
+
+/** What one hand-off produced: accepted (async), a finished run (local), or an error. */
+export interface InvokeResult {
+  readonly ok: boolean;
+  readonly summary?: RunSummary;
+  readonly error?: string;
+}
+
+/** Sends one event; never throws. */
+export type Invoker = ((event: Record<string, unknown>) => Promise<InvokeResult>) & {
+  /** Where events go, for the summary. */
+  readonly target: string;
+  close(): void;
+};
+
+/** Default function name of a job when `--function` is not given: `cronfence-<job>`. */
+export function defaultFunctionName(job: string): string {
+  return `cronfence-${job}`;
+}
+
+/**
+ * An invoker on the deployed function. Checks first with a `DryRun` invocation (parameters and
+ * permission, nothing runs) so a wrong name fails before any event is sent.
+ * @throws InvalidArgumentError naming `--function` when the function is missing or not invokable.
+ */
+export async function lambdaInvoker(conn: Connection, functionName: string): Promise<Invoker> {
+  const lambda = new LambdaClient({ ...conn.clientConfig, maxAttempts: 3 });
+  try {
+    await lambda.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'DryRun' }));
+  } catch (err) {
+    lambda.destroy();
+    const e = err as Error;
+    throw usage(
+      '--function',
+      functionName,
+      `cannot be invoked (${e.name}: ${e.message}); pass --function with the deployed function's name or ARN`,
+    );
+  }
+  const send = async (event: Record<string, unknown>): Promise<InvokeResult> => {
+    try {
+      const out = await lambda.send(
+        new InvokeCommand({
+          FunctionName: functionName,
+          InvocationType: 'Event',
+          Payload: new TextEncoder().encode(JSON.stringify(event)),
+        }),
+      );
+      return out.StatusCode === 202 ? { ok: true } : { ok: false, error: `status ${out.StatusCode}` };
+    } catch (err) {
+      return { ok: false, error: `${(err as Error).name}: ${(err as Error).message}` };
+    }
+  };
+  return Object.assign(send, { target: `lambda:${functionName}`, close: () => lambda.destroy() });
+}
+
+/**
+ * An invoker running the job's handler here, on the connection's table (DynamoDB Local or AWS), with
+ * a Lambda-like context whose deadline is the job's timeout. Application table names come from the
+ * environment, else from `npm start`'s state file.
+ */
+export function localInvoker(conn: Connection, handler: JobHandler): Invoker {
+  for (const [envVar, name] of Object.entries(conn.tables)) process.env[envVar] ??= name;
+  const deps = createDeps({ doc: conn.doc, tableName: conn.tableName });
+  const local = handler.withDeps(() => deps);
+  const send = async (event: Record<string, unknown>): Promise<InvokeResult> => {
+    try {
+      const summary = await local(event, lambdaContext(handler.job.name, handler.job.timeoutSeconds));
+      return { ok: true, summary };
+    } catch (err) {
+      const summary = summaryOfError(err);
+      return {
+        ok: Boolean(summary),
+        ...(summary && { summary }),
+        error: `${(err as Error).name}: ${(err as Error).message}`,
+      };
+    }
+  };
+  return Object.assign(send, { target: 'local handler', close: () => undefined });
+}
+
+/** Run `tasks` with at most `concurrency` in flight, calling `onDone` after each. */
+export async function pool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<R>,
+  onDone: (result: R, item: T) => void,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      const item = items[i] as T;
+      const r = await task(item);
+      results[i] = r;
+      onDone(r, item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}

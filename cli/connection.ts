@@ -1,0 +1,149 @@
+/**
+ * Where the CLI reads and writes: DynamoDB Local or AWS. Resolution order for the endpoint:
+ * `--endpoint`, `DYNAMODB_ENDPOINT`, then a running `npm start` (its `.cronfence/local.json`) unless
+ * `--region`/`--profile` ask for AWS; without an endpoint, AWS with the SDK's region and credential chain.
+ */
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Command } from 'commander';
+import { findLocalState } from '../harness/local/local-state.js';
+import { createDocumentClient } from '../lib/store/client.js';
+import { libraryTable } from '../lib/store/schema.js';
+import { usage } from './output.js';
+
+/** The flags every data subcommand takes. */
+export interface ConnectionFlags {
+  /** DynamoDB endpoint URL (DynamoDB Local). */
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly profile?: string;
+  /** Library table name. */
+  readonly table?: string;
+  /** Print JSON instead of tables. */
+  readonly json?: boolean;
+}
+
+/** An open connection to the library table. */
+export interface Connection {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** `local` when an endpoint is used (DynamoDB Local), else `aws`. */
+  readonly mode: 'local' | 'aws';
+  readonly endpoint?: string;
+  /** Where the endpoint came from: `--endpoint`, `DYNAMODB_ENDPOINT`, the state file's path, or `aws`. */
+  readonly source: string;
+  /** Table names by environment variable, from `npm start`'s state file (empty otherwise). */
+  readonly tables: Readonly<Record<string, string>>;
+  /** Client settings to reuse for other AWS clients (Lambda): region, profile, credentials. */
+  readonly clientConfig: {
+    region?: string;
+    profile?: string;
+    credentials?: DynamoDBClientConfig['credentials'];
+  };
+  close(): void;
+}
+
+/** Add `--endpoint`, `--region`, `--profile`, `--table` and `--json` to a command. */
+export function withConnectionOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--endpoint <url>',
+      'DynamoDB endpoint, e.g. DynamoDB Local (default: DYNAMODB_ENDPOINT, then a running `npm start`)',
+    )
+    .option('--region <region>', 'AWS region (default: AWS_REGION / the profile)')
+    .option('--profile <name>', 'AWS shared-config profile (default: AWS_PROFILE / the default chain)')
+    .option(
+      '--table <name>',
+      `library table (default: ${libraryTable.envVar}, then "${libraryTable.defaultName}")`,
+    )
+    .option('--json', 'print JSON instead of a table');
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/**
+ * Resolve flags into a connection. Against AWS, checks before any request that a region and
+ * credentials resolve.
+ * @throws InvalidArgumentError naming `--endpoint`, `--region` or `--profile` (exit code 2).
+ */
+export async function connect(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Connection> {
+  let endpoint = flags.endpoint ?? env.DYNAMODB_ENDPOINT;
+  let source = flags.endpoint ? '--endpoint' : endpoint ? 'DYNAMODB_ENDPOINT' : 'aws';
+  let tables: Record<string, string> = {};
+  let stateRegion: string | undefined;
+  if (!endpoint && !flags.region && !flags.profile) {
+    const found = findLocalState();
+    if (found) {
+      endpoint = found.state.endpoint;
+      source = found.path;
+      tables = { ...found.state.tables };
+      stateRegion = found.state.region;
+    }
+  }
+  if (endpoint !== undefined) {
+    try {
+      if (!/^https?:$/.test(new URL(endpoint).protocol)) throw new Error('not http(s)');
+    } catch {
+      throw usage(
+        flags.endpoint ? '--endpoint' : source,
+        endpoint,
+        'is not a URL such as http://127.0.0.1:8000',
+      );
+    }
+  }
+  const tableName =
+    flags.table ?? env[libraryTable.envVar] ?? tables[libraryTable.envVar] ?? libraryTable.defaultName;
+  const local = endpoint !== undefined;
+  const region = flags.region ?? (local ? (env.AWS_REGION ?? stateRegion ?? 'us-east-1') : undefined);
+  const credentials =
+    local && !flags.profile && !env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE ? LOCAL_CREDENTIALS : undefined;
+  const clientConfig = {
+    ...(region && { region }),
+    ...(flags.profile && { profile: flags.profile }),
+    ...(credentials && { credentials }),
+  };
+  // Every key explicit: an undefined region or credentials leave them to the SDK's chain (AWS mode).
+  const doc = createDocumentClient({
+    region,
+    credentials,
+    ...(flags.profile && { profile: flags.profile }),
+    endpoint,
+    maxAttempts: 3,
+  });
+  if (!local) await checkAws(doc, flags);
+  return {
+    doc,
+    tableName,
+    mode: local ? 'local' : 'aws',
+    ...(endpoint && { endpoint }),
+    source,
+    tables,
+    clientConfig,
+    close: () => doc.destroy(),
+  };
+}
+
+async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionFlags): Promise<void> {
+  try {
+    await client.config.region();
+  } catch {
+    throw usage(
+      '--region',
+      flags.region ?? '(unset)',
+      'no AWS region: pass --region, set AWS_REGION, or use --endpoint for DynamoDB Local',
+    );
+  }
+  try {
+    await client.config.credentials();
+  } catch (err) {
+    client.destroy();
+    throw usage(
+      '--profile',
+      flags.profile ?? '(default credential chain)',
+      `no AWS credentials found (${(err as Error).message}): pass --profile NAME, set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or use --endpoint for DynamoDB Local`,
+    );
+  }
+}

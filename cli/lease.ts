@@ -1,0 +1,131 @@
+/**
+ * `cronfence lease <job>`: who holds the job's lease (or held it last), its fence, until when, and
+ * the recently succeeded slots the lease item remembers (`doneSlots`). One GetItem per shard.
+ */
+import type { Command } from 'commander';
+import type { LeaseItem } from '../lib/core/lease.js';
+import { DynamoLeaseStore } from '../lib/store/lease-store.js';
+import { intArg } from './args.js';
+import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
+import { action, cell, ExitCode, iso, out, toJson, usage } from './output.js';
+import { type HandlerList, loadRegistry, requireJob, withJobsOption } from './registry.js';
+
+interface LeaseFlags extends ConnectionFlags {
+  readonly shard?: number;
+  readonly jobs?: string;
+  readonly slots: number;
+}
+
+/** The lease as the CLI reports it. */
+export interface LeaseView {
+  readonly job: string;
+  readonly shard?: number;
+  /** `held` (unexpired), `expired` (holder never released), `released`, or `never-claimed`. */
+  readonly state: 'held' | 'expired' | 'released' | 'never-claimed';
+  readonly holder?: string;
+  readonly fence?: number;
+  readonly leaseUntilMs?: number;
+  readonly leaseUntil?: string;
+  readonly slot?: string;
+  readonly acquiredAtMs?: number;
+  readonly renewedAtMs?: number;
+  readonly releasedAtMs?: number;
+  readonly lambdaRequestId?: string;
+  /** Recently succeeded slots, newest first. */
+  readonly recentlySucceededSlots: string[];
+}
+
+/** Describe a lease item as of `nowMs` (by this machine's clock). */
+export function leaseView(
+  job: string,
+  shard: number | undefined,
+  item: LeaseItem | undefined,
+  nowMs: number,
+): LeaseView {
+  const base = { job, ...(shard !== undefined && { shard }) };
+  if (!item) return { ...base, state: 'never-claimed', recentlySucceededSlots: [] };
+  const until = item.leaseUntilMs ?? 0;
+  const state = item.holderState === 'released' ? 'released' : until > nowMs ? 'held' : 'expired';
+  return {
+    ...base,
+    state,
+    ...(item.owner !== undefined && { holder: item.owner }),
+    ...(item.fence !== undefined && { fence: item.fence }),
+    leaseUntilMs: until,
+    leaseUntil: iso(until),
+    ...(item.slot !== undefined && { slot: item.slot }),
+    ...(item.acquiredAtMs !== undefined && { acquiredAtMs: item.acquiredAtMs }),
+    ...(item.renewedAtMs !== undefined && { renewedAtMs: item.renewedAtMs }),
+    ...(item.releasedAtMs !== undefined && { releasedAtMs: item.releasedAtMs }),
+    ...(item.lambdaRequestId !== undefined && { lambdaRequestId: item.lambdaRequestId }),
+    recentlySucceededSlots: [...(item.doneSlots ?? [])].sort().reverse(),
+  };
+}
+
+function human(v: LeaseView, nowMs: number, slots: number): string {
+  const name = v.shard === undefined ? v.job : `${v.job} (shard ${v.shard})`;
+  if (v.state === 'never-claimed') return `${name}: no lease item yet (never claimed)`;
+  const until = v.leaseUntilMs ?? 0;
+  const status =
+    v.state === 'held'
+      ? `held, ${Math.ceil((until - nowMs) / 1000)}s left`
+      : v.state === 'expired'
+        ? `expired ${Math.round((nowMs - until) / 1000)}s ago without release (next claim marks the run abandoned)`
+        : 'released';
+  const done = v.recentlySucceededSlots;
+  const rows: [string, string][] = [
+    ['job', name],
+    ['state', status],
+    ['holder', `${cell(v.holder)}${v.slot ? ` (slot ${v.slot})` : ''}`],
+    ['fence', cell(v.fence)],
+    ['leaseUntil', v.state === 'released' ? '-' : cell(v.leaseUntil)],
+    ['acquiredAt', iso(v.acquiredAtMs)],
+    ['renewedAt', iso(v.renewedAtMs)],
+    ['releasedAt', iso(v.releasedAtMs)],
+    ['lambdaRequestId', cell(v.lambdaRequestId)],
+    [
+      'succeeded slots',
+      done.length === 0
+        ? '-'
+        : `${done.slice(0, slots).join(', ')}${done.length > slots ? ` (+${done.length - slots} older)` : ''}`,
+    ],
+  ];
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, val]) => `${k.padEnd(w)}  ${val}`).join('\n');
+}
+
+/** Register `lease` on the program. @param defaults the job registry used without `--jobs`. */
+export function registerLease(program: Command, defaults: HandlerList): void {
+  const cmd = program
+    .command('lease')
+    .argument('<job>', 'job name')
+    .description("Show a job's lease: holder, fence, leaseUntil and recently succeeded slots")
+    .option('--shard <n>', 'only this shard of a sharded job', intArg('--shard', 0, 999))
+    .option('--slots <n>', 'succeeded slots to list in the table', intArg('--slots', 1, 1000), 10);
+  withJobsOption(withConnectionOptions(cmd)).action(
+    action(async (job: string, flags: LeaseFlags) => {
+      const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
+      const shards = handler.job.shards;
+      if (flags.shard !== undefined && flags.shard >= shards) {
+        throw usage('--shard', flags.shard, `job ${job} has ${shards} shard(s): 0..${shards - 1}`);
+      }
+      const list: (number | undefined)[] =
+        flags.shard !== undefined ? [flags.shard] : shards > 1 ? [...Array(shards).keys()] : [undefined];
+      const conn = await connect(flags);
+      try {
+        const store = new DynamoLeaseStore(conn.doc, conn.tableName);
+        const nowMs = Date.now();
+        const views = await Promise.all(
+          list.map(async (shard) =>
+            leaseView(job, shard, await store.get({ job, ...(shard !== undefined && { shard }) }), nowMs),
+          ),
+        );
+        if (flags.json) out(toJson(views.length === 1 ? views[0] : views));
+        else out(views.map((v) => human(v, nowMs, flags.slots)).join('\n\n'));
+        return ExitCode.Ok;
+      } finally {
+        conn.close();
+      }
+    }),
+  );
+}

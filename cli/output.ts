@@ -1,0 +1,123 @@
+/**
+ * CLI output and exit codes: human tables by default, JSON with `--json`; bad input exits 2 with a
+ * message naming the flag and value, operational failures exit 1.
+ */
+import { InvalidArgumentError as CommanderArgumentError } from 'commander';
+import {
+  CronfenceError,
+  ErrorCode,
+  InvalidArgumentError,
+  StoreError,
+  UnknownJobError,
+} from '../lib/errors.js';
+
+/** Exit codes of every subcommand. */
+export const ExitCode = {
+  Ok: 0,
+  /** The operation ran but found failures (failed runs, refused writes, invoke errors). */
+  Failure: 1,
+  /** Bad input: nothing was read, written or invoked. */
+  Usage: 2,
+} as const;
+
+/** One column of a table: header and how to render a row's cell. */
+export interface Column<T> {
+  readonly header: string;
+  readonly cell: (row: T) => string;
+  /** Cut cells to this many characters. @default 60 */
+  readonly max?: number;
+}
+
+/** Render rows as an aligned text table (header, rule, rows). */
+export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
+  const cells = rows.map((r) =>
+    columns.map((c) => {
+      const v = c.cell(r);
+      const max = c.max ?? 60;
+      return v.length > max ? `${v.slice(0, max - 1)}…` : v;
+    }),
+  );
+  const widths = columns.map((c, i) =>
+    Math.max(c.header.length, ...cells.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (vals: readonly string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(columns.map((c) => c.header)),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...cells.map(line),
+  ].join('\n');
+}
+
+/** JSON text of a value: Sets become sorted arrays, bigints strings; 2-space indented. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_k, v) => (v instanceof Set ? [...v].sort() : typeof v === 'bigint' ? v.toString() : v),
+    2,
+  );
+}
+
+/** Print to stdout. */
+export function out(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/** Epoch ms as an ISO-8601 UTC instant without milliseconds, or `-`. */
+export function iso(ms: unknown): string {
+  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0
+    ? `${new Date(ms).toISOString().slice(0, 19)}Z`
+    : '-';
+}
+
+/** A value as a table cell (`-` for missing). */
+export function cell(v: unknown): string {
+  return v === undefined || v === null || v === '' ? '-' : String(v);
+}
+
+/** A usage error: exits 2. */
+export function usage(argument: string, value: unknown, problem: string): InvalidArgumentError {
+  return new InvalidArgumentError(argument, value, problem);
+}
+
+const USAGE_CODES: readonly string[] = [
+  ErrorCode.InvalidArgument,
+  ErrorCode.UnknownJob,
+  ErrorCode.InvalidJobDefinition,
+  ErrorCode.InvalidSchedule,
+  ErrorCode.Configuration,
+  ErrorCode.InvalidEvent,
+];
+
+/** Print an error as `cronfence: message` on stderr and return its exit code. */
+export function reportError(err: unknown): number {
+  const cause = err instanceof StoreError ? (err.cause as Error | undefined) : (err as Error | undefined);
+  if (cause?.name === 'ResourceNotFoundException') {
+    process.stderr.write(
+      `cronfence: ${cause.message}: check --table (or CRONFENCE_TABLE), --region and --endpoint\n`,
+    );
+    return ExitCode.Usage;
+  }
+  const message = (err as Error)?.message ?? String(err);
+  const unreachable = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message)
+    ? ' (is the endpoint up? check --endpoint / DYNAMODB_ENDPOINT, or start DynamoDB Local with `npm start -- --hold`)'
+    : '';
+  process.stderr.write(`cronfence: ${message}${unreachable}\n`);
+  if (err instanceof UnknownJobError || err instanceof CommanderArgumentError) return ExitCode.Usage;
+  if (err instanceof CronfenceError && USAGE_CODES.includes(err.code)) return ExitCode.Usage;
+  return ExitCode.Failure;
+}
+
+/** Wrap a subcommand action: errors are reported and set the exit code (2 for bad input, else 1). */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | undefined>) {
+  return async (...args: A): Promise<void> => {
+    try {
+      process.exitCode = (await fn(...args)) ?? ExitCode.Ok;
+    } catch (err) {
+      process.exitCode = reportError(err);
+    }
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * `cronfence runs <job>` (a job's attempts, newest slot first) and `cronfence runs --failed`
+ * (failed, stale and abandoned attempts across jobs, from the sparse `problems` index).
+ */
+import type { Command } from 'commander';
+import { Outcome, PROBLEM_OUTCOMES } from '../lib/core/outcomes.js';
+import { intArg, listArg, sinceArg, slotArg } from './args.js';
+import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
+import { action, type Column, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
+import { type HandlerList, loadRegistry, requireJob, withJobsOption } from './registry.js';
+import { type Item, publicView, queryJobRuns, queryProblems } from './run-queries.js';
+
+interface RunsFlags extends ConnectionFlags {
+  readonly slot?: string;
+  readonly since?: number;
+  readonly outcome?: string[];
+  readonly failed?: boolean;
+  readonly limit: number;
+  readonly jobs?: string;
+}
+
+const DAY_MS = 86_400_000;
+
+function note(r: Item): string {
+  const err = r.error as { name?: string; message?: string } | undefined;
+  if (err) return `${err.name ?? 'Error'}: ${err.message ?? ''}`;
+  const holder = r.holderSeen as { runId?: string; slot?: string } | undefined;
+  if (holder) return `holder ${holder.runId} (slot ${holder.slot})`;
+  if (r.requestedBy) return `by ${r.requestedBy}${r.requestReason ? `: ${r.requestReason}` : ''}`;
+  const details = r.details as Record<string, unknown> | undefined;
+  if (r.outcome === 'abandoned' && details?.detectedBy) {
+    return `never released (lease until ${iso(details.leaseUntilMs)}); found by ${details.detectedBy}`;
+  }
+  return details ? toJson(details).replace(/\s+/g, ' ') : '';
+}
+
+/** Columns of a run-record table; `withJob` adds the job (cross-job listings). */
+export function runColumns(withJob: boolean): Column<Item>[] {
+  return [
+    ...(withJob ? [{ header: 'JOB', cell: (r: Item) => cell(r.job) }] : []),
+    { header: 'SLOT', cell: (r) => cell(r.slot) },
+    { header: 'TRIGGER', cell: (r) => cell(r.trigger) },
+    { header: 'OUTCOME', cell: (r) => cell(r.outcome) },
+    { header: 'REASON', cell: (r) => cell(r.reason) },
+    { header: 'FENCE', cell: (r) => cell(r.fence) },
+    { header: 'STARTED', cell: (r) => iso(r.startedAtMs) },
+    { header: 'TOOK', cell: (r) => (typeof r.durationMs === 'number' ? `${r.durationMs}ms` : '-') },
+    { header: 'RUN ID', cell: (r) => cell(r.runId) },
+    { header: 'NOTE', cell: note },
+  ];
+}
+
+/** Register `runs` on the program. @param defaults the job registry used without `--jobs`. */
+export function registerRuns(program: Command, defaults: HandlerList): void {
+  const cmd = program
+    .command('runs')
+    .argument('[job]', 'job name (optional with --failed)')
+    .description(
+      "List a job's run records (newest slot first), or with --failed the problem runs across jobs",
+    )
+    .option('--slot <slot>', 'only this slot id, or a prefix of one (e.g. 2026-03-28)', slotArg('--slot'))
+    .option(
+      '--since <age|date>',
+      'only attempts since: 30m, 24h, 7d, a UTC date or an ISO instant',
+      sinceArg('--since'),
+    )
+    .option(
+      '--outcome <list>',
+      'only these outcomes, comma-separated (running,succeeded,failed,skipped,stale,abandoned)',
+      listArg('--outcome', Object.values(Outcome)),
+    )
+    .option(
+      '--failed',
+      'failed, stale and abandoned runs across jobs (sparse index `problems`); --since defaults to 24h',
+    )
+    .option('--limit <n>', 'at most this many records', intArg('--limit', 1, 10_000), 20);
+  withJobsOption(withConnectionOptions(cmd)).action(
+    action(async (job: string | undefined, flags: RunsFlags) => {
+      const registry = await loadRegistry(flags.jobs, defaults);
+      if (job !== undefined) requireJob(registry, job);
+      if (!flags.failed && job === undefined) {
+        throw usage('<job>', '(none)', 'name a job, or pass --failed to list problem runs across jobs');
+      }
+      if (flags.failed) {
+        const bad = flags.outcome?.find((o) => !PROBLEM_OUTCOMES.includes(o as Outcome));
+        if (bad) throw usage('--outcome', bad, `--failed lists only ${PROBLEM_OUTCOMES.join(', ')}`);
+        if (flags.slot) throw usage('--slot', flags.slot, 'cannot be combined with --failed');
+      }
+      const conn = await connect(flags);
+      try {
+        const rows = flags.failed
+          ? await queryProblems(conn.doc, conn.tableName, {
+              problems: flags.outcome ?? PROBLEM_OUTCOMES,
+              sinceMs: flags.since ?? Date.now() - DAY_MS,
+              ...(job !== undefined && { job }),
+              limit: flags.limit,
+            })
+          : await queryJobRuns(conn.doc, conn.tableName, {
+              job: job as string,
+              ...(flags.slot !== undefined && { slot: flags.slot }),
+              ...(flags.since !== undefined && { sinceMs: flags.since }),
+              ...(flags.outcome && { outcomes: flags.outcome }),
+              limit: flags.limit,
+            });
+        if (flags.json) out(toJson(rows.map(publicView)));
+        else if (rows.length === 0)
+          out(flags.failed ? 'No problem runs in that window.' : `No run records for ${job} match.`);
+        else out(table(rows, runColumns(Boolean(flags.failed))));
+        return ExitCode.Ok;
+      } finally {
+        conn.close();
+      }
+    }),
+  );
+}

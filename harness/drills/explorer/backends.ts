@@ -1,0 +1,65 @@
+/**
+ * Where a history runs: the in-memory store (fast; passes the same contract suite as the DynamoDB
+ * stores) or DynamoDB (a sample of histories on DynamoDB Local), behind one small interface.
+ */
+import type { RuntimeDeps } from '../../../lib/runtime/deps.js';
+import { libraryTable } from '../../../lib/store/schema.js';
+import { MemoryDb } from '../../memory/index.js';
+import { createDrillTables, type DrillTarget } from '../dynamo-env.js';
+import { createMemoryDeps } from '../memory-deps.js';
+import type { WorkerParts } from '../stage.js';
+import { explorerReports, explorerRows } from './jobs.js';
+
+/** A store a history runs against. */
+export interface HistoryBackend {
+  readonly name: 'memory' | 'dynamodb';
+  /**
+   * True time the history starts at, epoch ms. DynamoDB (Local too) reaps items whose TTL attribute
+   * (`expiresAt`, run records) is in the past, so histories there start near the real time.
+   * @default HISTORY_START_MS (a fixed instant)
+   */
+  readonly startMs?: number;
+  depsFor(parts: WorkerParts): RuntimeDeps;
+  /** Every run record of a job. */
+  runRecords(job: string): Promise<Record<string, unknown>[]>;
+  drop(): Promise<void>;
+}
+
+/** Build a backend once the history's true-time source exists. */
+export type BackendFactory = (now: () => number) => Promise<HistoryBackend>;
+
+/** The in-memory store. */
+export const memoryBackend: BackendFactory = async (now) => {
+  const db = new MemoryDb(now);
+  return {
+    name: 'memory',
+    depsFor: (p) =>
+      createMemoryDeps({
+        db,
+        clock: p.clock,
+        faults: p.faults,
+        pausePoint: p.pausePoint,
+        observe: p.observe,
+        sleep: (ms) => p.faults.waitOn(p.clock.sleep(ms)),
+      }),
+    runRecords: async (job) =>
+      db
+        .scan(libraryTable.defaultName)
+        .filter((i) => i.pk === `JOB#${job}` && String(i.sk).startsWith('RUN#')),
+    drop: async () => undefined,
+  };
+};
+
+/** DynamoDB (Local or another endpoint): fresh tables per history, deleted afterwards. */
+export function dynamoBackend(target: DrillTarget): BackendFactory {
+  return async () => {
+    const tables = await createDrillTables(target, [explorerReports, explorerRows]);
+    return {
+      name: 'dynamodb',
+      startMs: Math.floor(Date.now() / 300_000) * 300_000,
+      depsFor: (p) => tables.depsFor(p),
+      runRecords: (job) => tables.runRecords(job),
+      drop: () => tables.drop(),
+    };
+  };
+}

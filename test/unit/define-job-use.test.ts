@@ -1,0 +1,52 @@
+/**
+ * unit: a job handler exposes middy's `.use()` (in-memory store, virtual time): a user middleware runs
+ * after cronfence claimed and before it recorded the run, sees the JobContext, and is carried to
+ * `withDeps` copies; cronfence keeps its state under its own `request.internal` key.
+ */
+import { describe, expect, it } from 'vitest';
+import { memoryBackend } from '../../harness/drills/explorer/backends.js';
+import { Stage } from '../../harness/drills/stage.js';
+import { defineJob, type JobMiddleware } from '../../lib/runtime/define-job.js';
+import { INTERNAL_KEY } from '../../lib/runtime/middleware.js';
+
+const T0 = Date.parse('2026-03-28T01:30:05Z');
+const SLOT = Date.parse('2026-03-28T01:30:00Z');
+
+describe('defineJob(...).use()', () => {
+  it('runs a user middleware between the claim and the run record, on withDeps copies too', async () => {
+    const seen: string[] = [];
+    const audit: JobMiddleware = {
+      before: async (request) => {
+        const internal = request.internal as Record<string, unknown>;
+        seen.push(
+          `before fence=${request.context.cronfence?.fence} internal=${Object.keys(internal).join(',')}`,
+        );
+      },
+      after: async (request) => {
+        seen.push(`after response=${String(request.response)}`);
+      },
+    };
+    const handler = defineJob({
+      name: 'used',
+      schedule: 'cron(30 1 * * ? *)',
+      lease: { durationSeconds: 60 },
+      timeoutSeconds: 120,
+      run: async () => {
+        seen.push('run');
+      },
+    }).use(audit);
+    let now = () => T0;
+    const backend = await memoryBackend(() => now());
+    const stage = new Stage(T0, (p) => backend.depsFor(p));
+    now = () => stage.time.nowMs;
+    const r = stage.deliver(
+      { worker: stage.worker('A'), handler, job: 'used', scheduledTimeMs: SLOT, label: 'A' },
+      0,
+    );
+    await stage.run();
+    const { summary } = await r;
+    expect(summary).toMatchObject({ outcome: 'succeeded', fence: 1 });
+    // middy runs `after` in reverse order: the user's before cronfence's, so the response is not set yet.
+    expect(seen).toEqual([`before fence=1 internal=${INTERNAL_KEY}`, 'run', 'after response=undefined']);
+  });
+});
