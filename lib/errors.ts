@@ -105,12 +105,14 @@ export class InvalidScheduleError extends CronfenceError {
  * instead of treating the skip as the end of the line. `holderRunId` and `leaseUntilMs` name the holder.
  */
 export class LeaseHeldError extends CronfenceError {
+  override readonly name = 'LeaseHeldError';
   readonly holderRunId: string;
   readonly leaseUntilMs: number;
-  constructor(slot: string, holderRunId: string, leaseUntilMs: number) {
+  constructor(slot: string, holderRunId: string, leaseUntilMs: number, options?: ErrorOptions) {
     super(
       ErrorCode.LeaseHeld,
       `slot ${slot} is held by run ${holderRunId} until ${new Date(leaseUntilMs).toISOString()}, which has not renewed (it may be dead) and outlives this invocation: retry later`,
+      options,
     );
     this.holderRunId = holderRunId;
     this.leaseUntilMs = leaseUntilMs;

@@ -10,7 +10,7 @@ import {
   transactionCanceledByConflict,
   transactionConflictError,
 } from '../../faults/sdk-faults.js';
-import type { Worker } from '../stage.js';
+import type { Stage, Worker } from '../stage.js';
 import type { HistorySpec } from './history.js';
 
 function partition(w: Worker, ms: number): void {
@@ -91,4 +91,24 @@ export function applyFaults(spec: HistorySpec, i: number, w: Worker, replace: ()
       });
     }
   }
+}
+
+/**
+ * The history's workers on a stage, each with its faults; a killed environment is replaced by a fresh
+ * one (no faults) for later deliveries. @returns the current worker of each index (updated in place).
+ */
+export function spawnWorkers(spec: HistorySpec, s: Stage): Worker[] {
+  const current: Worker[] = [];
+  const generation = spec.skewsMs.map(() => 0);
+  const spawn = (i: number) => {
+    const w = s.worker(`W${i}${generation[i] ? `.${generation[i]}` : ''}`, spec.skewsMs[i] ?? 0);
+    current[i] = w;
+    if (generation[i] === 0)
+      applyFaults(spec, i, w, () => {
+        generation[i] = (generation[i] ?? 0) + 1;
+        spawn(i);
+      });
+  };
+  for (let i = 0; i < spec.skewsMs.length; i++) spawn(i);
+  return current;
 }

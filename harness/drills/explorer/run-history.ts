@@ -8,7 +8,7 @@ import type { Recorded } from '../../report/recording.js';
 import { Stage, type Worker } from '../stage.js';
 import type { BackendFactory, HistoryBackend } from './backends.js';
 import type { HistorySpec } from './history.js';
-import { applyFaults } from './history-faults.js';
+import { spawnWorkers } from './history-faults.js';
 import { explorerJobs, SLOT_MINUTES } from './jobs.js';
 import { SimProvider } from './provider.js';
 import { type LambdaOutcome, type LambdaRunOptions, runLambdaHistory } from './run-lambda-history.js';
@@ -50,18 +50,7 @@ export async function runHistory(
     const sleep = (ms: number) => s.time.sleep(ms);
     const provider = new SimProvider({ ...spec.provider, latencyMs: 40, sleep });
     const jobs = explorerJobs({ provider, sleep, workMs: spec.workMs });
-    const current: Worker[] = [];
-    const generation = spec.skewsMs.map(() => 0);
-    const spawn = (i: number) => {
-      const w = s.worker(`W${i}${generation[i] ? `.${generation[i]}` : ''}`, spec.skewsMs[i] ?? 0);
-      current[i] = w;
-      if (generation[i] === 0)
-        applyFaults(spec, i, w, () => {
-          generation[i] = (generation[i] ?? 0) + 1;
-          spawn(i); // a killed environment is replaced by a fresh one (no faults) for later deliveries
-        });
-    };
-    for (let i = 0; i < spec.skewsMs.length; i++) spawn(i);
+    const current = spawnWorkers(spec, s);
     let last = 0;
     const used = new Set<string>();
     for (const d of spec.deliveries) {

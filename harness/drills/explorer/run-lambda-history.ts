@@ -13,7 +13,7 @@ import { sweep } from '../../../lib/runtime/sweeper.js';
 import { Stage, type Worker } from '../stage.js';
 import type { BackendFactory } from './backends.js';
 import type { HistorySpec } from './history.js';
-import { applyFaults } from './history-faults.js';
+import { spawnWorkers } from './history-faults.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { type Deployment, FIRST_DEPLOYMENT, lambdaJobs, redeployed } from './lambda-jobs.js';
 import { type DeadLetter, LambdaModel, SWEEP_PERIOD_MS } from './lambda-model.js';
@@ -78,18 +78,7 @@ export async function runLambdaHistory(
     const lambda = new LambdaModel(s);
     const sleep = (ms: number) => s.time.sleep(ms);
     const provider = new SimProvider({ ...spec.provider, latencyMs: 40, sleep });
-    const current: Worker[] = [];
-    const generation = spec.skewsMs.map(() => 0);
-    const spawn = (i: number) => {
-      const w = s.worker(`W${i}${generation[i] ? `.${generation[i]}` : ''}`, spec.skewsMs[i] ?? 0);
-      current[i] = w;
-      if (generation[i] === 0)
-        applyFaults(spec, i, w, () => {
-          generation[i] = (generation[i] ?? 0) + 1;
-          spawn(i);
-        });
-    };
-    for (let i = 0; i < spec.skewsMs.length; i++) spawn(i);
+    const current = spawnWorkers(spec, s);
     const sweeperWorker = s.worker('sweeper');
     let requestSeq = 0;
     // Shard payloads are async self-invocations: events of the Lambda model on the sweeper-side worker.
