@@ -12,6 +12,7 @@ import {
   validateJobName,
 } from '../../lib/core/job-definition.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
+import { DEFAULT_ASYNC_MAX_EVENT_AGE, DEFAULT_SCHEDULER_MAX_EVENT_AGE } from './defaults.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
 import { grantApplicationTable, type LibraryTable } from './library-table.js';
@@ -135,6 +136,16 @@ export class ScheduledJob extends Construct {
     super(scope, id);
     const { definition } = props;
     const check = validateJobForDeploy(definition, props.now ?? new Date());
+    // A late copy beyond the done set is recognised by its slot's succeeded run record (docs/design.md
+    // "When is a slot done"): records must outlive the oldest delivery this deployment allows.
+    const oldestDeliveryS =
+      (props.schedulerMaxEventAge ?? DEFAULT_SCHEDULER_MAX_EVENT_AGE).toSeconds() +
+      (props.asyncMaxEventAge ?? DEFAULT_ASYNC_MAX_EVENT_AGE).toSeconds();
+    if (definition.runRetentionDays * 86_400 <= oldestDeliveryS) {
+      throw new Error(
+        `cronfence: job "${definition.name}": runRetentionDays = ${definition.runRetentionDays} must exceed the oldest delivery the schedule and function allow (${oldestDeliveryS} s = Scheduler + Lambda maximum event ages): run records prove a late copy's slot already succeeded`,
+      );
+    }
     if (check.dstWarnings.length > 0) {
       const policy =
         check.dstGap === 'skip'
