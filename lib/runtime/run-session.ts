@@ -258,9 +258,12 @@ export class RunSession {
     );
     if (doneBy === undefined) return undefined;
     this.details.succeededBy = doneBy;
-    await this.release(false).catch(() => undefined);
     this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
-    return this.record(Outcome.Skipped, Reason.AlreadySucceeded);
+    // Record first: if the record cannot be written, `fail` frees the lease and leaves this run on the
+    // open list for the next claimer to record abandoned.
+    const summary = await this.record(Outcome.Skipped, Reason.AlreadySucceeded);
+    await this.release(false).catch(() => undefined);
+    return summary;
   }
 
   /** Record the skip a refused claim decided: already succeeded, or held (same slot / overlap). */

@@ -21,6 +21,22 @@ const provider = { idempotencyKeys: false, lookup: false, dropResponses: [] };
 
 /** Shrunk histories the explorer printed when it found violations (now fixed). */
 const FOUND: Record<string, HistorySpec> = {
+  'a late copy beyond the done set released (clearing the open list) before its record, which failed: the run was never marked':
+    {
+      skewsMs: [0, 0],
+      provider,
+      workMs: 0,
+      deliveries: [
+        { job: 'settle', slot: 0, worker: 1, delayMs: 1_500_000, attempt: 1, manual: false },
+        { job: 'settle', slot: 0, worker: 0, delayMs: 0, attempt: 1, manual: true },
+        { job: 'settle', slot: 1, worker: 0, delayMs: 0, attempt: 1, manual: true },
+      ],
+      faults: [
+        { kind: 'throttle', worker: 1, op: 'run-record', times: 20 },
+        { kind: 'conflict', worker: 0, op: 'release', times: 8 },
+      ],
+      lambda: true,
+    },
   'a claim whose response was lost did not mark the killed holder it displaced abandoned': {
     skewsMs: [0, 0],
     provider,
