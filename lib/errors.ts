@@ -101,6 +101,26 @@ export class InvalidScheduleError extends CronfenceError {
 }
 
 /**
+ * Another attempt of the same slot holds the lease and may be dead, and its lease outlives this
+ * invocation: thrown (after the `skipped / lease-held` record) so that Lambda retries the event later
+ * instead of treating the skip as the end of the line. `holderRunId` and `leaseUntilMs` name the holder.
+ */
+export class LeaseHeldError extends CronfenceError {
+  override readonly name = 'LeaseHeldError';
+  readonly holderRunId: string;
+  readonly leaseUntilMs: number;
+  constructor(slot: string, holderRunId: string, leaseUntilMs: number, options?: ErrorOptions) {
+    super(
+      ErrorCode.LeaseHeld,
+      `slot ${slot} is held by run ${holderRunId} until ${new Date(leaseUntilMs).toISOString()}, which has not renewed (it may be dead) and outlives this invocation: retry later`,
+      options,
+    );
+    this.holderRunId = holderRunId;
+    this.leaseUntilMs = leaseUntilMs;
+  }
+}
+
+/**
  * This run no longer holds its lease: a renewal or release found another owner or fence.
  * Carries the lease item DynamoDB returned (ALL_OLD on condition failure).
  */

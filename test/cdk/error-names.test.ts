@@ -23,6 +23,7 @@ const ERRORS: Record<string, string> = {
   UnknownJobError: `'nope', ['daily-report']`,
   InvalidJobDefinitionError: `'name', '', 'empty'`,
   InvalidScheduleError: `'cron(x)', 'minutes', 'bad'`,
+  LeaseHeldError: `'2026-03-28T01:00', 'r1', 0`,
   LeaseLostError: `'renew refused'`,
   StaleFenceError: `'reports k', 1, 2`,
   ResultConflictError: `'conflict'`,

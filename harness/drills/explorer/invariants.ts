@@ -7,6 +7,7 @@
 import type { Recorded } from '../../report/recording.js';
 import { type Check, check, isBusinessWrite, noWriteAfterFinish } from '../checks.js';
 import { explorerRows } from './jobs.js';
+import { checkLiveness, LIVENESS } from './liveness.js';
 import type { HistoryOutcome } from './run-history.js';
 
 /** Names of the invariants, in report order. */
@@ -19,6 +20,7 @@ export const INVARIANTS = [
   'I6 no business write after the run recorded its outcome',
   'I7 no provider call after the run recorded its outcome',
   'I8 no lease revived after its release',
+  LIVENESS,
 ] as const;
 
 type Result = Extract<Recorded, { kind: 'result' }>;
@@ -202,5 +204,6 @@ export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[
     { ...finish, name: INVARIANTS[5] },
     noSendAfterRecord(o),
     noRevivedLease(o.entries),
+    checkLiveness(o),
   ];
 }

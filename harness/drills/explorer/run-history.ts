@@ -3,15 +3,15 @@
  * the spec says, then a final sweep (one fault-free retry per job and slot, after every lease ran
  * out) so killed holders get their `abandoned` mark. Returns everything the invariants read.
  */
-import { forever } from '../../faults/pause-points.js';
-import { on, throttlingError, timeoutError } from '../../faults/sdk-faults.js';
 import type { DeliveryResult } from '../../local/scheduler-emulator.js';
 import type { Recorded } from '../../report/recording.js';
 import { Stage, type Worker } from '../stage.js';
 import type { BackendFactory, HistoryBackend } from './backends.js';
 import type { HistorySpec } from './history.js';
+import { spawnWorkers } from './history-faults.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { SimProvider } from './provider.js';
+import { type LambdaOutcome, type LambdaRunOptions, runLambdaHistory } from './run-lambda-history.js';
 import { type SendCall, shapedJobs } from './shapes.js';
 
 /**
@@ -30,6 +30,8 @@ export interface HistoryOutcome {
   readonly provider: SimProvider;
   /** Deliveries that never settled (killed). */
   readonly unsettled: number;
+  /** Lambda model: the occurrences delivered and the events that ended in the dead-letter queue. */
+  readonly lambda?: LambdaOutcome;
   readonly backend: HistoryBackend['name'];
   /** Every provider call, with its run and true time. */
   readonly sends: readonly SendCall[];
@@ -37,77 +39,13 @@ export interface HistoryOutcome {
   readonly offBudgetWorkers: ReadonlySet<string>;
 }
 
-function partition(w: Worker, ms: number): void {
-  let until = Number.NEGATIVE_INFINITY;
-  const cut = () => w.clock.time.nowMs < until;
-  w.faults.add({
-    name: `partition ${ms} ms: first business write stuck`,
-    match: (r) => {
-      if (!on.businessWrite(r) || until !== Number.NEGATIVE_INFINITY) return false;
-      until = w.clock.time.nowMs + ms;
-      return true;
-    },
-    action: { kind: 'delay', ms },
-  });
-  w.faults.add({
-    name: 'partition: request fails',
-    match: (r) => cut() && !on.businessWrite(r),
-    action: { kind: 'fail', error: () => timeoutError('injected: partitioned from DynamoDB') },
-    times: 1_000_000,
-  });
-}
-
-function applyFaults(spec: HistorySpec, i: number, w: Worker, replace: () => void): void {
-  for (const f of spec.faults) {
-    if (f.worker !== i) continue;
-    let seen = 0;
-    const nth = 'nth' in f ? f.nth : 0;
-    const when = () => ++seen === nth;
-    if (f.kind === 'pause') {
-      w.pauses.add({
-        name: `${f.freeze ? 'freeze' : 'slow'} ${f.ms} ms at ${f.at} #${f.nth}`,
-        at: f.at,
-        when,
-        action: () => (f.freeze ? w.suspend(f.ms) : w.clock.sleep(f.ms)),
-      });
-    } else if (f.kind === 'kill') {
-      w.pauses.add({
-        name: `kill at ${f.at} #${f.nth}`,
-        at: f.at,
-        when,
-        action: async () => {
-          w.kill();
-          replace();
-          return forever();
-        },
-      });
-    } else if (f.kind === 'throttle') {
-      w.faults.add({
-        name: `throttle ${f.op} x${f.times}`,
-        match: on.op(f.op),
-        action: { kind: 'fail', error: throttlingError },
-        times: f.times,
-      });
-    } else if (f.kind === 'partition') {
-      partition(w, f.ms);
-    } else if (f.kind === 'lost-response') {
-      w.faults.add({
-        name: `${f.op} response lost`,
-        match: on.op(f.op),
-        action: { kind: 'apply-then-fail' },
-      });
-    } else {
-      w.faults.add({
-        name: `${f.op} slow ${f.ms} ms`,
-        match: on.op(f.op),
-        action: { kind: 'delay', ms: f.ms },
-      });
-    }
-  }
-}
-
 /** Run `spec` on a fresh backend. */
-export async function runHistory(spec: HistorySpec, backendFactory: BackendFactory): Promise<HistoryOutcome> {
+export async function runHistory(
+  spec: HistorySpec,
+  backendFactory: BackendFactory,
+  options: LambdaRunOptions = {},
+): Promise<HistoryOutcome> {
+  if (spec.lambda) return runLambdaHistory(spec, backendFactory, options);
   let stage: Stage | undefined;
   const backend = await backendFactory(() => stage?.time.nowMs ?? HISTORY_START_MS);
   const start = backend.startMs ?? HISTORY_START_MS;
@@ -127,31 +65,7 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
     const sends: SendCall[] = [];
     const jobs = shapedJobs(shapes, { provider, sleep, workMs: spec.workMs, now: () => s.time.nowMs, sends });
     const offBudgetWorkers = new Set<string>();
-    const current: Worker[] = [];
-    const generation = spec.skewsMs.map(() => 0);
-    const spawn = (i: number) => {
-      const skewed = shapes?.skewedLookup?.worker === i ? shapes.skewedLookup.skewMs : undefined;
-      const w = s.worker(`W${i}${generation[i] ? `.${generation[i]}` : ''}`, skewed ?? spec.skewsMs[i] ?? 0);
-      current[i] = w;
-      if (skewed !== undefined) offBudgetWorkers.add(w.name);
-      if (generation[i] === 0 && shapes?.frozenClock?.worker === i) {
-        const f = shapes.frozenClock;
-        offBudgetWorkers.add(w.name);
-        let seen = 0;
-        w.pauses.add({
-          name: `freeze with the clock ${f.ms} ms at ${f.at}`,
-          at: f.at,
-          when: () => ++seen === 1,
-          action: () => w.suspend(f.ms, { clockFrozen: true }),
-        });
-      }
-      if (generation[i] === 0)
-        applyFaults(spec, i, w, () => {
-          generation[i] = (generation[i] ?? 0) + 1;
-          spawn(i); // a killed environment is replaced by a fresh one (no faults) for later deliveries
-        });
-    };
-    for (let i = 0; i < spec.skewsMs.length; i++) spawn(i);
+    const current = spawnWorkers(spec, s, offBudgetWorkers);
     let last = 0;
     const used = new Set<string>();
     for (const [n, d] of spec.deliveries.entries()) {

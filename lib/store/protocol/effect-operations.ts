@@ -5,6 +5,7 @@
  * transition. Effect records carry no TTL: an expired record would let a backfill pay again.
  */
 import { type EffectItem, EffectStatus } from '../../core/effects.js';
+import { boundText } from '../../core/item-bounds.js';
 import type {
   EffectOutcomeUpdate,
   EffectResolution,
@@ -210,7 +211,7 @@ function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
     case EffectStatus.NeedsReview:
       return {
         ...base,
-        reviewReason: outcome.reviewReason,
+        reviewReason: boundText(outcome.reviewReason),
         [Attr.problem]: outcome.status,
         [Attr.problemAtMs]: fc.nowMs,
       };
@@ -218,12 +219,16 @@ function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
       return {
         ...base,
         finishedAtMs: fc.nowMs,
-        providerRef: outcome.providerRef,
-        responseDigest: outcome.responseDigest,
+        providerRef: boundText(outcome.providerRef),
+        responseDigest: boundText(outcome.responseDigest),
         ...(outcome.resolvedBy && { resolvedBy: outcome.resolvedBy }),
       };
     default:
-      return { ...base, finishedAtMs: fc.nowMs, error: outcome.error };
+      return {
+        ...base,
+        finishedAtMs: fc.nowMs,
+        error: { ...outcome.error, message: boundText(outcome.error.message) },
+      };
   }
 }
 

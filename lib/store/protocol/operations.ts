@@ -14,6 +14,7 @@ import type {
   InsertOnceResult,
   ItemRef,
   LeaseRef,
+  ReleaseRequest,
   RunRecord,
 } from '../../core/ports.js';
 import { crossLeaseRefused, fencedWriteRefused, insertRefused, takeOverRefused } from '../../core/results.js';
@@ -22,9 +23,11 @@ import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError } from
 import { abandonedRunItem, runRecordItem } from '../run-items.js';
 import { Attr, Keys } from '../schema.js';
 import {
+  AppendToList,
   and,
   type Condition,
   eq,
+  exists,
   IfNotExists,
   le,
   lt,
@@ -60,9 +63,16 @@ export function leaseInactive(nowMs: number): Condition {
   return or(notExists('holderState'), ne('holderState', 'running'), lt('leaseUntilMs', nowMs));
 }
 
-/** True when `item` is the lease as released by this owner and fence (release is terminal for them). */
+/**
+ * True when `item` is the lease as released by this owner and fence, with or without its record
+ * (`released` / `unrecorded`): release is terminal for them.
+ */
 export function releasedBy(item: Item | undefined, ref: { runId: string; fence: number }): boolean {
-  return item?.owner === ref.runId && item.fence === ref.fence && item.holderState === 'released';
+  return (
+    item?.owner === ref.runId &&
+    item.fence === ref.fence &&
+    (item.holderState === 'released' || item.holderState === 'unrecorded')
+  );
 }
 
 /**
@@ -87,7 +97,13 @@ export const claim: Operation<
           kind: 'update',
           table: req.table,
           key,
-          condition: req.force ? free : and(free, notContains('doneSlots', req.slotId)),
+          // Not done under this definition: a done set written under another definition id (a zone,
+          // schedule or shard-count change between deploys) does not count.
+          condition: req.force
+            ? free
+            : req.def === undefined
+              ? and(free, notContains('doneSlots', req.slotId))
+              : and(free, or(notContains('doneSlots', req.slotId), and(exists('def'), ne('def', req.def)))),
           update: {
             set: {
               owner: req.runId,
@@ -102,6 +118,10 @@ export const claim: Operation<
               prevSlot: new IfNotExists('slot', NO_HOLDER),
               prevLeaseUntilMs: new IfNotExists('leaseUntilMs', 0),
               prevHolderState: new IfNotExists('holderState', NO_HOLDER),
+              // Every claim appends itself; a release that marked the earlier entries removes the list.
+              open: new AppendToList('open', [
+                { runId: req.runId, slot: req.slotId, leaseUntilMs: req.leaseUntilMs },
+              ]),
             },
             add: { fence: 1 },
           },
@@ -110,18 +130,21 @@ export const claim: Operation<
       ],
     };
   },
-  accepted: (old) => decideClaimSucceeded(old as LeaseItem | undefined),
+  accepted: (old, req) => decideClaimSucceeded(old as LeaseItem | undefined, req),
   refused: (item, _i, req) => decideClaimFailed(item as LeaseItem | undefined, req),
 };
 
 /** Input of renew and release. */
 export type HolderRef = OnLease & { readonly runId: string; readonly fence: number; readonly nowMs: number };
 
+type OwnedInput = HolderRef & Partial<ReleaseRequest> & { leaseUntilMs?: number };
+
 function ownedUpdate(
   name: 'renew' | 'release',
   what: string,
-  set: (ref: HolderRef & { leaseUntilMs?: number; doneSlots?: ReadonlySet<string> }) => Item,
-): Operation<HolderRef & { leaseUntilMs?: number; doneSlots?: ReadonlySet<string> }, void> {
+  set: (ref: OwnedInput) => Item,
+  remove: (ref: OwnedInput) => string[] = () => [],
+): Operation<OwnedInput, void> {
   return {
     name,
     request: (ref) => {
@@ -135,7 +158,7 @@ function ownedUpdate(
             table: ref.table,
             key,
             condition: owned(ref.runId, ref.fence),
-            update: { set: set(ref) },
+            update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
           },
         ],
       };
@@ -165,12 +188,54 @@ export const renew = ownedUpdate('renew', 'renew lease', (ref) => ({
  * Release (step 6): `leaseUntilMs = 0` (never `now`: see docs/design.md), `holderState = released`,
  * and on success the done set. Refused: LeaseLostError carrying the lease as it is.
  */
-export const release = ownedUpdate('release', 'release lease', (ref) => ({
-  leaseUntilMs: 0,
-  holderState: 'released',
-  releasedAtMs: ref.nowMs,
-  ...(ref.doneSlots !== undefined && ref.doneSlots.size > 0 && { doneSlots: new Set(ref.doneSlots) }),
-}));
+export const release = ownedUpdate(
+  'release',
+  'release lease',
+  (ref) => {
+    // Unrecorded (the run could not write its record): free the lease and end the run's authority like
+    // any release (terminal for its owner and fence), as `unrecorded` and still on the open list, so
+    // that the next claimer (or the sweeper) records this run abandoned.
+    if (ref.recorded === false)
+      return { leaseUntilMs: 0, holderState: 'unrecorded', releasedAtMs: ref.nowMs };
+    const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
+    return {
+      leaseUntilMs: 0,
+      holderState: 'released',
+      releasedAtMs: ref.nowMs,
+      ...(done && { doneSlots: new Set(ref.doneSlots) }),
+      ...(done && ref.def !== undefined && { def: ref.def }),
+    };
+  },
+  (ref) => (ref.recorded !== false && ref.clearOpen ? ['open'] : []),
+);
+
+/**
+ * Best-effort release after a claim request failed (its response lost, every retry refused): only if
+ * the item still names the run as a running owner (the caller does not know the fence it may hold).
+ * Returns the item before the release (its fence is the run's), or undefined when it is not ours.
+ */
+export const releaseIfOwner: Operation<OnLease & { runId: string; nowMs: number }, LeaseItem | undefined> = {
+  name: 'release',
+  request: (ref) => {
+    const key = Keys.lease(ref.job, ref.shard);
+    return {
+      tag: { op: ProtocolOp.Release, name: 'release', table: ref.table, key, runId: ref.runId },
+      label: 'release lease after a failed claim',
+      writes: [
+        {
+          kind: 'update',
+          table: ref.table,
+          key,
+          condition: and(eq('owner', ref.runId), eq('holderState', 'running')),
+          update: { set: { leaseUntilMs: 0, holderState: 'released', releasedAtMs: ref.nowMs } },
+          returnValues: 'ALL_OLD',
+        },
+      ],
+    };
+  },
+  accepted: (old) => old as LeaseItem | undefined,
+  refused: () => undefined,
+};
 
 /** A run's terminal record and its retention. */
 export interface RunRecordInput {

@@ -89,6 +89,19 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
       await s.runs.put(record('r4', 'stale', { reason: 'lease-lost' }), 30);
       expect(await runItem('r4')).toMatchObject({ outcome: 'stale', reason: 'lease-lost', problem: 'stale' });
     });
+
+    it('finds a succeeded record of a slot under its definition id (or none), per shard', async () => {
+      await s.runs.put(record('r1', 'failed', { reason: 'error', def: 'd1' }), 30);
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1')).toBeUndefined();
+      await s.runs.put(record('r2', 'succeeded', { def: 'd0' }), 30);
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1')).toBeUndefined();
+      await s.runs.put(record('r3', 'succeeded', { def: 'd1' }), 30);
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1')).toBe('r3');
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1', 0)).toBeUndefined();
+      await s.runs.put(record('r4', 'succeeded', { def: 'd1', shard: 0 }), 30);
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1', 0)).toBe('r4');
+      expect(await s.runs.findSucceeded('contract-job', 'S2', 'd1')).toBeUndefined();
+    });
   });
 
   describe(`${name}: ResultStore contract`, () => {

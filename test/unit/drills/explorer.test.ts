@@ -8,8 +8,9 @@ import { memoryBackend, memoryBackendWith } from '../../../harness/drills/explor
 import { explore, replayHistory } from '../../../harness/drills/explorer/explore.js';
 import type { HistorySpec } from '../../../harness/drills/explorer/history.js';
 import { INVARIANTS } from '../../../harness/drills/explorer/invariants.js';
+import { SHAPES } from '../../../harness/drills/explorer/liveness.js';
 import { runHistory } from '../../../harness/drills/explorer/run-history.js';
-import { SHAPES } from '../../../harness/drills/explorer/shapes.js';
+import { SHAPES as SAFETY_SHAPES } from '../../../harness/drills/explorer/shapes.js';
 import { MemoryBackend, MemoryClient } from '../../../harness/memory/index.js';
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../../../lib/core/ports.js';
 import { notExists } from '../../../lib/store/protocol/expression.js';
@@ -20,6 +21,22 @@ const provider = { idempotencyKeys: false, lookup: false, dropResponses: [] };
 
 /** Shrunk histories the explorer printed when it found violations (now fixed). */
 const FOUND: Record<string, HistorySpec> = {
+  'a late copy beyond the done set released (clearing the open list) before its record, which failed: the run was never marked':
+    {
+      skewsMs: [0, 0],
+      provider,
+      workMs: 0,
+      deliveries: [
+        { job: 'settle', slot: 0, worker: 1, delayMs: 1_500_000, attempt: 1, manual: false },
+        { job: 'settle', slot: 0, worker: 0, delayMs: 0, attempt: 1, manual: true },
+        { job: 'settle', slot: 1, worker: 0, delayMs: 0, attempt: 1, manual: true },
+      ],
+      faults: [
+        { kind: 'throttle', worker: 1, op: 'run-record', times: 20 },
+        { kind: 'conflict', worker: 0, op: 'release', times: 8 },
+      ],
+      lambda: true,
+    },
   'a claim whose response was lost did not mark the killed holder it displaced abandoned': {
     skewsMs: [0, 0],
     provider,
@@ -50,8 +67,20 @@ const FOUND: Record<string, HistorySpec> = {
 };
 
 describe('history explorer (in memory)', () => {
-  it('explores 400 seeded histories of 2-8 workers and every invariant holds in each', async () => {
-    const report = await explore({ runs: 400, seed: 20_261_129 });
+  it('explores 400 seeded histories of 2-8 workers (about half through the Lambda model, half listed with the safety shapes): every shape occurs, every invariant (liveness too) holds', async () => {
+    let lambdaHistories = 0;
+    const report = await explore({
+      runs: 400,
+      seed: 20_261_129,
+      onHistory: (_n, o) => {
+        if (o.lambda) lambdaHistories++;
+      },
+    });
+    expect(lambdaHistories).toBeGreaterThan(100);
+    expect(lambdaHistories).toBeLessThan(300);
+    expect(report.violations).toEqual({ safety: 0, liveness: 0 });
+    for (const shape of SHAPES) expect(report.shapes[shape] ?? 0, shape).toBeGreaterThan(0);
+    expect(report.shapes['lambda-delivery']).toBe(lambdaHistories);
     expect(report.failure?.message).toBeUndefined();
     expect(report.histories).toBe(400);
     expect(report.checks).toBe(400 * INVARIANTS.length);
@@ -67,10 +96,24 @@ describe('history explorer (in memory)', () => {
     ])
       expect(report.faults[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(report.outcomes.succeeded).toBeGreaterThan(0);
-    // every safety shape of issue 12 is generated (lib/drills/explorer/shapes.ts)
-    for (const shape of SHAPES) expect(report.shapes[shape] ?? 0, shape).toBeGreaterThan(0);
+    // every safety shape of issue 12 is generated (harness/drills/explorer/shapes.ts)
+    for (const shape of SAFETY_SHAPES) expect(report.safetyShapes[shape] ?? 0, shape).toBeGreaterThan(0);
     expect(report.outcomes['killed (never settled)']).toBeGreaterThan(0);
-  }, 120_000); // CPU-bound: sized for a loaded 2-core machine
+  }, 300_000);
+
+  it('catches a runtime whose same-slot skip is final (and a sweeper that leaves delivered slots to catchUp): a shrunk, replayable liveness counterexample', async () => {
+    const report = await explore({ runs: 300, seed: 2, variant: 'skip-is-final' });
+    expect(report.violations.safety).toBe(0);
+    expect(report.failure?.message).toMatch(
+      /seed 2, path [\d:]+, after \d+ shrinks: liveness: silently lost: /,
+    );
+    const shrunk = report.failure?.history as HistorySpec;
+    expect(shrunk.deliveries.length).toBeLessThanOrEqual(6);
+    const broken = await replayHistory(shrunk, memoryBackend, { variant: 'skip-is-final' });
+    expect(broken.find((c) => c.name === 'liveness')?.ok).toBe(false);
+    const fixed = await replayHistory(shrunk);
+    expect(fixed.filter((c) => !c.ok)).toEqual([]);
+  }, 300_000);
 
   it.each(Object.entries(FOUND))(
     'replays the shrunk history where %s: every invariant holds now',
