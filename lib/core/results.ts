@@ -55,7 +55,7 @@ export function crossLeaseRefused(
   item: Record<string, unknown> | undefined,
 ): ResultConflictError {
   return new ResultConflictError(
-    `${target} was last written under another lease (${other.lease}, fence ${other.fence}) that is still running; it is reconciled once that lease is released or expired`,
+    `${target} was last written under another lease (${other.lease}, fence ${other.fence}) that is still running (or this run no longer holds its own lease); it is reconciled once that lease is released or expired, by a holder of its own lease`,
     item,
   );
 }

@@ -461,8 +461,9 @@ export type CrossLeaseInput = BusinessWrite & {
 /**
  * Reconcile a protected item last written under ANOTHER lease (a resharded, renamed or moved job):
  * fences of different leases are never compared. One transaction: the other lease is not running
- * ({@link leaseInactive}) and the item is still as seen (same lease and fence); then our write. Not on
- * a run's normal path. Refused: ResultConflictError (that lease still runs, or the item moved).
+ * ({@link leaseInactive}), the writer still holds its own lease ({@link owned}: running, same owner and
+ * fence), and the item is still as seen (same lease and fence); then our write. Not on a run's normal
+ * path. Refused: ResultConflictError (that lease still runs, ours is lost, or the item moved).
  */
 export const crossLeaseWrite: Operation<CrossLeaseInput, void> = {
   name: ProtocolOp.FencedWrite,
@@ -475,6 +476,14 @@ export const crossLeaseWrite: Operation<CrossLeaseInput, void> = {
         table: w.leaseTable,
         key: { pk: w.other.lease, sk: LEASE_SK },
         condition: leaseInactive(w.fc.nowMs),
+      },
+      // …and the writer still holds ITS lease: a stale holder of our lease (a write stuck in the network
+      // past a successor) must not reclaim the item from the other lease under a fence ours outgrew.
+      {
+        kind: 'check',
+        table: w.leaseTable,
+        key: { pk: w.fc.leaseKey, sk: LEASE_SK },
+        condition: owned(w.fc.runId, w.fc.fence),
       },
       {
         kind: 'update',

@@ -177,6 +177,19 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
       expect(held).toBeInstanceOf(ResultConflictError);
       expect((held as Error).message).toContain('still running');
       await s.leases.release({ job: 'contract-job', runId: 'old', fence: 1, nowMs: NOW + 1 });
+      // the reconciling writer must hold its own lease (a stale holder of the shard lease may not)
+      const stale = await s.results
+        .fencedPut({ tableName: s.reports, key: report }, { body: 'new' }, fc('new', 1, shard))
+        .catch((e: unknown) => e);
+      expect(stale).toBeInstanceOf(ResultConflictError);
+      await s.leases.claim({
+        job: 'contract-job',
+        shard: 0,
+        runId: 'new',
+        slotId: 'S0',
+        nowMs: NOW + 2,
+        leaseUntilMs: NOW + 60_000,
+      });
       await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'new' }, fc('new', 1, shard));
       expect(await s.read(s.reports, report)).toMatchObject({
         body: 'new',
