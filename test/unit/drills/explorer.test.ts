@@ -160,5 +160,5 @@ describe('history explorer (in memory)', () => {
     const replayed = await replayHistory(report.failure?.history as HistorySpec, broken);
     expect(replayed.find((c) => c.name.startsWith('I2'))?.ok).toBe(false);
     expect(report.failure?.history.deliveries.length).toBeLessThanOrEqual(4);
-  }, 120_000); // CPU-bound: sized for a loaded 2-core machine
+  }, 600_000); // CPU-bound, shrinking Lambda-model histories: sized for a loaded 2-core machine
 });
