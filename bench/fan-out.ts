@@ -63,6 +63,7 @@ async function run(dyn: BenchDynamo, name: string, count: number, slotMs: number
         baseUrl: service.url,
         path: '/payouts',
         idempotencyKeys: true,
+        keyRetentionMs: Number.POSITIVE_INFINITY, // the local service never forgets a key
         lookup: false,
       }),
     }),

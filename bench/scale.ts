@@ -79,6 +79,7 @@ async function killScenario(
         baseUrl: service.url,
         path: '/payouts',
         idempotencyKeys: true,
+        keyRetentionMs: Number.POSITIVE_INFINITY, // the local service never forgets a key
         lookup: false,
       })
     : undefined;

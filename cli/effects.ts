@@ -6,19 +6,27 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { EffectStatus } from '../lib/core/effects.js';
-import type { EffectResolution } from '../lib/core/ports.js';
+import { type EffectResolution, NOT_EXECUTED } from '../lib/core/ports.js';
 import { DynamoEffectStore } from '../lib/store/effect-store.js';
+import { UNSETTLED_PROBLEM } from '../lib/store/protocol/effect-operations.js';
 import { choiceArg, intArg, jobNameArg, sinceArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
 import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 import { type Item, publicView, queryProblems } from './run-queries.js';
 
-/** Effect status an operator resolves from (the only one the `problems` index holds). */
+/** Problems the `problems` index holds for effects: awaiting review, and not terminal (`sending`/`pending`). */
 const NEEDS_REVIEW = EffectStatus.NeedsReview;
+const PROBLEMS = [NEEDS_REVIEW, UNSETTLED_PROBLEM, 'all'] as const;
 
-/** Statuses an operator may resolve an effect to. */
-const RESOLUTIONS = [EffectStatus.Succeeded, EffectStatus.Failed] as const;
+/**
+ * An effect not terminal for longer than this is a problem (docs/operations.md): far above any
+ * provider timeout or settle time, below the sweeper's alarm period. ms.
+ */
+export const UNSETTLED_AFTER_MS = 15 * 60_000;
+
+/** What an operator may resolve an effect to. */
+const RESOLUTIONS = [EffectStatus.Succeeded, EffectStatus.Failed, NOT_EXECUTED] as const;
 
 interface ListFlags extends ConnectionFlags {
   readonly status: string;
@@ -68,9 +76,9 @@ export function registerEffects(program: Command, defaults: HandlerSource): void
     .description('List effects in needs-review, newest first (sparse index `problems`)')
     .option(
       '--status <status>',
-      `status to list (only ${NEEDS_REVIEW} is indexed)`,
-      choiceArg('--status', [NEEDS_REVIEW]),
-      NEEDS_REVIEW,
+      `${NEEDS_REVIEW}, ${UNSETTLED_PROBLEM} (sending or pending for over ${UNSETTLED_AFTER_MS / 60_000} min) or all`,
+      choiceArg('--status', PROBLEMS),
+      'all',
     )
     .option(
       '--since <age|date>',
@@ -84,14 +92,22 @@ export function registerEffects(program: Command, defaults: HandlerSource): void
       if (flags.job !== undefined) requireJob(await loadRegistry(flags.jobs, defaults), flags.job);
       const conn = await connect(flags);
       try {
-        const items = await queryProblems(conn.doc, conn.tableName, {
-          problems: [flags.status],
-          sinceMs: flags.since ?? Date.now() - 30 * 86_400_000,
+        const nowMs = Date.now();
+        const found = await queryProblems(conn.doc, conn.tableName, {
+          problems: flags.status === 'all' ? [NEEDS_REVIEW, UNSETTLED_PROBLEM] : [flags.status],
+          sinceMs: flags.since ?? nowMs - 30 * 86_400_000,
           ...(flags.job !== undefined && { job: flags.job }),
           limit: flags.limit,
         });
+        // `unsettled` marks every effect while it is not terminal; a problem only past the bound.
+        const items = found.filter(
+          (i) => i.problem !== UNSETTLED_PROBLEM || Number(i.problemAtMs) <= nowMs - UNSETTLED_AFTER_MS,
+        );
         if (flags.json) out(toJson(items.map((i) => ({ key: effectKey(i), ...publicView(i) }))));
-        else if (items.length === 0) out(`No effects in ${flags.status}.`);
+        else if (items.length === 0)
+          out(
+            `No effects ${flags.status === 'all' ? 'in needs-review or unsettled' : `in ${flags.status}`}.`,
+          );
         else {
           out(
             table(items, [
@@ -106,7 +122,7 @@ export function registerEffects(program: Command, defaults: HandlerSource): void
             ]),
           );
           out(
-            `Resolve one after checking the provider: cronfence effects resolve <KEY> --job <JOB> --as succeeded|failed --note "..."`,
+            `Resolve one after checking the provider: cronfence effects resolve <KEY> --job <JOB> --as succeeded|failed|not-executed --note "..."`,
           );
         }
         return ExitCode.Ok;
@@ -120,14 +136,14 @@ export function registerEffects(program: Command, defaults: HandlerSource): void
     .command('resolve')
     .argument('<key>', "the effect's idempotency key")
     .description(
-      'Settle an effect in needs-review as succeeded or failed (conditional write; records who, when, why)',
+      'Settle an effect that is not terminal (sending, pending) or in needs-review: succeeded, failed, or not-executed (back to pending: the next run of the slot sends it under the same key). Conditional write; records who, when, why',
     )
     .requiredOption(
       '--job <name>',
       'the job the effect belongs to (the JOB column of `effects`)',
       jobNameArg('--job'),
     )
-    .requiredOption('--as <status>', 'succeeded or failed', choiceArg('--as', RESOLUTIONS))
+    .requiredOption('--as <status>', 'succeeded, failed or not-executed', choiceArg('--as', RESOLUTIONS))
     .requiredOption('--note <text>', 'what the provider said (recorded on the effect)')
     .option('--by <name>', 'who resolves it (default: the OS user)');
   withJobsOption(withConnectionOptions(resolve)).action(
@@ -148,7 +164,7 @@ export function registerEffects(program: Command, defaults: HandlerSource): void
         if (flags.json) out(toJson({ key, ...publicView(item as unknown as Item) }));
         else
           out(
-            `Effect ${key}: ${NEEDS_REVIEW} -> ${String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${note}")`,
+            `Effect ${key}: resolved ${item.status === 'pending' ? 'not-executed (pending: the next run sends it)' : String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${note}")`,
           );
         return ExitCode.Ok;
       } finally {

@@ -45,7 +45,12 @@ export function leaseView(
   const base = { job, ...(shard !== undefined && { shard }) };
   if (!item) return { ...base, state: 'never-claimed', recentlySucceededSlots: [] };
   const until = item.leaseUntilMs ?? 0;
-  const state = item.holderState === 'released' ? 'released' : until > nowMs ? 'held' : 'expired';
+  const state =
+    item.holderState === 'released' || item.holderState === 'unrecorded'
+      ? 'released'
+      : until > nowMs
+        ? 'held'
+        : 'expired';
   return {
     ...base,
     state,

@@ -14,6 +14,8 @@
 import type { EffectProvider } from '../lib/core/effects.js';
 import { httpJsonProvider, parseCapabilities } from '../lib/effects/http-provider.js';
 import { defineJob, type JobHandler } from '../lib/index.js';
+import { ownsKey, type ShardDispatcher } from '../lib/runtime/fan-out.js';
+import type { JobContext } from '../lib/runtime/job-context.js';
 import { MERCHANTS, type Merchant, settlementAmountCents } from './merchants.js';
 import { settlementsTable, tableName } from './tables.js';
 
@@ -42,6 +44,15 @@ export interface SettlementJobOptions {
   readonly payments?: () => EffectProvider<PayoutRequest> | undefined;
   /** The e-mail provider, built at each run. @default from `PAYMENTS_URL` (`/emails`; none when unset) */
   readonly emails?: () => EffectProvider<EmailRequest> | undefined;
+  /**
+   * Shards (each settles the merchants `shardOf` assigns to it; no e-mail: it describes the whole date).
+   * @default 1
+   */
+  readonly shards?: number;
+  /** The shard dispatcher of a sharded variant. */
+  readonly dispatch?: ShardDispatcher;
+  /** Called before each merchant is settled (drills inject a failing shard here). */
+  readonly beforeMerchant?: (ctx: JobContext, merchantId: string) => void;
 }
 
 function fromEnv<T>(path: string, name: string): EffectProvider<T> | undefined {
@@ -53,6 +64,10 @@ function fromEnv<T>(path: string, name: string): EffectProvider<T> | undefined {
     path,
     ...parseCapabilities(process.env.PAYMENTS_CAPABILITIES),
     timeoutMs: Number(process.env.PAYMENTS_TIMEOUT_MS ?? 5_000),
+    // What the payment API declares (docs/design.md protocol 5): how long a request may stay in flight
+    // after it was sent, and how long it remembers an idempotency key (24 h, like common payment APIs).
+    lookupSettleMs: Number(process.env.PAYMENTS_LOOKUP_SETTLE_MS ?? 30_000),
+    keyRetentionMs: Number(process.env.PAYMENTS_KEY_RETENTION_MS ?? 86_400_000),
   });
 }
 
@@ -77,7 +92,8 @@ export function settlementEmailKey(settlementDate: string): string {
  * `payouts` is {@link PAYOUTS_NOT_CONFIGURED}.
  */
 export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
-  const merchants = options.merchants ?? MERCHANTS;
+  const all = options.merchants ?? MERCHANTS;
+  const shards = options.shards ?? 1;
   const payments = options.payments ?? (() => fromEnv<PayoutRequest>('/payouts', 'payments'));
   const emails = options.emails ?? (() => fromEnv<EmailRequest>('/emails', 'emails'));
   return defineJob({
@@ -88,7 +104,10 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
     catchUp: { mode: 'all', windowHours: 72, maxSlotsPerSweep: 3 },
     lease: { durationSeconds: 120 },
     timeoutSeconds: 300,
+    ...(shards > 1 && { shards }),
+    ...(options.dispatch && { dispatch: options.dispatch }),
     run: async (ctx) => {
+      const merchants = all.filter((m) => ownsKey(ctx, m.merchantId, shards));
       const table = tableName(settlementsTable);
       const payer = payments();
       const mailer = emails();
@@ -115,6 +134,7 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
       const byStatus = { succeeded: 'succeeded', failed: 'failed', 'needs-review': 'needsReview' } as const;
       for (const m of merchants) {
         ctx.throwIfAborted();
+        options.beforeMerchant?.(ctx, m.merchantId);
         const amountCents = settlementAmountCents(m, ctx.businessDate);
         totalCents += amountCents;
         const r = await ctx.insertOnce(
@@ -139,7 +159,7 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
       ctx.setDetail('existing', existing);
       // Without a provider nobody was paid: say so on the run record, so `succeeded` never reads as "paid".
       ctx.setDetail('payouts', payer ? payouts : PAYOUTS_NOT_CONFIGURED);
-      if (mailer) {
+      if (mailer && ctx.shard === undefined) {
         const email: EmailRequest = {
           to: process.env.SETTLEMENT_EMAIL_TO ?? 'finance@example.com',
           subject: `Settlement ${ctx.businessDate}`,

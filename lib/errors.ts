@@ -18,6 +18,7 @@ export const ErrorCode = {
   IdempotencyConflict: 'IDEMPOTENCY_CONFLICT',
   EffectOutcomeUnknown: 'EFFECT_OUTCOME_UNKNOWN',
   Deadline: 'DEADLINE',
+  RunFinished: 'RUN_FINISHED',
   Store: 'STORE',
   InvalidArgument: 'INVALID_ARGUMENT',
   Configuration: 'CONFIGURATION',
@@ -96,6 +97,26 @@ export class InvalidScheduleError extends CronfenceError {
     );
     this.expression = expression;
     this.part = part;
+  }
+}
+
+/**
+ * Another attempt of the same slot holds the lease and may be dead, and its lease outlives this
+ * invocation: thrown (after the `skipped / lease-held` record) so that Lambda retries the event later
+ * instead of treating the skip as the end of the line. `holderRunId` and `leaseUntilMs` name the holder.
+ */
+export class LeaseHeldError extends CronfenceError {
+  override readonly name = 'LeaseHeldError';
+  readonly holderRunId: string;
+  readonly leaseUntilMs: number;
+  constructor(slot: string, holderRunId: string, leaseUntilMs: number, options?: ErrorOptions) {
+    super(
+      ErrorCode.LeaseHeld,
+      `slot ${slot} is held by run ${holderRunId} until ${new Date(leaseUntilMs).toISOString()}, which has not renewed (it may be dead) and outlives this invocation: retry later`,
+      options,
+    );
+    this.holderRunId = holderRunId;
+    this.leaseUntilMs = leaseUntilMs;
   }
 }
 
@@ -192,6 +213,22 @@ export class DeadlineError extends CronfenceError {
   }
 }
 
+/**
+ * The run's outcome is being recorded (or its handler returned): its authority has ended, and no
+ * write or effect of this run is accepted any more (docs/design.md "What ends a run's authority").
+ * The abort reason of the run's signal once it finishes for any reason.
+ */
+export class RunFinishedError extends CronfenceError {
+  override readonly name = 'RunFinishedError';
+  constructor(what = 'write or effect', options?: ErrorOptions) {
+    super(
+      ErrorCode.RunFinished,
+      `run finished: its outcome is being recorded; no ${what} is accepted any more`,
+      options,
+    );
+  }
+}
+
 /** A DynamoDB request failed for a reason other than a condition check (throttling, network, ...). */
 export class StoreError extends CronfenceError {
   override readonly name = 'StoreError';
@@ -230,7 +267,7 @@ export class EffectNotInReviewError extends CronfenceError {
     super(
       ErrorCode.InvalidArgument,
       item
-        ? `effect "${key}" is ${String(item.status)}, not needs-review: nothing changed${item.reviewedBy ? ` (resolved by ${String(item.reviewedBy)})` : ''}`
+        ? `effect "${key}" is ${String(item.status)}, already terminal (only needs-review, sending or pending effects are resolved): nothing changed${item.reviewedBy ? ` (resolved by ${String(item.reviewedBy)})` : ''}`
         : `no effect with key "${key}"${job ? ` for job ${job}` : ''}: nothing changed`,
       options,
     );

@@ -158,6 +158,12 @@ export class CronfenceAlarms extends Construct {
       ),
       this.anyEvent(scope, name, RuntimeMetric.RunAbandoned, 'a run was abandoned by a dead holder'),
       this.anyEvent(scope, name, RuntimeMetric.EffectNeedsReview, 'an external effect needs review'),
+      this.anyEvent(
+        scope,
+        name,
+        RuntimeMetric.EffectUnsettled,
+        'an external effect was left not terminal (outcome unknown); see `cronfence effects --status unsettled`',
+      ),
       this.dlqAlarm(scope, name, job.deadLetterQueue),
     ];
     if (job.periodSeconds !== undefined) {

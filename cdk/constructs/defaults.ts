@@ -73,19 +73,25 @@ export function metricDimensions(job: string): Record<string, string> {
 export const JOB_LEASE_ACTIONS = ['dynamodb:UpdateItem'] as const;
 /** ConditionCheckItem: the lease check inside an effect's TransactWriteItems (jobs with effects only). */
 export const JOB_LEASE_CHECK_ACTION = 'dynamodb:ConditionCheckItem';
-/** DynamoDB actions on a job's run records (`JOB#<job>` / `RUN#…`): insert-once and abandoned records are PutItems. */
-export const JOB_RUN_ACTIONS = ['dynamodb:PutItem'] as const;
+/**
+ * DynamoDB actions on a job's run records (`JOB#<job>` / `RUN#…`): its own and abandoned records are
+ * PutItems; a late copy beyond the done set queries its slot's records once (Query, off the normal path).
+ */
+export const JOB_RUN_ACTIONS = ['dynamodb:PutItem', 'dynamodb:Query'] as const;
 /**
  * DynamoDB actions on a job's effect records (`EFFECT#<job>#*`): the `sending` insert (PutItem) and
  * take-over (UpdateItem) inside a TransactWriteItems, and the outcome UpdateItem. No GetItem: a run
  * never reads an effect record (refused writes return it with `ALL_OLD`); only the CLI does.
  */
 export const JOB_EFFECT_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
-/** DynamoDB actions the sweeper needs on its jobs' `JOB#<job>` items: read the lease (`doneSlots`), query run records. */
+/**
+ * DynamoDB actions the sweeper needs on its jobs' `JOB#<job>` items (and shard leases `JOB#<job>#*`): read
+ * the leases (`doneSlots`, open claims), query run records.
+ */
 export const SWEEPER_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
 /**
- * The sweeper's only write: PutItem of the `catch-up-limit` skip record (lib/runtime/sweeper.ts),
- * granted only for jobs whose catch-up can hit its limit. It never updates an item.
+ * The sweeper's only write: PutItem of run records (lib/runtime/sweeper.ts) — the `abandoned` mark of
+ * an expired open claim (any job) and the `catch-up-limit` skip record. It never updates an item.
  */
 export const SWEEPER_WRITE_ACTIONS = ['dynamodb:PutItem'] as const;
 /** DynamoDB actions of a read-only operator (CLI, console role): run records and the problems index. */

@@ -114,28 +114,27 @@ export class LibraryTable extends Construct {
   }
 
   /**
-   * Let the sweeper read leases and query run records of the given jobs (their `JOB#<job>` items
-   * only: GetItem, Query) and put the `catch-up-limit` skip record (PutItem) for the jobs whose
-   * catch-up can hit its limit (`recordsSkips`). No UpdateItem, no shard leases, no effect records:
-   * the sweeper sends none of those. @returns the grants (one or two statements)
+   * Let the sweeper read leases and query run records of the given jobs (their `JOB#<job>` items:
+   * GetItem, Query; for sharded jobs also GetItem on the shard leases `JOB#<job>#*`) and put run records on
+   * `JOB#<job>` (PutItem: the `abandoned` mark of an expired open claim, the `catch-up-limit` skip
+   * record). No UpdateItem, no effect records: the sweeper sends none of those.
+   * @returns the grants (two statements, three with a sharded job)
    */
-  grantSweeper(grantee: IGrantable, jobs: readonly { name: string; recordsSkips: boolean }[]): Grant[] {
-    const grant = (actions: readonly string[], names: readonly string[]): Grant =>
+  grantSweeper(grantee: IGrantable, jobs: readonly { name: string; shards: boolean }[]): Grant[] {
+    const grant = (actions: readonly string[], keys: readonly string[]): Grant =>
       Grant.addToPrincipal({
         grantee,
         actions: [...actions],
         resourceArns: [this.table.tableArn],
-        conditions: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': names.map((job) => Keys.lease(job).pk) },
-        },
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } },
       });
-    const writers = jobs.filter((j) => j.recordsSkips).map((j) => j.name);
+    const jobKeys = jobs.map((j) => Keys.lease(j.name).pk);
+    const shardKeys = jobs.filter((j) => j.shards).map((j) => `${Keys.lease(j.name).pk}#*`);
     return [
-      grant(
-        SWEEPER_READ_ACTIONS,
-        jobs.map((j) => j.name),
-      ),
-      ...(writers.length > 0 ? [grant(SWEEPER_WRITE_ACTIONS, writers)] : []),
+      grant(SWEEPER_READ_ACTIONS, jobKeys),
+      // Shard leases are read (GetItem) but never queried: run records of every shard live on `JOB#<job>`.
+      ...(shardKeys.length > 0 ? [grant(['dynamodb:GetItem'], shardKeys)] : []),
+      grant(SWEEPER_WRITE_ACTIONS, jobKeys),
     ];
   }
 

@@ -10,6 +10,7 @@ import { checkJob } from '../../lib/core/job-check.js';
 import type { JobDefinition } from '../../lib/core/job-definition.js';
 import type { TableWrite } from '../../lib/store/job-access.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
+import { DEFAULT_ASYNC_MAX_EVENT_AGE, DEFAULT_SCHEDULER_MAX_EVENT_AGE } from './defaults.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JobFunction } from './job-function.js';
 import { grantApplicationTable, type LibraryTable } from './library-table.js';
@@ -119,6 +120,16 @@ export class ScheduledJob extends Construct {
     const { definition } = props;
     const now = props.now ?? new Date();
     const check = validateJobForDeploy(definition, now);
+    // A late copy beyond the done set is recognised by its slot's succeeded run record (docs/design.md
+    // "When is a slot done"): records must outlive the oldest delivery this deployment allows.
+    const oldestDeliveryS =
+      (props.schedulerMaxEventAge ?? DEFAULT_SCHEDULER_MAX_EVENT_AGE).toSeconds() +
+      (props.asyncMaxEventAge ?? DEFAULT_ASYNC_MAX_EVENT_AGE).toSeconds();
+    if (definition.runRetentionDays * 86_400 <= oldestDeliveryS) {
+      throw new Error(
+        `cronfence: job "${definition.name}": runRetentionDays = ${definition.runRetentionDays} must exceed the oldest delivery the schedule and function allow (${oldestDeliveryS} s = Scheduler + Lambda maximum event ages): run records prove a late copy's slot already succeeded`,
+      );
+    }
     // The same warnings `cronfence check` prints (DST, rate drift, far next occurrence, short lease).
     for (const warning of checkJob(definition, now.getTime()).warnings) {
       Annotations.of(this).addWarningV2(

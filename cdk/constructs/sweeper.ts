@@ -8,7 +8,6 @@ import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-li
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { validateTimeZone } from '../../lib/core/job-definition.js';
-import { mayRecordCatchUpLimit } from '../../lib/core/schedule/catch-up.js';
 import { parseScheduleExpression } from '../../lib/core/schedule/expression.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_SWEEP_SCHEDULE, DEFAULT_SWEEPER_TIMEOUT_SECONDS, EnvVar } from './defaults.js';
@@ -115,7 +114,7 @@ export class Sweeper extends Construct {
         this.role,
         props.jobs.map((job) => ({
           name: job.definition.name,
-          recordsSkips: mayRecordCatchUpLimit(job.definition.catchUp),
+          shards: job.definition.shards > 1,
         })),
       );
       this.role.addToPrincipalPolicy(

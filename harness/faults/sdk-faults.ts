@@ -72,6 +72,34 @@ export function throttlingError(): Error {
   );
 }
 
+/**
+ * DynamoDB's answer to a single-item request on an item a transaction in flight is writing
+ * (`TransactionConflictException`, HTTP 400). The SDK's standard retry strategy does not retry it.
+ */
+export function transactionConflictError(): Error {
+  return Object.assign(new Error('injected: Transaction is ongoing for the item'), {
+    name: 'TransactionConflictException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+  });
+}
+
+/**
+ * DynamoDB's answer to a transaction cancelled because another transaction or request was writing one
+ * of its items (`TransactionCanceledException` whose reasons are `TransactionConflict` / `None`).
+ * @param items how many items the transaction writes (the first one conflicts). @default 2
+ */
+export function transactionCanceledByConflict(items = 2): Error {
+  return Object.assign(new Error('injected: Transaction cancelled, please refer cancellation reasons'), {
+    name: 'TransactionCanceledException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: Array.from({ length: items }, (_, i) => ({
+      Code: i === 0 ? 'TransactionConflict' : 'None',
+    })),
+  });
+}
+
 const opOf = (r: FaultRequest): ProtocolOp => protocolOpOf(r);
 
 /** Matchers for the protocol's requests (work on DynamoDB and in-memory requests alike). */

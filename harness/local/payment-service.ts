@@ -113,18 +113,33 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Options of {@link startPaymentService} beyond its modes. */
+export interface PaymentServiceOptions {
+  /**
+   * Forget an idempotency key this long after its first execution, ms (like payment APIs that keep
+   * keys about 24 h): a later request with the key executes again. @default never forgotten
+   */
+  readonly keyRetentionMs?: number;
+  /** The service's clock, epoch ms (tests move it forward to expire keys). @default Date.now */
+  readonly now?: () => number;
+}
+
 /**
  * Start the service on 127.0.0.1 at a free port.
  * @param modes @default `{ idempotencyKeys: true, lookup: false }`
  */
-export async function startPaymentService(modes: Partial<PaymentServiceModes> = {}): Promise<PaymentService> {
+export async function startPaymentService(
+  modes: Partial<PaymentServiceModes> = {},
+  options: PaymentServiceOptions = {},
+): Promise<PaymentService> {
+  const now = options.now ?? Date.now;
   let current: PaymentServiceModes = { idempotencyKeys: true, lookup: false, ...modes };
   const executed: ExecutedOperation[] = [];
   const requests: ReceivedRequest[] = [];
   const faults: { fault: ServiceFault; left: number }[] = [];
   const listeners: ((op: ExecutedOperation) => void)[] = [];
   /** Idempotency-key mode: first response per kind+key, or 'in-progress'. */
-  const byKey = new Map<string, { bodyJson: string; response?: Record<string, unknown> }>();
+  const byKey = new Map<string, { bodyJson: string; atMs: number; response?: Record<string, unknown> }>();
   let seq = 0;
 
   const execute = (kind: OperationKind, key: string | undefined, body: Record<string, unknown>) => {
@@ -134,7 +149,7 @@ export async function startPaymentService(modes: Partial<PaymentServiceModes> = 
       kind,
       key,
       body,
-      atMs: Date.now(),
+      atMs: now(),
     };
     executed.push(op);
     for (const l of listeners) l(op);
@@ -200,16 +215,21 @@ export async function startPaymentService(modes: Partial<PaymentServiceModes> = 
     if (problem) return send(422, { error: problem });
     const slot = key !== undefined && current.idempotencyKeys ? `${kind}|${key}` : undefined;
     if (slot !== undefined) {
-      const seen = byKey.get(slot);
+      const kept = byKey.get(slot);
+      const seen =
+        kept && (options.keyRetentionMs === undefined || now() - kept.atMs < options.keyRetentionMs)
+          ? kept
+          : undefined;
       if (seen && seen.bodyJson !== bodyText)
         return send(422, { error: 'idempotency key reused with different parameters' });
       if (seen && !seen.response)
         return send(409, { error: 'a request with this idempotency key is in progress' });
       if (seen?.response) return send(201, seen.response, { 'idempotent-replayed': 'true' });
-      byKey.set(slot, { bodyJson: bodyText });
+      byKey.set(slot, { bodyJson: bodyText, atMs: now() });
     }
     const response = execute(kind, key, body);
-    if (slot !== undefined) byKey.set(slot, { bodyJson: bodyText, response });
+    if (slot !== undefined)
+      byKey.set(slot, { bodyJson: bodyText, atMs: byKey.get(slot)?.atMs ?? now(), response });
     if (fault?.kind === 'drop-response') {
       log('dropped', true);
       res.socket?.destroy();

@@ -4,7 +4,12 @@
  * type is false; `NOT contains` of a missing attribute is true; SET right-hand sides read the item as
  * it was; ADD counts a missing number as 0. Tested against DynamoDB Local by the store contract suites.
  */
-import { type Condition, IfNotExists, type Update } from '../../lib/store/protocol/expression.js';
+import {
+  AppendToList,
+  type Condition,
+  IfNotExists,
+  type Update,
+} from '../../lib/store/protocol/expression.js';
 import type { Item } from '../../lib/store/protocol/request.js';
 
 function comparable(a: unknown, b: unknown): a is number | string {
@@ -16,11 +21,14 @@ export function holds(condition: Condition, item: Item | undefined): boolean {
   switch (condition.kind) {
     case 'not-exists':
       return item?.[condition.path] === undefined;
+    case 'exists':
+      return item?.[condition.path] !== undefined;
     case 'compare': {
       const v = item?.[condition.path];
       const w = condition.value;
       if (!comparable(v, w)) return false;
       if (condition.op === '=') return v === w;
+      if (condition.op === '<>') return v !== w;
       return condition.op === '<' ? v < (w as typeof v) : v <= (w as typeof v);
     }
     case 'not-contains': {
@@ -41,7 +49,12 @@ export function applyUpdate(item: Item | undefined, key: Item, update: Update): 
   const next: Item = { ...item, ...key };
   for (const [k, v] of Object.entries(update.set)) {
     if (v === undefined) continue;
-    next[k] = v instanceof IfNotExists ? (item?.[v.path] ?? v.value) : v;
+    next[k] =
+      v instanceof IfNotExists
+        ? (item?.[v.path] ?? v.value)
+        : v instanceof AppendToList
+          ? [...((item?.[v.path] as unknown[] | undefined) ?? []), ...structuredClone([...v.values])]
+          : v;
   }
   for (const [k, n] of Object.entries(update.add ?? {})) next[k] = Number(item?.[k] ?? 0) + n;
   for (const k of update.remove ?? []) delete next[k];

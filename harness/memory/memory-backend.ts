@@ -6,6 +6,7 @@
  * TransactWriteItems carrying the SDK's ClientRequestToken, a retried transaction whose first attempt
  * was applied returns that attempt's result.
  */
+import { DYNAMODB_ITEM_LIMIT_BYTES } from '../../lib/core/item-bounds.js';
 import { TableEffectStore } from '../../lib/store/effect-store.js';
 import { TableLeaseStore } from '../../lib/store/lease-store.js';
 import type { Condition } from '../../lib/store/protocol/expression.js';
@@ -36,6 +37,22 @@ const STATUS_OF: Partial<Record<ProtocolOp, string>> = {
 
 const LEASE_OPS: readonly ProtocolOp[] = ['claim', 'renew', 'release'];
 
+/**
+ * Refuse an item over DynamoDB's 400 KB limit as DynamoDB does (`ValidationException: Item size has
+ * exceeded the maximum allowed size`; not retryable). Size approximated by the item's JSON length.
+ */
+function assertItemSize(item: Item): void {
+  const bytes = Buffer.byteLength(
+    JSON.stringify(item, (_k, v) => (v instanceof Set ? [...v] : v)),
+    'utf8',
+  );
+  if (bytes > DYNAMODB_ITEM_LIMIT_BYTES)
+    throw Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+      $metadata: { httpStatusCode: 400 },
+    });
+}
+
 /** The protocol backend of a {@link MemoryClient}. */
 export class MemoryBackend implements ProtocolBackend {
   constructor(private readonly client: MemoryClient) {}
@@ -65,10 +82,19 @@ export class MemoryBackend implements ProtocolBackend {
               throw new MemoryConditionFailed(current[index], index, transaction);
           });
           let attributes: Item | undefined;
+          const nextItems = writes.map((w, index) =>
+            w.kind === 'check'
+              ? undefined
+              : w.kind === 'put'
+                ? putItem(w.item)
+                : applyUpdate(current[index], w.key, w.update),
+          );
+          // DynamoDB refuses an item over 400 KB (the whole request, before writing anything).
+          for (const next of nextItems) if (next) assertItemSize(next);
           writes.forEach((w, index) => {
             if (w.kind === 'check') return;
             const old = current[index];
-            const next = w.kind === 'put' ? putItem(w.item) : applyUpdate(old, w.key, w.update);
+            const next = nextItems[index] as Item;
             const statusAttr = STATUS_OF[tag.op];
             const fence = tag.fence ?? next.fence;
             db.put(w.table, w.key, next, {
@@ -121,7 +147,7 @@ export function memoryStores(client: MemoryClient, tableName: string) {
   return {
     leases: new TableLeaseStore(backend, tableName),
     runs: new TableRunStore(backend, tableName),
-    results: new TableResultStore(backend),
+    results: new TableResultStore(backend, tableName),
     effects: (job: string) => new TableEffectStore(backend, tableName, job),
   };
 }

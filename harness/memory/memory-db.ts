@@ -7,7 +7,12 @@
  * pass the same contract suite as the DynamoDB stores (test/helpers/contracts).
  */
 
-import { createDocumentClient } from '../../lib/store/client.js';
+import {
+  CONFLICT_ATTEMPTS,
+  conflictBackoffMs,
+  createDocumentClient,
+  isConflictOnly,
+} from '../../lib/store/client.js';
 import type { ProtocolOp } from '../../lib/store/protocol/ops.js';
 import type { FaultInjector, FaultRequest } from '../faults/sdk-faults.js';
 
@@ -101,7 +106,6 @@ const RETRYABLE = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
-  'TransactionConflictException',
   'InternalServerError',
 ]);
 
@@ -138,13 +142,21 @@ export class MemoryClient {
    */
   async send<T>(req: FaultRequest, apply: () => T): Promise<T> {
     const max = this.options.maxAttempts ?? 4;
-    for (let attempt = 1; ; attempt++) {
+    // Like createDocumentClient: conflicts are retried around the SDK's own retries (CONFLICT_ATTEMPTS).
+    for (let conflict = 1; ; conflict++) {
       try {
-        const run = async () => apply();
-        return this.options.faults ? await this.options.faults.intercept(req, run) : await run();
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const run = async () => apply();
+            return this.options.faults ? await this.options.faults.intercept(req, run) : await run();
+          } catch (err) {
+            if (attempt >= max || !isRetryable(err)) throw err;
+            await this.options.sleep?.(Math.min(20 * 2 ** attempt, 1_000));
+          }
+        }
       } catch (err) {
-        if (attempt >= max || !isRetryable(err)) throw err;
-        await this.options.sleep?.(Math.min(20 * 2 ** attempt, 1_000));
+        if (!isConflictOnly(err) || conflict >= CONFLICT_ATTEMPTS) throw err;
+        await this.options.sleep?.(conflictBackoffMs(conflict, () => 0.5));
       }
     }
   }

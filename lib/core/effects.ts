@@ -45,7 +45,7 @@ export type LookupResult =
  * provider supports when an outcome is unknown.
  * @example
  * const payments: EffectProvider<Payout> = {
- *   name: 'payments', idempotencyKeys: true,
+ *   name: 'payments', idempotencyKeys: true, keyRetentionMs: 24 * 3_600_000,
  *   send: (key, payout) => postJson('/payouts', payout, { 'Idempotency-Key': key }),
  * };
  */
@@ -59,12 +59,22 @@ export interface EffectProvider<TRequest = unknown> {
   /** Ask the provider what happened under a key, when it offers that. */
   lookup?(key: string): Promise<LookupResult>;
   /**
-   * A lookup that finds nothing proves the request was never executed only once this long has passed
-   * since it was sent: a request still in flight at the provider may execute later. Until then the
-   * effect stays `sending` (EffectOutcomeUnknownError) and a later run looks again. Measured between
-   * the sender's and the looker's clocks, so allow for skew. ms. @default 0
+   * How long a request may still be in flight at the provider after it was sent, ms: a lookup that
+   * finds nothing proves the request was never executed only after this long. The looker measures it
+   * on its OWN clock, from the moment it first sees the effect `sending`: it waits, looks up again, and
+   * only then resends (or, without the Lambda time to wait, leaves it `sending` for a later run).
+   * REQUIRED when `lookup` is given (no default: 0 would resend while the first request still executes;
+   * `ctx.effect` throws InvalidArgumentError without it). See docs/design.md "When lookup-only is safe".
    */
   readonly lookupSettleMs?: number;
+  /**
+   * How long the provider remembers an idempotency key, ms (e.g. about 24 h for common payment APIs).
+   * A `sending` effect is resent only within half of it (from the key's first send, less the skew
+   * budget); past that it is reconciled by `lookup`, or goes to `needs-review`, never resent. REQUIRED when `idempotencyKeys` is true
+   * (`ctx.effect` throws InvalidArgumentError without it); `Number.POSITIVE_INFINITY` for a provider
+   * that never forgets.
+   */
+  readonly keyRetentionMs?: number;
 }
 
 /** How a call to `ctx.effect` obtained its outcome. */

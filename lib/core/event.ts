@@ -18,6 +18,11 @@ export interface InvocationEvent {
   readonly trigger: Trigger;
   /** Shard index for fanned-out jobs. @default undefined (unsharded) */
   readonly shard?: number;
+  /**
+   * The shard count the shard payload was cut for (a shard index only means something under it).
+   * @default undefined (payloads cut before counts were carried: taken as the current count)
+   */
+  readonly shards?: number;
   readonly scheduleArn?: string;
   readonly executionId?: string;
   /** Scheduler's attempt number (1 = first delivery). */
@@ -70,6 +75,9 @@ const EventSchema = v.object({
   ),
   shard: v.optional(
     v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(0, 'must be >= 0')),
+  ),
+  shards: v.optional(
+    v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be >= 1')),
   ),
   scheduleArn: v.optional(Text(2048)),
   executionId: v.optional(Text(256)),
@@ -131,6 +139,7 @@ export function parseInvocationEvent(raw: unknown): InvocationEvent {
     trigger,
     ...(e.slot !== undefined && { slotLocalTime: e.slot }),
     ...(e.shard !== undefined && { shard: e.shard }),
+    ...(e.shards !== undefined && { shards: e.shards }),
     ...(e.scheduleArn !== undefined && { scheduleArn: e.scheduleArn }),
     ...(e.executionId !== undefined && { executionId: e.executionId }),
     ...(e.attemptNumber !== undefined && { attemptNumber: e.attemptNumber }),

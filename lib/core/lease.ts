@@ -13,8 +13,12 @@ export interface LeaseItem {
   readonly leaseUntilMs?: number;
   /** Slot id the current or last holder runs. */
   readonly slot?: string;
-  /** `running` while held, `released` after a release. A takeover of `running` means the holder died. */
-  readonly holderState?: 'running' | 'released';
+  /**
+   * `running` while held, `released` after a release, `unrecorded` after the release of a run that could
+   * not write its record (its authority is over like after any release, but it still awaits its
+   * `abandoned` mark). A takeover of `running` means the holder died. See {@link awaitsAbandonMark}.
+   */
+  readonly holderState?: 'running' | 'released' | 'unrecorded';
   readonly acquiredAtMs?: number;
   readonly renewedAtMs?: number;
   readonly releasedAtMs?: number;
@@ -30,6 +34,54 @@ export interface LeaseItem {
   readonly prevSlot?: string;
   readonly prevLeaseUntilMs?: number;
   readonly prevHolderState?: string;
+  /**
+   * Definition id the done set belongs to (see `definitionId` in liveness.ts), written by the release
+   * that writes the done set. A claim under another definition ignores the done set.
+   */
+  readonly def?: string;
+  /**
+   * Holders that claimed and have not released cleanly, oldest first (see `OpenHolder`): every claim
+   * appends itself, a release that marked the earlier ones removes the list. A claimer marks each
+   * earlier entry `abandoned` (conditionally: a record already written wins), however deep the chain.
+   */
+  readonly open?: readonly StoredOpenHolder[];
+}
+
+/**
+ * One entry of {@link LeaseItem.open} as stored: a claim that has not (yet) been released. Its fence is
+ * not stored (the claim's `ADD` decides it): every claim appends exactly one entry and adds exactly 1,
+ * so entry `i` of `n` holds fence `item.fence - (n - 1 - i)` (see {@link openHolders}).
+ */
+export interface StoredOpenHolder {
+  readonly runId: string;
+  readonly slot: string;
+  readonly leaseUntilMs: number;
+}
+
+/** An open claim with its fence. */
+export interface OpenHolder extends StoredOpenHolder {
+  readonly fence: number;
+}
+
+/** The item's open claims with their fences (oldest first). */
+export function openHolders(item: LeaseItem | undefined): OpenHolder[] {
+  const list = item?.open ?? [];
+  const top = item?.fence ?? 0;
+  return list.map((h, i) => ({
+    runId: String(h.runId),
+    slot: String(h.slot),
+    leaseUntilMs: Number(h.leaseUntilMs ?? 0),
+    fence: top - (list.length - 1 - i),
+  }));
+}
+
+/**
+ * True when a holder in `holderState` never wrote its record: it died holding the lease (`running`) or
+ * released without a record (`unrecorded`). The next claimer and the sweeper mark it `abandoned`
+ * (conditionally: a record written since wins). Issue 13 (every claimed fence gets one terminal record).
+ */
+export function awaitsAbandonMark(holderState: string | undefined): boolean {
+  return holderState === 'running' || holderState === 'unrecorded';
 }
 
 /** `prevOwner` / `prevSlot` of a lease item whose latest claim displaced nobody. */
@@ -49,7 +101,7 @@ function displaced(item: LeaseItem): PreviousHolder | undefined {
     slot: item.prevSlot,
     fence: (item.fence ?? 1) - 1,
     leaseUntilMs: item.prevLeaseUntilMs ?? 0,
-    abandoned: item.prevHolderState === 'running',
+    abandoned: awaitsAbandonMark(item.prevHolderState),
   };
 }
 
@@ -77,6 +129,8 @@ export type ClaimDecision =
       readonly doneSlots: ReadonlySet<string>;
       readonly previous?: PreviousHolder;
       readonly ownWrite: boolean;
+      /** Earlier claims that never released (the item's `open` list before ours), oldest first. */
+      readonly open: readonly OpenHolder[];
     }
   | {
       readonly kind: 'held';
@@ -85,6 +139,8 @@ export type ClaimDecision =
       readonly leaseUntilMs: number;
       readonly fence: number;
       readonly sameSlot: boolean;
+      /** When the holder last claimed or renewed, by its clock, epoch ms (0 when unknown). */
+      readonly renewedAtMs: number;
     }
   | { readonly kind: 'already-succeeded'; readonly fence: number };
 
@@ -92,7 +148,7 @@ export type ClaimDecision =
  * Decide after a successful claim: the new fence is the old one + 1, and an old holder that never
  * released is abandoned (we could only claim because its lease had expired).
  */
-export function decideClaimSucceeded(old: LeaseItem | undefined): ClaimDecision {
+export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: string } = {}): ClaimDecision {
   const oldFence = old?.fence ?? 0;
   const previous: PreviousHolder | undefined =
     old?.owner !== undefined && old.slot !== undefined
@@ -101,17 +157,27 @@ export function decideClaimSucceeded(old: LeaseItem | undefined): ClaimDecision 
           slot: old.slot,
           fence: oldFence,
           leaseUntilMs: old.leaseUntilMs ?? 0,
-          abandoned: old.holderState === 'running',
-          ...(old.holderState === 'running' && displacedBy(old)),
+          abandoned: awaitsAbandonMark(old.holderState),
+          ...(awaitsAbandonMark(old.holderState) && displacedBy(old)),
         }
       : undefined;
   return {
     kind: 'acquired',
     fence: oldFence + 1,
-    doneSlots: old?.doneSlots ?? new Set(),
+    doneSlots: doneSlotsFor(old, me.def),
     ownWrite: false,
+    open: openHolders(old),
     ...(previous && { previous }),
   };
+}
+
+/**
+ * The item's done set as it applies to a claim under definition `def`: empty when the item's done set
+ * was written under another definition (a zone, schedule or shard-count change between deploys).
+ */
+export function doneSlotsFor(item: LeaseItem | undefined, def: string | undefined): ReadonlySet<string> {
+  if (def !== undefined && item?.def !== undefined && item.def !== def) return new Set();
+  return item?.doneSlots ?? new Set();
 }
 
 /**
@@ -122,20 +188,21 @@ export function decideClaimSucceeded(old: LeaseItem | undefined): ClaimDecision 
  */
 export function decideClaimFailed(
   current: LeaseItem | undefined,
-  me: { runId: string; slotId: string; force?: boolean },
+  me: { runId: string; slotId: string; force?: boolean; def?: string },
 ): ClaimDecision {
   if (current?.owner === me.runId && current.fence !== undefined) {
     const previous = displaced(current);
     return {
       kind: 'acquired',
       fence: current.fence,
-      doneSlots: current.doneSlots ?? new Set(),
+      doneSlots: doneSlotsFor(current, me.def),
       ownWrite: true,
+      open: openHolders(current).filter((h) => h.runId !== me.runId),
       ...(previous && { previous }),
     };
   }
-  if (!me.force && current?.doneSlots?.has(me.slotId)) {
-    return { kind: 'already-succeeded', fence: current.fence ?? 0 };
+  if (!me.force && doneSlotsFor(current, me.def).has(me.slotId)) {
+    return { kind: 'already-succeeded', fence: current?.fence ?? 0 };
   }
   return {
     kind: 'held',
@@ -144,6 +211,7 @@ export function decideClaimFailed(
     leaseUntilMs: current?.leaseUntilMs ?? 0,
     fence: current?.fence ?? 0,
     sameSlot: current?.slot === me.slotId,
+    renewedAtMs: current?.renewedAtMs ?? current?.acquiredAtMs ?? 0,
   };
 }
 

@@ -21,6 +21,12 @@ export const RuntimeMetric = {
   RunAbandoned: 'RunAbandoned',
   StaleWriteRejected: 'StaleWriteRejected',
   EffectNeedsReview: 'EffectNeedsReview',
+  /**
+   * A run left an effect not terminal (`sending`: outcome unknown, or a lookup that may still find
+   * it). Its alarm, with `cronfence effects --status unsettled` (the `problems` index), surfaces an
+   * effect nobody settles.
+   */
+  EffectUnsettled: 'EffectUnsettled',
   /** An invocation with trigger `catch-up` (a slot the sweeper re-triggered) ran to its finish. */
   CatchUpTriggered: 'CatchUpTriggered',
   RunDuration: 'RunDuration',

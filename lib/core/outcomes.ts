@@ -28,6 +28,12 @@ export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 /** Outcomes that land in the sparse `problems` index (the console's "what went wrong today"). */
 export const PROBLEM_OUTCOMES: readonly Outcome[] = [Outcome.Failed, Outcome.Stale, Outcome.Abandoned];
 
+/**
+ * Skip reasons that are problems too (they land in the `problems` index and the alarm counts them): an
+ * occurrence that was delivered and will never run under the current definition.
+ */
+export const PROBLEM_REASONS: readonly string[] = ['not-on-schedule'];
+
 /** Why a run was skipped, failed, went stale or was abandoned. */
 export const Reason = {
   /** Another attempt of the same slot holds the lease. */
@@ -54,6 +60,13 @@ export const Reason = {
   NotReleased: 'not-released',
   /** DynamoDB failed (throttled, unreachable) during the protocol. */
   StoreError: 'store-error',
+  /**
+   * The event's time is not an occurrence of the job's current schedule (e.g. a retry of an occurrence
+   * of the schedule before a redeploy changed it): recorded under the event's UTC minute, never run.
+   */
+  NotOnSchedule: 'not-on-schedule',
+  /** A shard event cut for another shard count: re-fanned out for the current count, not run. */
+  Resharded: 'resharded',
 } as const;
 /** Union of {@link Reason} values. */
 export type Reason = (typeof Reason)[keyof typeof Reason];

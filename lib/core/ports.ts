@@ -5,6 +5,7 @@
 import type { EffectItem, EffectStatus } from './effects.js';
 import type { ClaimDecision, LeaseItem } from './lease.js';
 import type { Outcome, Reason, Trigger } from './outcomes.js';
+import type { RecordFacts } from './slot-status.js';
 
 /** Source of the current time, epoch ms. Tests and drills inject skewed or controlled clocks. */
 export interface Clock {
@@ -47,11 +48,18 @@ export type InsertOnceResult =
  */
 export interface ResultStore {
   /**
-   * Create or overwrite a protected item under a fence.
-   * @throws StaleFenceError carrying the stored fence when a newer holder already wrote it.
-   * @throws ResultConflictError when another lease fences the item; StoreError on store failure.
+   * Create or overwrite a protected item under a fence (`fence` + `fencedBy`, the same attributes
+   * insert-once writes). `options.adoptUnfenced` also accepts an existing item that was never fenced.
+   * @throws StaleFenceError carrying the stored fence when a newer holder of our lease already wrote it.
+   * @throws ResultConflictError when the item exists unfenced (not adopted), or another lease that still
+   *   runs fenced it; StoreError on store failure.
    */
-  fencedPut(ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext): Promise<void>;
+  fencedPut(
+    ref: ItemRef,
+    attributes: Record<string, unknown>,
+    fc: FenceContext,
+    options?: { readonly adoptUnfenced?: boolean },
+  ): Promise<void>;
   /**
    * Insert a business result once; `existing` with the stored row when it is already there.
    * @throws StaleFenceError when a newer holder owns the row; StoreError on store failure.
@@ -79,6 +87,28 @@ export interface ClaimRequest extends LeaseRef {
   readonly lambdaRequestId?: string;
   /** Claim even if the slot is in the done set (manual re-runs). @default false */
   readonly force?: boolean;
+  /** Definition id (`definitionId`): a done set written under another id is ignored. @default none (any) */
+  readonly def?: string;
+}
+
+/** Arguments of a release. */
+export interface ReleaseRequest extends LeaseRef {
+  readonly runId: string;
+  readonly fence: number;
+  readonly nowMs: number;
+  /** The new done set (on success): the slot is recorded as succeeded. */
+  readonly doneSlots?: ReadonlySet<string>;
+  /** Definition id the done set belongs to (written with it). */
+  readonly def?: string;
+  /** Also clear the item's open-claim list (the releaser marked every earlier entry). @default false */
+  readonly clearOpen?: boolean;
+  /**
+   * False when the run could not write its own record: the lease is freed (`leaseUntilMs = 0`) and the
+   * holder left `unrecorded` (its authority over, like after any release) and on the open list, so the
+   * next claimer records it `abandoned`.
+   * @default true
+   */
+  readonly recorded?: boolean;
 }
 
 /** Lease operations, each one conditional write (docs/design.md steps 1, 2, 6). */
@@ -91,9 +121,14 @@ export interface LeaseStore {
    * Release: leaseUntilMs = 0, holderState released; with `doneSlots`, record the slot as succeeded.
    * @throws LeaseLostError when owner or fence changed; StoreError
    */
-  release(
-    ref: LeaseRef & { runId: string; fence: number; nowMs: number; doneSlots?: ReadonlySet<string> },
-  ): Promise<void>;
+  release(ref: ReleaseRequest): Promise<void>;
+  /**
+   * Best-effort release by a run whose claim request failed after it may have been applied (lost
+   * response, every retry refused): releases only if the item still names `runId` as a running owner.
+   * @returns the item before the release (its fence is the one the run held), or undefined when the
+   *   lease is not ours. @throws StoreError
+   */
+  releaseIfOwner(ref: LeaseRef & { runId: string; nowMs: number }): Promise<LeaseItem | undefined>;
   /** Read the lease item (CLI and tests only; never on the run's path). */
   get(ref: LeaseRef): Promise<LeaseItem | undefined>;
 }
@@ -130,6 +165,10 @@ export interface RunRecord {
   readonly error?: { readonly name: string; readonly message: string };
   /** Free-form details a job or the runtime adds (e.g. counts, the effect that needs review). */
   readonly details?: Record<string, unknown>;
+  /** Definition id the slot id belongs to (`definitionId`); absent on records written before it existed. */
+  readonly def?: string;
+  /** Shard runs: the shard count the payload was cut for (completion is checked per count). */
+  readonly shards?: number;
 }
 
 /** Run record persistence. */
@@ -145,6 +184,16 @@ export interface RunStore {
    * query, all pages; the sweeper's read, never on a run's path). @throws StoreError
    */
   succeededSlots(job: string, slotIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * The run id of a `succeeded` record of this slot (and shard) under definition `def` (records without
+   * a definition id count), if any: one Query on the slot's records. @throws StoreError
+   */
+  findSucceeded(job: string, slotId: string, def: string, shard?: number): Promise<string | undefined>;
+  /**
+   * What the sweeper reads of a job's run records with sort keys `RUN#<fromSlot>` .. `RUN#<toSlot>#\uffff`
+   * (one strongly consistent query, all pages; never on a run's path). @throws StoreError
+   */
+  slotRecords(job: string, fromSlot: string, toSlot: string): Promise<RecordFacts[]>;
   /** Record a displaced holder's run as `abandoned`, unless it already wrote its record. @throws StoreError */
   markAbandoned(
     job: string,
@@ -161,7 +210,9 @@ export type SendingResult =
   /** The effect record refused the write: here it is. */
   | { readonly kind: 'existing'; readonly item: EffectItem }
   /** The lease check refused: another run holds the lease (its item, if returned). */
-  | { readonly kind: 'lease-lost'; readonly lease: Record<string, unknown> | undefined };
+  | { readonly kind: 'lease-lost'; readonly lease: Record<string, unknown> | undefined }
+  /** Cross-lease reconciliation refused: the lease the effect was last moved under is still running. */
+  | { readonly kind: 'other-lease-running'; readonly lease: string };
 
 /** Result of recording an outcome. */
 export type RecordResult =
@@ -186,10 +237,25 @@ export type EffectOutcomeUpdate =
   | { readonly status: typeof EffectStatus.Failed; readonly error: { httpStatus: number; message: string } }
   | { readonly status: typeof EffectStatus.NeedsReview; readonly reviewReason: string };
 
-/** An operator's resolution of an effect awaiting review (`cronfence effects resolve`). */
+/**
+ * The operator's "not executed — release for resend" resolution: the provider never executed the
+ * effect; it goes back to `pending` and the next run of the slot sends it under the same key.
+ */
+export const NOT_EXECUTED = 'not-executed';
+
+/** Options of a move to `sending`. */
+export interface EffectMoveOptions {
+  /** The lease the effect was last moved under, when not ours (cross-lease reconciliation). */
+  readonly otherLease?: string;
+  /** The mover's request hash, written on the effect (it has none after a `not-executed` resolution). */
+  readonly requestHash?: string;
+}
+
+/** An operator's resolution of an effect that is not terminal or awaits review (`cronfence effects resolve`). */
 export interface EffectResolution {
   readonly key: string;
-  readonly as: typeof EffectStatus.Succeeded | typeof EffectStatus.Failed;
+  /** What the provider says happened: succeeded, failed, or never executed ({@link NOT_EXECUTED}). */
+  readonly as: typeof EffectStatus.Succeeded | typeof EffectStatus.Failed | typeof NOT_EXECUTED;
   readonly note: string;
   readonly by: string;
   readonly nowMs: number;
@@ -207,8 +273,17 @@ export interface EffectStore {
     fields: { requestHash: string; job: string; provider: string },
     fc: FenceContext,
   ): Promise<SendingResult>;
-  /** Take an effect over for (re)sending, atomically with a lease ownership check. @throws StoreError */
-  moveToSending(key: string, seen: SeenEffect, fc: FenceContext): Promise<SendingResult>;
+  /**
+   * Take an effect over for (re)sending, atomically with a lease ownership check — and, when the effect
+   * was last moved under `otherLease` (not ours), with a check that that lease is released or expired.
+   * @throws StoreError
+   */
+  moveToSending(
+    key: string,
+    seen: SeenEffect,
+    fc: FenceContext,
+    move?: EffectMoveOptions,
+  ): Promise<SendingResult>;
   /** Record the outcome of our own call. @throws StoreError */
   finish(key: string, fc: FenceContext, outcome: EffectOutcomeUpdate): Promise<RecordResult>;
   /** Settle an effect another call left in `sending` without calling the provider. @throws StoreError */

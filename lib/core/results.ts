@@ -11,20 +11,53 @@ export interface WriterFence {
   readonly fence: number;
 }
 
+/** What a refused fenced write means. */
+export type FencedRefusal =
+  /** Refuse with this error: a newer holder of our lease wrote it (StaleFenceError carrying the stored
+   * fence), or the item exists without a fence and adopting it was not asked for (ResultConflictError). */
+  | { readonly kind: 'refused'; readonly error: Error }
+  /**
+   * Last written under ANOTHER lease (a resharded, renamed or moved job): fences of different leases
+   * are never compared. Reconcile: write conditional on the item still being as seen, in one
+   * transaction with a check that the other lease is released or expired.
+   */
+  | { readonly kind: 'other-lease'; readonly lease: string; readonly fence: number };
+
 /**
- * The error for a refused fenced write: another lease fences the item (ResultConflictError), or a
- * newer holder of our lease wrote it (StaleFenceError carrying the stored fence).
+ * Decide from the item a refused fenced write returned (docs/design.md, protocol 3). Every protected
+ * item carries one fence attribute, `fence`, and its lease, `fencedBy`, whichever writer (fenced write
+ * or insert-once) created it; a fence is only ever compared with a fence of the same lease.
  * @param target names the item in the message (`<table> <key>`).
  */
 export function fencedWriteRefused(
   target: string,
   item: Record<string, unknown> | undefined,
   fc: WriterFence,
-): Error {
-  if (item?.fencedBy !== fc.leaseKey) {
-    return new ResultConflictError(`${target} is fenced by another lease (${String(item?.fencedBy)})`, item);
+): FencedRefusal {
+  if (item?.fence === undefined || item.fencedBy === undefined) {
+    return {
+      kind: 'refused',
+      error: new ResultConflictError(
+        `${target} exists but was never written under a fence; adopt it explicitly with fencedPut(..., { adoptUnfenced: true })`,
+        item,
+      ),
+    };
   }
-  return new StaleFenceError(target, fc.fence, item?.lastFence as number | undefined, item);
+  if (item.fencedBy !== fc.leaseKey)
+    return { kind: 'other-lease', lease: String(item.fencedBy), fence: Number(item.fence) };
+  return { kind: 'refused', error: new StaleFenceError(target, fc.fence, Number(item.fence), item) };
+}
+
+/** The error when a cross-lease reconciliation is refused: the other lease still runs (or the item moved). */
+export function crossLeaseRefused(
+  target: string,
+  other: { lease: string; fence: number },
+  item: Record<string, unknown> | undefined,
+): ResultConflictError {
+  return new ResultConflictError(
+    `${target} was last written under another lease (${other.lease}, fence ${other.fence}) that is still running (or this run no longer holds its own lease); it is reconciled once that lease is released or expired, by a holder of its own lease`,
+    item,
+  );
 }
 
 /** What a refused insert-once means. */
@@ -37,8 +70,12 @@ export type InsertRefusal = 'own-write' | 'existing' | 'take-over' | 'stale';
 export function insertRefused(existing: Record<string, unknown>, fc: WriterFence): InsertRefusal {
   if (existing.runId === fc.runId && existing.fence === fc.fence) return 'own-write';
   if (existing.status === 'succeeded') return 'existing';
-  if (existing.fencedBy === fc.leaseKey && Number(existing.fence) < fc.fence) return 'take-over';
-  return 'stale';
+  const sameLease = existing.fencedBy === fc.leaseKey;
+  if (existing.status === 'running')
+    return sameLease && Number(existing.fence) < fc.fence ? 'take-over' : 'stale';
+  // A protected item a fenced write created (no status): the result exists, unless a newer holder of
+  // our lease wrote it (fences compared only within one lease).
+  return sameLease && Number(existing.fence) > fc.fence ? 'stale' : 'existing';
 }
 
 /** Decide from the row a refused takeover returned: ours after all, succeeded meanwhile, or stale. */

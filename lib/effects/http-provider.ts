@@ -22,8 +22,10 @@ export interface HttpJsonProviderOptions {
   readonly lookup: boolean;
   /** Give up waiting for a response after this long (the outcome is then unknown), ms. @default 5000 */
   readonly timeoutMs?: number;
-  /** See {@link EffectProvider.lookupSettleMs}, ms. @default 30000 */
+  /** See {@link EffectProvider.lookupSettleMs}, ms. Required with `lookup: true` (no default). */
   readonly lookupSettleMs?: number;
+  /** See {@link EffectProvider.keyRetentionMs}, ms. Required with `idempotencyKeys: true` (no default). */
+  readonly keyRetentionMs?: number;
 }
 
 /** Statuses below 500 that do not prove the request was refused. */
@@ -46,19 +48,33 @@ function why(err: unknown, timeoutMs: number): string {
 }
 
 /**
- * Build the adapter. @throws InvalidArgumentError for a base URL that is not http(s).
+ * Build the adapter. @throws InvalidArgumentError for a base URL that is not http(s), or a capability
+ *   without its declaration (`lookupSettleMs` with lookup, `keyRetentionMs` with idempotency keys).
  * @example
- * const payments = httpJsonProvider({ name: 'payments', baseUrl, path: '/payouts', idempotencyKeys: true, lookup: false });
+ * const payments = httpJsonProvider({ name: 'payments', baseUrl, path: '/payouts', idempotencyKeys: true, keyRetentionMs: 86_400_000, lookup: false });
  * await ctx.effect(`payout#${m.id}#${ctx.businessDate}`, { merchantId: m.id, amountCents, currency }, payments);
  */
 export function httpJsonProvider<T>(o: HttpJsonProviderOptions): EffectProvider<T> {
   if (!/^https?:\/\//.test(o.baseUrl))
     throw new InvalidArgumentError('baseUrl', o.baseUrl, 'must be an http(s) URL');
+  if (o.lookup && !(typeof o.lookupSettleMs === 'number' && o.lookupSettleMs >= 0))
+    throw new InvalidArgumentError(
+      'lookupSettleMs',
+      o.lookupSettleMs,
+      'must be declared (ms >= 0) for a provider with lookup: how long a request may stay in flight',
+    );
+  if (o.idempotencyKeys && !(typeof o.keyRetentionMs === 'number' && o.keyRetentionMs > 0))
+    throw new InvalidArgumentError(
+      'keyRetentionMs',
+      o.keyRetentionMs,
+      'must be declared (ms > 0) for a provider with idempotency keys: how long it remembers a key',
+    );
   const timeoutMs = o.timeoutMs ?? 5_000;
   const base = `${o.baseUrl.replace(/\/$/, '')}${o.path}`;
   const provider: EffectProvider<T> = {
     name: o.name,
     idempotencyKeys: o.idempotencyKeys,
+    ...(o.idempotencyKeys && { keyRetentionMs: o.keyRetentionMs }),
     async send(key: string, request: T): Promise<SendResult> {
       try {
         const res = await fetch(base, {
@@ -81,7 +97,7 @@ export function httpJsonProvider<T>(o: HttpJsonProviderOptions): EffectProvider<
   if (!o.lookup) return provider;
   return {
     ...provider,
-    lookupSettleMs: o.lookupSettleMs ?? 30_000,
+    lookupSettleMs: Number(o.lookupSettleMs),
     async lookup(key: string): Promise<LookupResult> {
       let res: Response;
       try {

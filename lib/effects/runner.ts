@@ -18,6 +18,7 @@ import type { EffectOutcomeUpdate, EffectStore, SendingResult } from '../core/po
 import {
   EffectOutcomeUnknownError,
   IdempotencyConflictError,
+  InvalidArgumentError,
   LeaseLostError,
   StaleFenceError,
   StoreError,
@@ -42,7 +43,20 @@ export interface EffectRunnerOptions {
   readonly fence: () => FenceContext;
   /** Called after validation, before the first write of each `effect(...)` (pause points, abort checks). */
   readonly beforeWrite?: (key: string) => Promise<void>;
+  /**
+   * Called right before each provider call, after the `sending` write: throws when the run may no
+   * longer send (its authority ended meanwhile); the effect then stays `sending`, never sent. @default none
+   */
+  readonly beforeSend?: () => void;
   readonly onTransition?: (t: EffectTransition) => void;
+  /**
+   * Wait `ms` on the run's own clock; rejects with the abort reason when the run must stop. Used to
+   * let a lookup-only provider's in-flight window pass before trusting "not found". @default none
+   * (the effect is then left `sending` for a later run instead of waiting)
+   */
+  readonly wait?: (ms: number) => Promise<void>;
+  /** Lambda time left, ms (a settle wait must leave time to resend and record). @default unbounded */
+  readonly remainingTimeMs?: () => number;
   /**
    * The run record's details: every effect this run meets (or marks) in `needs-review` is listed under
    * `effectsNeedingReview` as `{ key, why }`. @default none
@@ -53,9 +67,41 @@ export interface EffectRunnerOptions {
 /** Times an effect may change under us between our refused write and our next one before we give up. */
 const MAX_RACES = 4;
 
+/** Lambda time a settle wait leaves for the resend, its record and the run's finish, ms. */
+export const SETTLE_WAIT_MARGIN_MS = 4_000;
+
+/**
+ * Check what a provider must declare (docs/design.md protocol 5): a settle time when it offers lookup,
+ * a key retention when it honours idempotency keys. @throws InvalidArgumentError naming the field
+ */
+export function validateProvider(provider: EffectProvider<unknown>): void {
+  const bad = (field: string, value: unknown, why: string) =>
+    new InvalidArgumentError(`provider "${provider.name}" ${field}`, value, why);
+  if (typeof provider.lookup === 'function') {
+    const v = provider.lookupSettleMs;
+    if (typeof v !== 'number' || !(v >= 0))
+      throw bad(
+        'lookupSettleMs',
+        v,
+        'a provider with lookup must declare how long a request may stay in flight (ms, >= 0); a lookup that finds nothing proves nothing before that',
+      );
+  }
+  if (provider.idempotencyKeys) {
+    const v = provider.keyRetentionMs;
+    if (typeof v !== 'number' || !(v > 0))
+      throw bad(
+        'keyRetentionMs',
+        v,
+        'a provider with idempotency keys must declare how long it remembers a key (ms, > 0; Infinity if never forgotten)',
+      );
+  }
+}
+
 /** Runs effects for one run; remembers which keys this run already called the provider for. */
 export class EffectRunner {
   private readonly attempted = new Set<string>();
+  /** When this run first saw each key's record `sending` (pending/other), by its own clock, epoch ms. */
+  private readonly firstSeenMs = new Map<string, number>();
 
   constructor(private readonly o: EffectRunnerOptions) {}
 
@@ -69,6 +115,7 @@ export class EffectRunner {
    */
   async run<T>(key: string, request: T, provider: EffectProvider<T>): Promise<EffectResult> {
     validateEffectKey(key);
+    validateProvider(provider as EffectProvider<unknown>);
     const requestHash = digestOf(request);
     await this.o.beforeWrite?.(key);
     const fc = this.o.fence();
@@ -83,8 +130,11 @@ export class EffectRunner {
     }
     for (let race = 0; race < MAX_RACES; race++) {
       if (r.kind === 'lease-lost') throw this.leaseLost(key, fc, r.lease);
+      if (r.kind === 'other-lease-running') throw otherLeaseRunning(key, r.lease);
       if (r.kind === 'sending') throw new Error('unreachable');
       const item: EffectItem = r.item;
+      const now = this.o.fence();
+      if (!this.firstSeenMs.has(key)) this.firstSeenMs.set(key, now.nowMs);
       const d = decideExisting(item, {
         runId: fc.runId,
         fence: fc.fence,
@@ -93,6 +143,9 @@ export class EffectRunner {
         providerName: provider.name,
         idempotencyKeys: provider.idempotencyKeys,
         canLookup: typeof provider.lookup === 'function',
+        leaseKey: fc.leaseKey,
+        nowMs: now.nowMs,
+        ...(provider.keyRetentionMs !== undefined && { keyRetentionMs: provider.keyRetentionMs }),
       });
       switch (d.kind) {
         case 'conflict':
@@ -108,7 +161,10 @@ export class EffectRunner {
             item as unknown as Record<string, unknown>,
           );
         case 'send': {
-          const moved = await this.o.store.moveToSending(key, item, this.o.fence());
+          const moved = await this.o.store.moveToSending(key, item, this.o.fence(), {
+            ...otherLeaseOf(item, fc),
+            requestHash,
+          });
           if (moved.kind !== 'sending') {
             r = moved;
             continue;
@@ -157,12 +213,34 @@ export class EffectRunner {
     item: EffectItem,
     provider: EffectProvider<T>,
   ): Promise<{ result: EffectResult } | { retry: SendingResult }> {
-    let found: LookupResult;
-    try {
-      if (!provider.lookup) throw new Error(`provider "${provider.name}" has no lookup`);
-      found = await provider.lookup(key);
-    } catch (err) {
-      throw new EffectOutcomeUnknownError(key, `lookup failed: ${(err as Error)?.message ?? String(err)}`);
+    const ask = async (): Promise<LookupResult> => {
+      try {
+        if (!provider.lookup) throw new Error(`provider "${provider.name}" has no lookup`);
+        return await provider.lookup(key);
+      } catch (err) {
+        throw new EffectOutcomeUnknownError(key, `lookup failed: ${(err as Error)?.message ?? String(err)}`);
+      }
+    };
+    let found = await ask();
+    if (!found.found) {
+      // "Not found" proves nothing while a request may still be in flight: wait out lookupSettleMs on
+      // THIS run's clock from when it first saw the effect `sending` (never the sender's timestamp,
+      // which another clock wrote), then ask again.
+      const settleMs = Number(provider.lookupSettleMs);
+      const waitMs = Number(this.firstSeenMs.get(key)) + settleMs - this.o.fence().nowMs;
+      if (waitMs > 0) {
+        const left = (this.o.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY) - SETTLE_WAIT_MARGIN_MS;
+        if (!this.o.wait || waitMs > left) {
+          this.transition(key, item.status, item.status, 'looked up: not found yet; may still be in flight');
+          throw new EffectOutcomeUnknownError(
+            key,
+            `lookup found nothing, but a request may still be in flight for ${waitMs} ms (lookupSettleMs ${settleMs}, measured on this run's clock) and this run cannot wait that long; left sending for a later run`,
+          );
+        }
+        this.transition(key, item.status, item.status, `looked up: not found yet; waiting ${waitMs} ms`);
+        await this.o.wait(waitMs);
+        found = await ask();
+      }
     }
     if (found.found) {
       const settled = await this.o.store.settle(key, item, this.o.fence(), {
@@ -176,16 +254,10 @@ export class EffectRunner {
       return { result: resultOf(settled.item, 'looked-up') };
     }
     const fc = this.o.fence();
-    const sinceSendMs = fc.nowMs - Number(item.sendingAtMs ?? item.createdAtMs);
-    const settleMs = provider.lookupSettleMs ?? 0;
-    if (sinceSendMs < settleMs) {
-      this.transition(key, item.status, item.status, 'looked up: not found yet; may still be in flight');
-      throw new EffectOutcomeUnknownError(
-        key,
-        `lookup found nothing, but the last send was ${sinceSendMs} ms ago (< lookupSettleMs ${settleMs}); it may still be in flight`,
-      );
-    }
-    const moved = await this.o.store.moveToSending(key, item, fc);
+    const moved = await this.o.store.moveToSending(key, item, fc, {
+      ...otherLeaseOf(item, fc),
+      requestHash: String(item.requestHash ?? digestOf(request)),
+    });
     if (moved.kind !== 'sending') return { retry: moved };
     this.transition(
       key,
@@ -203,6 +275,7 @@ export class EffectRunner {
     attempts: number,
     source: EffectSource,
   ): Promise<EffectResult> {
+    this.o.beforeSend?.();
     this.attempted.add(key);
     let res: SendResult;
     try {
@@ -276,4 +349,16 @@ export class EffectRunner {
   private transition(key: string, from: string, to: string, note?: string): void {
     this.o.onTransition?.({ key, from, to, ...(note !== undefined && { note }) });
   }
+}
+
+/** The other lease an effect was last moved under, when it is not ours (cross-lease reconciliation). */
+function otherLeaseOf(item: EffectItem, fc: FenceContext): { otherLease?: string } {
+  return item.leaseKey !== undefined && item.leaseKey !== fc.leaseKey ? { otherLease: item.leaseKey } : {};
+}
+
+function otherLeaseRunning(key: string, lease: string): EffectOutcomeUnknownError {
+  return new EffectOutcomeUnknownError(
+    key,
+    `last moved under another lease (${lease}) that is still running; reconciled once that lease is released or expired`,
+  );
 }

@@ -144,7 +144,13 @@ export function defineJob(options: JobOptions): JobHandler {
     // that only a settled run clears (a killed run's kept a process alive for the job's whole timeout)
     // and warn `TimeoutNegativeWarning` for a context already past its deadline.
     const handler = middy(base, { timeoutEarlyInMillis: 0 }).use(
-      cronfenceMiddleware({ definition, expression, deps, ...(onSummary && { onSummary }) }),
+      cronfenceMiddleware({
+        definition,
+        expression,
+        deps,
+        dispatch: () => (deps() as FanOutDeps).dispatchShards ?? options.dispatch,
+        ...(onSummary && { onSummary }),
+      }),
     );
     let added = [...inherited];
     handler.use(added);

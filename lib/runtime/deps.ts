@@ -75,7 +75,7 @@ export function createDeps(
     tableName,
     leases: new DynamoLeaseStore(doc, tableName),
     runs: new DynamoRunStore(doc, tableName),
-    results: new DynamoResultStore(doc),
+    results: new DynamoResultStore(doc, tableName),
     clock: options.clock ?? systemClock,
     ...(options.pausePoint && { pausePoint: options.pausePoint }),
     ...(options.observe && { observe: options.observe }),

@@ -29,6 +29,8 @@ export type RuntimeEvent =
       readonly reason: string;
       readonly holderRunId?: string;
       readonly leaseUntilMs?: number;
+      /** Set when the claimer waits for a quiet holder's lease to end and claims again, ms. */
+      readonly waitMs?: number;
     })
   | (EventBase & {
       readonly type: 'abandoned-marked';

@@ -52,13 +52,21 @@ export function ownsKey(ctx: Pick<JobContext, 'shard'>, key: string, shards: num
 
 /**
  * The payloads of a fan-out: the invocation's own payload (same slot, trigger, attempt, requester)
- * plus `shard` 0..N-1.
+ * plus `shard` 0..N-1 and `shards: N`, the count they were cut for (a shard index names a key space
+ * only under its count: a payload delivered after a redeploy changed the count is re-fanned out).
+ * @param only shard indexes to cut (the sweeper re-triggers missing shards only). @default all
  * @throws InvalidEventError for a payload that is not a JSON object.
  */
-export function shardPayloads(rawEvent: unknown, shards: number): Record<string, unknown>[] {
-  const base = typeof rawEvent === 'string' ? (JSON.parse(rawEvent) as unknown) : rawEvent;
-  parseInvocationEvent(base); // same validation as the handler's
-  return Array.from({ length: shards }, (_, shard) => ({ ...(base as Record<string, unknown>), shard }));
+export function shardPayloads(
+  rawEvent: unknown,
+  shards: number,
+  only?: readonly number[],
+): Record<string, unknown>[] {
+  const parsed = typeof rawEvent === 'string' ? (JSON.parse(rawEvent) as unknown) : rawEvent;
+  parseInvocationEvent(parsed); // same validation as the handler's
+  const { shard: _shard, shards: _shards, ...base } = parsed as Record<string, unknown>;
+  const indexes = only ?? Array.from({ length: shards }, (_, i) => i);
+  return indexes.map((shard) => ({ ...base, shard, shards }));
 }
 
 /**

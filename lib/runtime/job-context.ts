@@ -5,10 +5,11 @@
 
 import type { EffectProvider, EffectResult } from '../core/effects.js';
 import type { Trigger } from '../core/outcomes.js';
+import type { Clock } from '../core/ports.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { EffectRunner } from '../effects/runner.js';
 import { DynamoEffectStore } from '../store/effect-store.js';
-import type { InsertOnceResult } from '../store/result-store.js';
+import type { FencedPutOptions, InsertOnceResult } from '../store/result-store.js';
 import { Keys } from '../store/schema.js';
 import type { PausePointName, RuntimeDeps } from './deps.js';
 import type { RuntimeEvent } from './events.js';
@@ -36,13 +37,18 @@ export interface JobContext {
   /** Throw the abort reason if the run must stop (call between units of work). */
   throwIfAborted(): void;
   /**
-   * Create or overwrite a protected item under this run's fence (docs/design.md step 3).
-   * @throws StaleFenceError when a newer holder wrote it (the stored fence is on the error).
+   * Create or overwrite a protected item under this run's fence (docs/design.md step 3): the item
+   * carries `fence` and `fencedBy` (this run's lease), like an insert-once row. An existing item that was
+   * never fenced is refused unless `options.adoptUnfenced`.
+   * @throws StaleFenceError when a newer holder of this lease wrote it (the stored fence is on the error).
+   * @throws ResultConflictError when the item exists unfenced (not adopted), or another lease that still
+   *   runs last wrote it (reconciled once that lease is released or expired).
    */
   fencedPut(
     tableName: string,
     key: Record<string, string | number>,
     attributes: Record<string, unknown>,
+    options?: FencedPutOptions,
   ): Promise<void>;
   /**
    * Insert a business result once (docs/design.md step 4). Returns `existing` with the stored row when
@@ -88,6 +94,8 @@ export interface JobContextBinding {
   assertHeld?(): void;
   /** The run record's details, shared with the session (effects needing review are named there). */
   readonly details: Record<string, unknown>;
+  /** Register a protected operation under way; the run's record waits for it. @default none */
+  track?<T>(op: Promise<T>): Promise<T>;
   pause(name: PausePointName, key?: Record<string, unknown>): Promise<void>;
   // biome-ignore lint/suspicious/noExplicitAny: the session fills the event's common fields
   emit(event: any): void;
@@ -112,8 +120,13 @@ export function createJobContext(b: JobContextBinding): JobContext {
       await b.pause('before-write', { effect: key });
       guard(); // a run paused at the pause point must not write on waking
     },
+    // Right before the provider call: a run whose authority ended after its `sending` write never sends.
+    beforeSend: guard,
+    wait: (ms) => waitOn(clock, ms, b.signal),
+    remainingTimeMs: () => b.remainingTimeMs(),
     onTransition: (t) => b.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
   });
+  const tracked = <T>(op: () => Promise<T>): Promise<T> => (b.track ? b.track(op()) : op());
   return {
     job: b.job,
     slot: b.slot,
@@ -127,19 +140,46 @@ export function createJobContext(b: JobContextBinding): JobContext {
     nowMs: () => clock.now(),
     throwIfAborted: guard,
     // A run that knows it lost its lease stops before writing; the fence refuses the ones that do not know.
-    fencedPut: async (tableName, key, attributes) => {
-      await b.pause('before-write', key);
-      guard();
-      return results.fencedPut({ tableName, key }, attributes, fc());
-    },
-    insertOnce: async (tableName, key, attributes) => {
-      await b.pause('before-write', key);
-      guard();
-      return results.insertOnce({ tableName, key }, attributes, fc());
-    },
-    effect: (key, request, provider) => effects.run(key, request, provider),
+    fencedPut: (tableName, key, attributes, options) =>
+      tracked(async () => {
+        await b.pause('before-write', key);
+        guard();
+        return results.fencedPut({ tableName, key }, attributes, fc(), options);
+      }),
+    insertOnce: (tableName, key, attributes) =>
+      tracked(async () => {
+        await b.pause('before-write', key);
+        guard();
+        return results.insertOnce({ tableName, key }, attributes, fc());
+      }),
+    effect: (key, request, provider) => tracked(() => effects.run(key, request, provider)),
     setDetail: (name, value) => {
       b.details[name] = value;
     },
   };
+}
+
+/**
+ * Wait `ms` on `clock` (its own timers when it has them: virtual time in drills), rejecting with the
+ * abort reason as soon as `signal` aborts.
+ */
+function waitOn(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    let cancel: () => void = () => undefined;
+    const onAbort = () => {
+      cancel();
+      reject(signal.reason);
+    };
+    const done = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    if (clock.setTimer) cancel = clock.setTimer(done, ms);
+    else {
+      const t = setTimeout(done, ms);
+      cancel = () => clearTimeout(t);
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -7,7 +7,7 @@
 
 import { CLOCK_SKEW_BUDGET_MS, leaseUntil } from '../core/lease.js';
 import type { Clock, LeaseRef, LeaseStore } from '../core/ports.js';
-import { DeadlineError, LeaseLostError } from '../errors.js';
+import { DeadlineError, LeaseLostError, RunFinishedError } from '../errors.js';
 
 /** Options of a {@link LeaseKeeper}. */
 export interface LeaseKeeperOptions {
@@ -43,7 +43,7 @@ export class LeaseKeeper {
     this.untilMs = o.leaseUntilMs;
   }
 
-  /** Aborted with a LeaseLostError or DeadlineError as `reason`. */
+  /** Aborted with a LeaseLostError, DeadlineError or RunFinishedError as `reason`. */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
@@ -63,6 +63,15 @@ export class LeaseKeeper {
   }
 
   /**
+   * End the run's authority: stop renewing and abort the signal with a {@link RunFinishedError}
+   * (unless it is already aborted with another reason). Called before the run's record is written
+   * and its lease released, whatever the outcome; from then on {@link assertHeld} throws.
+   */
+  finish(): void {
+    this.abort(new RunFinishedError());
+  }
+
+  /**
    * Throw unless this run may still start work: not aborted, its lease not within the skew budget of
    * its end by this clock, the Lambda deadline not within its margin. Checked synchronously before
    * every protected write, so a run that was paused (GC, freeze) never sends one after its lease or
@@ -75,6 +84,7 @@ export class LeaseKeeper {
       if (verdict) this.abort(verdict);
     }
     if (this.controller.signal.aborted) throw this.controller.signal.reason;
+    if (this.stopped) throw new RunFinishedError(); // stopped without a reason: authority ended all the same
   }
 
   /** Why the run must stop now, if it must. */

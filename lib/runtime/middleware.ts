@@ -10,6 +10,7 @@ import type { JobDefinition } from '../core/job-definition.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { InvalidEventError, UnknownJobError } from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
+import { type ShardDispatcher, shardPayloads } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { RunSession, type RunSummary } from './run-session.js';
 
@@ -19,6 +20,8 @@ export interface CronfenceMiddlewareOptions {
   readonly expression: ScheduleExpression;
   /** Dependencies, resolved at the first invocation. */
   readonly deps: () => RuntimeDeps;
+  /** How a sharded job starts shard invocations (re-fan-out of a payload cut for another shard count). */
+  readonly dispatch?: () => ShardDispatcher | undefined;
   /** Called with every finished invocation's summary (logs, metrics, the emulator's printout). */
   readonly onSummary?: (summary: RunSummary) => void;
 }
@@ -68,6 +71,29 @@ export function cronfenceMiddleware(
     before: async (request) => {
       const event = parseInvocationEvent(request.event);
       if (event.job !== definition.name) throw new UnknownJobError(event.job, [definition.name]);
+      if (event.shard !== undefined && event.shards !== undefined && event.shards !== definition.shards) {
+        // Cut for another shard count (queued across a redeploy): its index names another key space.
+        // Re-fan out for the current count (each shard's lease absorbs duplicates), or fail loudly.
+        const dispatcher = options.dispatch?.();
+        if (!dispatcher || definition.shards === 1) {
+          throw new InvalidEventError(
+            'shards',
+            event.shards,
+            `the payload was cut for ${event.shards} shards; job "${definition.name}" now has ${definition.shards}${definition.shards > 1 ? ' and no shard dispatcher' : ''}`,
+          );
+        }
+        const session = new RunSession(
+          definition,
+          options.expression,
+          options.deps(),
+          event,
+          request.context,
+        );
+        await dispatcher.dispatch(shardPayloads(request.event, definition.shards));
+        const summary = await session.recordResharded(event.shards, definition.shards);
+        options.onSummary?.(summary);
+        return summary;
+      }
       if (event.shard !== undefined && event.shard >= definition.shards) {
         throw new InvalidEventError(
           'shard',

@@ -119,7 +119,9 @@ function metricsOf(e: RuntimeEvent): Pending[] {
     case 'stale-write-rejected':
       return [count(RuntimeMetric.StaleWriteRejected)];
     case 'effect-transition':
-      return e.to === 'needs-review' ? [count(RuntimeMetric.EffectNeedsReview)] : [];
+      if (e.to === 'needs-review') return [count(RuntimeMetric.EffectNeedsReview)];
+      // An effect this run leaves not terminal (outcome unknown, or not found yet by a lookup).
+      return e.from === e.to ? [count(RuntimeMetric.EffectUnsettled)] : [];
     case 'finish': {
       const s = e.summary;
       const out: Pending[] = [];

@@ -3,14 +3,23 @@
  * a kept lease, then write exactly one run record and release. The middy middleware calls it.
  */
 import type { InvocationEvent } from '../core/event.js';
+import { boundDetails } from '../core/item-bounds.js';
 import type { JobDefinition } from '../core/job-definition.js';
-import { type ClaimDecision, leaseUntil, nextDoneSlots } from '../core/lease.js';
+import { CLOCK_SKEW_BUDGET_MS, type ClaimDecision, leaseUntil, nextDoneSlots } from '../core/lease.js';
+import { definitionId, holdersToMark, needsDoneCheck, sameSlotHeldAction } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
-import { validateSlot } from '../core/schedule/validate-slot.js';
-import { DeadlineError, LeaseLostError, StaleFenceError, StoreError } from '../errors.js';
+import { MAX_SLOT_AHEAD_MS, validateSlot } from '../core/schedule/validate-slot.js';
+import {
+  DeadlineError,
+  InvalidEventError,
+  LeaseHeldError,
+  LeaseLostError,
+  StaleFenceError,
+  StoreError,
+} from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
 import { notify, type RuntimeEventBody } from './events.js';
 import { createJobContext, type JobContext } from './job-context.js';
@@ -30,6 +39,15 @@ export {
   type RunSummary,
 } from './run-summary.js';
 
+/**
+ * Lambda time kept back when the run's record waits for the body's operations under way, ms: enough
+ * for the release and the record themselves.
+ */
+export const FINISH_MARGIN_MS = 1_000;
+
+/** Claim attempts of one invocation when the same slot is held by a holder that may be dead. */
+const MAX_CLAIM_ROUNDS = 4;
+
 /** One invocation attempt's run. */
 export class RunSession {
   readonly runId: string;
@@ -39,7 +57,15 @@ export class RunSession {
   private doneSlots: ReadonlySet<string> = new Set();
   private keeper: LeaseKeeper | undefined;
   private finished = false;
+  /** Protected operations the body started and that have not settled yet. */
+  private readonly inflight = new Set<Promise<unknown>>();
   private readonly details: Record<string, unknown> = {};
+  /** Definition id of this run's slot ids (zone, schedule, DST policy, shard count). */
+  readonly defId: string;
+  /** Why the current definition refuses the event's slot (recorded `skipped / not-on-schedule`). */
+  private readonly refusal: InvalidEventError | undefined;
+  /** True once every earlier open claim was marked (the release may then clear the list). */
+  private marked = false;
   /** The record of an invocation whose claim failed with a StoreError (the middleware attaches it). */
   unclaimedFailure: RunSummary | undefined;
 
@@ -52,17 +78,35 @@ export class RunSession {
   ) {
     this.startedAtMs = deps.clock.now();
     this.runId = newRunId(this.startedAtMs);
-    this.slot =
+    this.defId = definitionId(def);
+    const slot =
       event.slotLocalTime !== undefined && expression.kind === 'cron'
         ? slotFromLocalTime(event.slotLocalTime, expression, def.timeZone, def.businessDate)
         : slotFromScheduledTime(event.scheduledTimeMs, expression, def.timeZone, def.businessDate);
-    validateSlot(
-      expression,
-      this.slot,
-      event.scheduledTimeMs,
-      event.slotLocalTime !== undefined && expression.kind === 'cron',
-      this.startedAtMs,
-    );
+    try {
+      validateSlot(
+        expression,
+        slot,
+        event.scheduledTimeMs,
+        event.slotLocalTime !== undefined && expression.kind === 'cron',
+        this.startedAtMs,
+      );
+      this.slot = slot;
+    } catch (err) {
+      // A time in the future or before 1970 is a bad event (thrown, nothing written). A real time that
+      // is not an occurrence of the CURRENT schedule (a retry of an occurrence of the schedule before a
+      // redeploy) is recorded under its UTC minute, a slot id no occurrence uses, and not run.
+      const year = new Date(event.scheduledTimeMs).getUTCFullYear();
+      if (
+        !(err instanceof InvalidEventError) ||
+        err.field !== 'scheduledTime' ||
+        event.scheduledTimeMs > this.startedAtMs + MAX_SLOT_AHEAD_MS ||
+        year < 1970
+      )
+        throw err;
+      this.refusal = err;
+      this.slot = { ...slot, id: `${new Date(event.scheduledTimeMs).toISOString().slice(0, 16)}Z` };
+    }
   }
 
   /** True once the lease is ours (the finish must record and release). */
@@ -76,10 +120,15 @@ export class RunSession {
     if (remaining < MIN_REMAINING_TO_CLAIM_MS) {
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.Deadline) };
     }
-    const nowMs = this.deps.clock.now();
+    if (this.refusal) {
+      this.emit({ type: 'claim-lost', reason: Reason.NotOnSchedule });
+      return {
+        kind: 'skipped',
+        summary: await this.record(Outcome.Skipped, Reason.NotOnSchedule, { error: this.refusal }),
+      };
+    }
     const leaseMs = this.def.lease.durationSeconds * 1000;
-    const untilMs = leaseUntil(nowMs, leaseMs, remaining);
-    const decision = await this.claim(nowMs, untilMs);
+    const { decision, nowMs, untilMs } = await this.claimUnlessHolderMayBeDead(leaseMs, remaining);
     if (decision.kind !== 'acquired') return { kind: 'skipped', summary: await this.skip(decision) };
     this.fence = decision.fence;
     this.doneSlots = decision.doneSlots;
@@ -90,6 +139,8 @@ export class RunSession {
       ...(decision.previous && { previousRunId: decision.previous.runId }),
     });
     await this.markDisplaced(decision, nowMs);
+    const late = await this.lateCopyDone();
+    if (late) return { kind: 'skipped', summary: late };
     this.keeper = this.startKeeper(decision.fence, leaseMs, untilMs);
     await this.pause('after-claim');
     return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
@@ -109,17 +160,118 @@ export class RunSession {
         // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
         // keys make it produce no second result); every other trigger honours the done set.
         force: this.event.trigger === Trigger.Manual,
+        def: this.defId,
       })
       .catch(async (err: unknown) => {
         // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
-        // best effort; the error still propagates so Lambda retries the invocation.
-        if (err instanceof StoreError) {
-          this.unclaimedFailure = await this.record(Outcome.Failed, Reason.StoreError, { error: err }).catch(
-            () => undefined,
-          );
-        }
+        // best effort, after releasing what the claim may have applied; the error still propagates so
+        // Lambda retries the invocation.
+        if (err instanceof StoreError) await this.claimFailed(err);
         throw err;
       });
+  }
+
+  /**
+   * Claim; when the same slot is held by a holder that stopped renewing (it may be dead: a crashed
+   * environment whose Lambda retry this may be), wait for its lease to end and claim again, or fail
+   * retryably (`LeaseHeldError`, after the `skipped / lease-held` record) when that outlives this
+   * invocation. A skip is never the end of the line while the holder may be dead.
+   */
+  private async claimUnlessHolderMayBeDead(
+    leaseMs: number,
+    remaining: number,
+  ): Promise<{ decision: ClaimDecision; nowMs: number; untilMs: number }> {
+    let nowMs = this.deps.clock.now();
+    let untilMs = leaseUntil(nowMs, leaseMs, remaining);
+    for (let round = 1; ; round++) {
+      const decision = await this.claim(nowMs, untilMs);
+      if (decision.kind !== 'held' || !decision.sameSlot) return { decision, nowMs, untilMs };
+      const action = sameSlotHeldAction({
+        nowMs,
+        leaseUntilMs: decision.leaseUntilMs,
+        renewedAtMs: decision.renewedAtMs,
+        leaseMs,
+        renewFraction: this.def.lease.renewFraction,
+        remainingMs: this.lambda.getRemainingTimeInMillis(),
+        minRemainingMs: MIN_REMAINING_TO_CLAIM_MS + 1_000,
+        slackMs: 2 * CLOCK_SKEW_BUDGET_MS + 1_000,
+      });
+      if (action.kind === 'skip') return { decision, nowMs, untilMs };
+      if (action.kind === 'retry-later' || round >= MAX_CLAIM_ROUNDS) {
+        const holderSeen = {
+          runId: decision.holderRunId,
+          slot: decision.holderSlot,
+          leaseUntilMs: decision.leaseUntilMs,
+          fence: decision.fence,
+        };
+        this.emit({ type: 'claim-lost', reason: Reason.LeaseHeld, holderRunId: decision.holderRunId });
+        this.unclaimedFailure = await this.record(Outcome.Skipped, Reason.LeaseHeld, { holderSeen });
+        throw new LeaseHeldError(this.slot.id, decision.holderRunId, decision.leaseUntilMs);
+      }
+      this.emit({
+        type: 'claim-lost',
+        reason: Reason.LeaseHeld,
+        holderRunId: decision.holderRunId,
+        leaseUntilMs: decision.leaseUntilMs,
+        waitMs: action.waitMs,
+      });
+      await this.sleep(action.waitMs);
+      nowMs = this.deps.clock.now();
+      untilMs = leaseUntil(nowMs, leaseMs, this.lambda.getRemainingTimeInMillis());
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const { clock } = this.deps;
+    return new Promise((r) => (clock.setTimer ? clock.setTimer(r, ms) : setTimeout(r, ms)));
+  }
+
+  /**
+   * A claim request failed (a StoreError) after it may have been applied: release best-effort if the
+   * item names us (learning the fence we held), and record `failed / store-error` with that fence.
+   */
+  private async claimFailed(err: StoreError): Promise<void> {
+    let fence: number | undefined;
+    try {
+      const held = await this.deps.leases.releaseIfOwner({
+        job: this.def.name,
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        runId: this.runId,
+        nowMs: this.deps.clock.now(),
+      });
+      fence = held?.fence;
+    } catch {
+      // the lease expires by itself; the next claimer marks this run (it is on the open list)
+    }
+    if (fence !== undefined) this.fence = fence;
+    this.unclaimedFailure = await this.record(Outcome.Failed, Reason.StoreError, { error: err }).catch(
+      () => undefined,
+    );
+    this.fence = undefined;
+  }
+
+  /**
+   * A late copy of a slot older than everything the done set remembers: one read decides whether it
+   * already succeeded (the normal path never reads; manual re-runs run on purpose). Returns the skip's
+   * summary when it did (the lease released, the slot left as it was).
+   */
+  private async lateCopyDone(): Promise<RunSummary | undefined> {
+    if (this.event.trigger === Trigger.Manual || !needsDoneCheck(this.doneSlots, this.slot.id))
+      return undefined;
+    const doneBy = await this.deps.runs.findSucceeded(
+      this.def.name,
+      this.slot.id,
+      this.defId,
+      this.event.shard,
+    );
+    if (doneBy === undefined) return undefined;
+    this.details.succeededBy = doneBy;
+    this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
+    // Record first: if the record cannot be written, `fail` frees the lease and leaves this run on the
+    // open list for the next claimer to record abandoned.
+    const summary = await this.record(Outcome.Skipped, Reason.AlreadySucceeded);
+    await this.release(false).catch(() => undefined);
+    return summary;
   }
 
   /** Record the skip a refused claim decided: already succeeded, or held (same slot / overlap). */
@@ -144,13 +296,21 @@ export class RunSession {
     return this.record(Outcome.Skipped, reason, { holderSeen });
   }
 
-  /** Mark the holder we displaced abandoned, and the one it displaced if its claim was never acknowledged to it. */
+  /** Mark abandoned every earlier open claim and the holder we displaced (any depth). */
   private async markDisplaced(
     decision: Extract<ClaimDecision, { kind: 'acquired' }>,
     nowMs: number,
   ): Promise<void> {
-    for (const p of [decision.previous, decision.previous?.displaced]) {
-      if (!p?.abandoned) continue;
+    // Every earlier claim that never released (however deep the chain of lost claim responses), and
+    // the holder we displaced. Marking is conditional: a holder that wrote its own record keeps it.
+    const toMark = holdersToMark(
+      [
+        ...decision.open,
+        ...[decision.previous?.displaced, decision.previous].flatMap((p) => (p?.abandoned ? [p] : [])),
+      ],
+      this.runId,
+    );
+    for (const p of toMark) {
       await this.deps.runs.markAbandoned(
         this.def.name,
         { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },
@@ -160,6 +320,7 @@ export class RunSession {
       );
       this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
     }
+    this.marked = true;
   }
 
   /** Start renewing the lease every `lease/3` (docs/design.md step 2). */
@@ -199,18 +360,65 @@ export class RunSession {
   async succeed(): Promise<RunSummary> {
     await this.pause('before-finish');
     this.keeper?.assertHeld();
-    this.keeper?.stop();
-    const summary = await this.record(Outcome.Succeeded);
+    await this.endAuthority();
+    // `succeeded` only where no successor left an abandoned mark (else LeaseLostError → fail() records
+    // `stale / lease-lost`); then the release, conditional on still holding the lease. A refused
+    // release means a successor displaced this run before its mark could land: the record is corrected
+    // to `stale / lease-lost` (RUN_RECORD_CORRECT). A displaced holder never stays `succeeded`.
+    let summary: RunSummary;
+    try {
+      summary = await this.record(Outcome.Succeeded);
+    } catch (err) {
+      // The record could not be written: never leave the lease held (a retry must be able to claim);
+      // the holder is left `unrecorded` (its authority over) for the next claimer to record abandoned.
+      await this.release(false, false).catch(() => undefined);
+      throw err;
+    }
     try {
       await this.release(true);
     } catch (err) {
-      // Recorded as succeeded (every write was fenced and accepted). A successor took the expired lease
-      // before our release, or DynamoDB refused the release (throttled): the lease expires by itself,
-      // and a later delivery of this slot finds its results. The outcome stays what the record says.
-      if (!(err instanceof LeaseLostError || err instanceof StoreError)) throw err;
+      if (err instanceof LeaseLostError) return this.record(Outcome.Stale, Reason.LeaseLost, { error: err });
+      // Throttled release after the record: the lease expires by itself, and a later delivery of this
+      // slot finds its results. The outcome stays what the record says.
+      if (!(err instanceof StoreError)) throw err;
       this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: err.message });
     }
     return summary;
+  }
+
+  /**
+   * Track a protected operation (fenced write, insert-once, effect) the body started: the run's record
+   * waits for it (see {@link endAuthority}). @returns `op` itself.
+   */
+  track<T>(op: Promise<T>): Promise<T> {
+    this.inflight.add(op);
+    const done = () => this.inflight.delete(op);
+    op.then(done, done);
+    return op;
+  }
+
+  /**
+   * End the run's authority before its record: abort the signal with RunFinishedError (a body branch
+   * still running — `Promise.all` siblings, un-awaited promises, timers — can start no write or effect
+   * from now on), then wait for the protected operations already under way to settle, bounded by the
+   * Lambda time left minus {@link FINISH_MARGIN_MS}. An effect past its `sending` write either sent its
+   * request (and we wait for the answer) or sees the abort and never sends, so the handler does not
+   * return while an effect sits between `sending` and its request.
+   */
+  private async endAuthority(): Promise<void> {
+    this.keeper?.finish();
+    if (this.inflight.size === 0) return;
+    const boundMs = Math.max(0, this.lambda.getRemainingTimeInMillis() - FINISH_MARGIN_MS);
+    let cancel: (() => void) | undefined;
+    const bound = new Promise<void>((resolve) => {
+      if (this.deps.clock.setTimer) cancel = this.deps.clock.setTimer(resolve, boundMs);
+      else {
+        const t = setTimeout(resolve, boundMs);
+        cancel = () => clearTimeout(t);
+      }
+    });
+    await Promise.race([Promise.allSettled([...this.inflight]), bound]);
+    cancel?.();
   }
 
   /**
@@ -219,9 +427,11 @@ export class RunSession {
    * Lambda/Scheduler retry. @returns the summary and whether the caller should rethrow.
    */
   async fail(err: unknown): Promise<{ summary: RunSummary; rethrow: boolean }> {
-    this.keeper?.stop();
-    if (!this.claimed || this.finished)
+    if (!this.claimed || this.finished) {
+      this.keeper?.finish();
       return { summary: this.summary(Outcome.Failed, Reason.Error, err), rethrow: true };
+    }
+    await this.endAuthority();
     if (err instanceof StaleFenceError || err instanceof LeaseLostError) {
       if (err instanceof StaleFenceError) {
         this.emit({
@@ -240,9 +450,26 @@ export class RunSession {
         : err instanceof StoreError
           ? Reason.StoreError
           : Reason.Error;
-    const summary = await this.record(Outcome.Failed, reason, { error: err });
-    await this.release(false).catch(() => undefined); // lease expires anyway; a retry claims after it
-    return { summary, rethrow: true };
+    let recorded = false;
+    try {
+      const summary = await this.record(Outcome.Failed, reason, { error: err });
+      recorded = true;
+      return { summary, rethrow: true };
+    } finally {
+      // Released whether or not the record could be written: a retry claims at once (an unrecorded
+      // holder is left `unrecorded`, its authority over, for the next claimer to record abandoned).
+      await this.release(false, recorded).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Record that this shard event was cut for `cutFor` shards and re-fanned out for `current`
+   * (`skipped / resharded`; nothing claimed). @throws StoreError
+   */
+  async recordResharded(cutFor: number, current: number): Promise<RunSummary> {
+    this.details.reshard = { cutFor, current, dispatched: current };
+    this.emit({ type: 'claim-lost', reason: Reason.Resharded });
+    return this.record(Outcome.Skipped, Reason.Resharded);
   }
 
   /** Report a decision to the observer (never throws). */
@@ -272,7 +499,7 @@ export class RunSession {
     }
   }
 
-  private async release(done: boolean): Promise<void> {
+  private async release(done: boolean, recorded = true): Promise<void> {
     if (this.fence === undefined) return;
     await this.deps.leases.release({
       job: this.def.name,
@@ -280,6 +507,9 @@ export class RunSession {
       runId: this.runId,
       fence: this.fence,
       nowMs: this.deps.clock.now(),
+      def: this.defId,
+      clearOpen: this.marked && recorded,
+      recorded,
       ...(done && { doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def.rememberSlots) }),
     });
   }
@@ -328,7 +558,9 @@ export class RunSession {
       finishedAtMs,
       durationMs: finishedAtMs - this.startedAtMs,
       ...(extra.error !== undefined && { error: errorSummary(extra.error) }),
-      ...(Object.keys(this.details).length > 0 && { details: this.details }),
+      ...(Object.keys(this.details).length > 0 && { details: boundDetails(this.details) }),
+      def: this.defId,
+      ...(e.shard !== undefined && { shards: e.shards ?? this.def.shards }),
     };
     await this.deps.runs.put(rec, this.def.runRetentionDays);
     this.finished = true;
@@ -351,6 +583,7 @@ export class RunSession {
       // Not aborted, lease not lapsed by our clock (minus the skew budget), deadline not reached.
       assertHeld: () => keeper.assertHeld(),
       details: this.details,
+      track: (op) => this.track(op),
       pause: (name, key) => this.pause(name, key),
       emit: (e) => this.emit(e),
     });

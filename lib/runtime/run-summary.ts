@@ -3,6 +3,7 @@
  * fields the runtime reads.
  */
 import { randomBytes } from 'node:crypto';
+import { boundText } from '../core/item-bounds.js';
 import type { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen } from '../core/ports.js';
 
@@ -38,5 +39,8 @@ export function newRunId(nowMs: number): string {
 /** Name and a bounded message of an error, for run records and summaries. */
 export function errorSummary(err: unknown): { name: string; message: string } {
   const e = err as Error;
-  return { name: e?.name ?? 'Error', message: String(e?.message ?? err).slice(0, 500) };
+  return {
+    name: String(e?.name ?? 'Error').slice(0, 100),
+    message: boundText(String(e?.message ?? err), 500),
+  };
 }

@@ -1,16 +1,20 @@
 /**
- * The sweeper (docs/design.md "Time": missed-run detection, which Scheduler lacks): for every job, list
+ * The sweeper (DESIGN.md "Time": missed-run detection, which Scheduler lacks): for every job, list
  * the expected slots in the recent window, compare them with what succeeded (the lease item's done
  * set and succeeded run records), and re-trigger the missing ones through the normal path with
  * trigger `catch-up`. Every decision lands in a run record (`catch-up-limit`) or a log line.
  */
 import type { JobDefinition } from '../core/job-definition.js';
+import { awaitsAbandonMark, type LeaseItem, openHolders } from '../core/lease.js';
+import { definitionId, holdersToMark } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { Clock, LeaseStore, RunStore } from '../core/ports.js';
 import { planCatchUp, sweepWindow } from '../core/schedule/catch-up.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import type { Slot } from '../core/schedule/slot.js';
+import { type RecordFacts, slotStatuses } from '../core/slot-status.js';
+import { shardPayloads } from './fan-out.js';
 
 /** A job the sweeper watches, and how to invoke it. */
 export interface SweepTarget {
@@ -52,18 +56,43 @@ export interface SweepDeps {
   readonly clock: Clock;
   /** One structured line per decision. @default console.log of JSON */
   readonly log?: (line: Record<string, unknown>) => void;
+  /**
+   * Catch up delivered-but-unfinished slots whatever `catchUp` says. `false` reproduces the sweeper
+   * before it did (a same-slot skip was the end of the line): only the history explorer's broken
+   * variant sets it, to prove the liveness invariant catches that. @default true
+   */
+  readonly catchUpUnfinished?: boolean;
 }
 
-/** Slot ids that succeeded: the lease's done set and succeeded run records in the slots' range. */
-async function succeededIds(deps: SweepDeps, job: string, slots: readonly Slot[]): Promise<Set<string>> {
-  const lease = await deps.leases.get({ job });
-  const done = new Set<string>(lease?.doneSlots ?? []);
-  for (const id of await deps.runs.succeededSlots(
-    job,
-    slots.map((s) => s.id),
-  ))
-    done.add(id);
-  return done;
+/** The most two zones' local times differ (UTC-12 .. UTC+14), ms. */
+const ZONE_SPAN_MS = 26 * 3_600_000;
+
+/** Catch-up attempts of one unfinished slot after which the sweeper stops re-triggering it. */
+export const MAX_CATCH_UP_ATTEMPTS = 3;
+
+async function leaseItems(
+  deps: SweepDeps,
+  job: string,
+  shards: number,
+): Promise<Map<number | undefined, LeaseItem | undefined>> {
+  const out = new Map<number | undefined, LeaseItem | undefined>();
+  for (const shard of [undefined, ...Array.from({ length: shards > 1 ? shards : 0 }, (_, i) => i)])
+    out.set(shard, await deps.leases.get({ job, ...(shard !== undefined && { shard }) }));
+  return out;
+}
+
+async function recordsOf(deps: SweepDeps, job: string, slots: readonly Slot[]): Promise<RecordFacts[]> {
+  if (slots.length === 0) return [];
+  // Slot ids are local minutes: a zone change between deploys gives the same occurrences other ids,
+  // up to 26 h apart. Read that much around the window so records of the old ids are seen too.
+  const times = slots.map((s) => s.scheduledTimeMs);
+  const minute = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+  const ids = [
+    ...slots.map((s) => s.id),
+    minute(Math.min(...times) - ZONE_SPAN_MS),
+    minute(Math.max(...times) + ZONE_SPAN_MS),
+  ].sort();
+  return deps.runs.slotRecords(job, ids[0] as string, ids[ids.length - 1] as string);
 }
 
 /** The payload a catch-up invocation carries (the manual form with trigger `catch-up`). */
@@ -104,19 +133,71 @@ export async function sweep(
       fromMs,
       toMs,
     );
-    const done = await succeededIds(deps, job, expected);
+    const def = definitionId(t.definition);
+    const shards = t.definition.shards;
+    const leases = await leaseItems(deps, job, shards);
+    const statuses = slotStatuses({
+      expected,
+      records: await recordsOf(deps, job, expected),
+      leases,
+      shards,
+      def,
+      nowMs,
+    });
+    const decide = (d: SweepDecision) => {
+      report.decisions.push(d);
+      log({ message: 'sweep decision', ...d });
+    };
+    // A holder whose lease is over and that never released: record it abandoned now (a problem record
+    // the alarm counts), not only when the job's next claim comes.
+    for (const [shard, item] of leases) {
+      if (!item || (item.leaseUntilMs ?? 0) >= nowMs) continue;
+      const dead = openHolders(item).filter((h) => h.leaseUntilMs < nowMs);
+      if (awaitsAbandonMark(item.holderState) && item.owner && item.slot)
+        dead.push({
+          runId: item.owner,
+          slot: item.slot,
+          leaseUntilMs: item.leaseUntilMs ?? 0,
+          fence: item.fence ?? 0,
+        });
+      for (const holder of holdersToMark(dead, '')) {
+        await deps.runs.markAbandoned(
+          job,
+          holder,
+          `sweeper${shard === undefined ? '' : ` (shard ${shard})`}`,
+          nowMs,
+          t.definition.runRetentionDays,
+        );
+      }
+    }
+    // Delivered and never finished: always caught up (whatever catchUp says; that setting is about
+    // slots Scheduler never delivered), the missing shards only, at most MAX_CATCH_UP_ATTEMPTS times.
+    const unfinished =
+      deps.catchUpUnfinished === false ? [] : statuses.filter((st) => !st.done && st.started);
+    for (const st of unfinished) {
+      if (st.failedCatchUps >= MAX_CATCH_UP_ATTEMPTS) {
+        decide({ job, slot: st.slot.id, action: 'skipped', reason: 'catch-up-exhausted' });
+        continue;
+      }
+      const base = catchUpPayload(job, st.slot, 'unfinished');
+      const payloads = shards > 1 ? shardPayloads(base, shards, st.missingShards) : [base];
+      for (const p of payloads) await t.invoke(p, st.slot);
+      decide({
+        job,
+        slot: st.slot.id,
+        action: 'triggered',
+        reason: shards > 1 ? `unfinished: shards ${st.missingShards.join(',')}` : 'unfinished',
+      });
+    }
+    const done = new Set(statuses.filter((st) => st.done || st.started).map((st) => st.slot.id));
     const plan = planCatchUp({
       expected,
       succeededIds: done,
       mode: catchUp.mode,
       maxSlotsPerSweep: catchUp.maxSlotsPerSweep,
     });
-    const missing = plan.trigger.length + plan.skipped.length + plan.ignored.length;
+    const missing = statuses.filter((st) => !st.done).length;
     report.jobs.push({ job, expected: expected.length, succeeded: expected.length - missing, missing });
-    const decide = (d: SweepDecision) => {
-      report.decisions.push(d);
-      log({ message: 'sweep decision', ...d });
-    };
     for (const slot of plan.trigger) {
       const why = slot.shifted ? 'dst-gap-shift' : 'missed';
       await t.invoke(catchUpPayload(job, slot, why), slot);

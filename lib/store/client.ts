@@ -29,9 +29,62 @@ export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoD
       !process.env.AWS_ACCESS_KEY_ID && { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
     ...config,
   });
-  return DynamoDBDocumentClient.from(client, {
+  const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
+  addConflictRetry(doc);
+  return doc;
+}
+
+/** Attempts per request when DynamoDB reports a transaction conflict (on top of the SDK's own retries). */
+export const CONFLICT_ATTEMPTS = 8;
+
+/** Backoff before conflict retry `attempt` (1-based), ms: full jitter over 25 ms x 2^attempt, capped at 1.6 s. */
+export function conflictBackoffMs(attempt: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(1_600, 25 * 2 ** attempt));
+}
+
+/**
+ * True for an error that means "a transaction touching this item is in flight; try again":
+ * `TransactionConflictException` on a single-item request, or a cancelled transaction whose only
+ * reasons are conflicts (none is a condition failure). The SDK's standard retry strategy retries
+ * neither (they are not throttling or transient errors to it).
+ */
+export function isConflictOnly(err: unknown): boolean {
+  const e = err as { name?: string; CancellationReasons?: { Code?: string }[] };
+  if (e?.name === 'TransactionConflictException') return true;
+  if (e?.name !== 'TransactionCanceledException' || !e.CancellationReasons) return false;
+  const codes = e.CancellationReasons.map((r) => r.Code ?? 'None');
+  return (
+    codes.includes('TransactionConflict') && codes.every((c) => c === 'TransactionConflict' || c === 'None')
+  );
+}
+
+/**
+ * Retry transaction conflicts with backoff for every request of this client: one SDK middleware at
+ * the `initialize` step, so each retry passes through the SDK's own retry step (and any fault layer
+ * after it) again. Conflicts are transient by nature (DynamoDB docs: "Transaction conflict handling").
+ */
+function addConflictRetry(doc: DynamoDBDocumentClient): void {
+  doc.middlewareStack.add(
+    // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
+    (next: any) => async (args: any) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await next(args);
+        } catch (err) {
+          if (!isConflictOnly(err) || attempt >= CONFLICT_ATTEMPTS) throw err;
+          await new Promise((r) => setTimeout(r, conflictBackoffMs(attempt)));
+        }
+      }
+    },
+    { step: 'initialize', name: 'cronfenceConflictRetry', override: true },
+  );
+}
+
+/** True for DynamoDB's TransactionConflictException (an item is part of a transaction in flight). */
+export function isTransactionConflict(err: unknown): boolean {
+  return (err as Error)?.name === 'TransactionConflictException';
 }
 
 /** An item as the Document client returns it. */

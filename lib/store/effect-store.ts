@@ -19,6 +19,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EffectItem } from '../core/effects.js';
 import type {
+  EffectMoveOptions,
   EffectOutcomeUpdate,
   EffectResolution,
   EffectStore,
@@ -55,8 +56,13 @@ export class TableEffectStore implements EffectStore {
     return perform(this.backend, effectInsert, { ...this.ref(key), fields, fc });
   }
 
-  moveToSending(key: string, seen: SeenEffect, fc: FenceContext): Promise<SendingResult> {
-    return perform(this.backend, effectMove, { ...this.ref(key), seen, fc });
+  moveToSending(
+    key: string,
+    seen: SeenEffect,
+    fc: FenceContext,
+    move: EffectMoveOptions = {},
+  ): Promise<SendingResult> {
+    return perform(this.backend, effectMove, { ...this.ref(key), seen, fc, ...move });
   }
 
   finish(key: string, fc: FenceContext, outcome: EffectOutcomeUpdate): Promise<RecordResult> {

@@ -4,9 +4,12 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClaimDecision, LeaseItem } from '../core/lease.js';
-import type { ClaimRequest, LeaseRef, LeaseStore } from '../core/ports.js';
+import { decideClaimFailed } from '../core/lease.js';
+import type { ClaimRequest, LeaseRef, LeaseStore, ReleaseRequest } from '../core/ports.js';
+import { StoreError } from '../errors.js';
+import { isTransactionConflict } from './client.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
-import { claim, release, renew } from './protocol/operations.js';
+import { claim, release, releaseIfOwner, renew } from './protocol/operations.js';
 import { type ProtocolBackend, perform, read } from './protocol/request.js';
 import { Keys } from './schema.js';
 
@@ -17,8 +20,22 @@ export class TableLeaseStore implements LeaseStore {
     private readonly tableName: string,
   ) {}
 
-  claim(req: ClaimRequest): Promise<ClaimDecision> {
-    return perform(this.backend, claim, { ...req, table: this.tableName });
+  async claim(req: ClaimRequest): Promise<ClaimDecision> {
+    try {
+      return await perform(this.backend, claim, { ...req, table: this.tableName });
+    } catch (err) {
+      if (!(err instanceof StoreError) || !isTransactionConflict(err.cause)) throw err;
+      // Still conflicting after the client's conflict retries: decide from a consistent read (the item
+      // names us if our claim was applied; else it is held or done; free stays a retryable StoreError).
+      const item = await this.get(req);
+      const d = decideClaimFailed(item, req);
+      if (d.kind !== 'held' || (item?.leaseUntilMs ?? 0) >= req.nowMs) return d;
+      throw err;
+    }
+  }
+
+  releaseIfOwner(ref: LeaseRef & { runId: string; nowMs: number }): Promise<LeaseItem | undefined> {
+    return perform(this.backend, releaseIfOwner, { ...ref, table: this.tableName });
   }
 
   renew(
@@ -27,9 +44,7 @@ export class TableLeaseStore implements LeaseStore {
     return perform(this.backend, renew, { ...ref, table: this.tableName });
   }
 
-  release(
-    ref: LeaseRef & { runId: string; fence: number; nowMs: number; doneSlots?: ReadonlySet<string> },
-  ): Promise<void> {
+  release(ref: ReleaseRequest): Promise<void> {
     return perform(this.backend, release, { ...ref, table: this.tableName });
   }
 

@@ -4,23 +4,58 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../core/ports.js';
+import { crossLeaseRefused } from '../core/results.js';
+import { showValue } from '../core/show-value.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
-import { fencedWrite, insertOnce, takeOver } from './protocol/operations.js';
+import {
+  crossLeaseWrite,
+  type FencedPutOptions,
+  fencedWrite,
+  insertOnce,
+  takeOver,
+} from './protocol/operations.js';
+
+export type { FencedPutOptions } from './protocol/operations.js';
+
 import { type ProtocolBackend, perform } from './protocol/request.js';
 
 export type { FenceContext, InsertOnceResult, ItemRef } from '../core/ports.js';
 
 /** Fenced writes and insert-once results on business tables of a protocol backend. */
 export class TableResultStore implements ResultStore {
-  constructor(private readonly backend: ProtocolBackend) {}
+  /**
+   * @param leaseTable the table of the lease items, for cross-lease reconciliation; without it an item
+   *   last written under another lease is refused (ResultConflictError).
+   */
+  constructor(
+    private readonly backend: ProtocolBackend,
+    private readonly leaseTable?: string,
+  ) {}
 
   /**
-   * Write (create or overwrite) a protected item under a fence.
-   * @throws StaleFenceError carrying the stored fence when a newer holder already wrote it.
-   * @throws ResultConflictError when another lease fences the item; StoreError on store failure.
+   * Write (create or overwrite) a protected item under a fence (`fence` + `fencedBy`, the attributes
+   * insert-once writes too). An item last written under another lease is reconciled once that lease is
+   * released or expired (`crossLeaseWrite`, one transaction; never on a run's normal path).
+   * @throws StaleFenceError carrying the stored fence when a newer holder of our lease already wrote it.
+   * @throws ResultConflictError when the item exists unfenced (and `adoptUnfenced` is not set), or another
+   *   lease that still runs wrote it; StoreError on store failure.
    */
-  fencedPut(ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext): Promise<void> {
-    return perform(this.backend, fencedWrite, { ref, attributes, fc });
+  async fencedPut(
+    ref: ItemRef,
+    attributes: Record<string, unknown>,
+    fc: FenceContext,
+    options: FencedPutOptions = {},
+  ): Promise<void> {
+    const step = await perform(this.backend, fencedWrite, { ref, attributes, fc, options });
+    if (step.kind === 'written') return;
+    if (!this.leaseTable) throw crossLeaseRefused(`${ref.tableName} ${showValue(ref.key)}`, step, undefined);
+    await perform(this.backend, crossLeaseWrite, {
+      ref,
+      attributes,
+      fc,
+      leaseTable: this.leaseTable,
+      other: step,
+    });
   }
 
   /**
@@ -45,7 +80,8 @@ export class TableResultStore implements ResultStore {
 
 /** Fenced writes and insert-once results on business tables in DynamoDB. */
 export class DynamoResultStore extends TableResultStore {
-  constructor(doc: DynamoDBDocumentClient) {
-    super(new DynamoBackend(doc));
+  /** @param leaseTable the library table (cross-lease reconciliation). */
+  constructor(doc: DynamoDBDocumentClient, leaseTable?: string) {
+    super(new DynamoBackend(doc), leaseTable);
   }
 }

@@ -2,7 +2,7 @@
  * The stored forms of run records (`JOB#<job>` / `RUN#<slot>#<runId>`): TTL through `expiresAt`, and
  * for failed, stale and abandoned records the sparse `problems` index keys.
  */
-import { Outcome, PROBLEM_OUTCOMES, Reason } from '../core/outcomes.js';
+import { Outcome, PROBLEM_OUTCOMES, PROBLEM_REASONS, Reason } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import { Attr, Keys } from './schema.js';
 
@@ -11,7 +11,9 @@ const DAY_S = 86_400;
 /** The stored form of a run record: keys, TTL and (for problems) the sparse index attributes. */
 export function runRecordItem(record: RunRecord, retentionDays: number): Record<string, unknown> {
   const atMs = record.finishedAtMs ?? record.startedAtMs;
-  const problem = PROBLEM_OUTCOMES.includes(record.outcome);
+  const problem =
+    PROBLEM_OUTCOMES.includes(record.outcome) ||
+    (record.reason !== undefined && PROBLEM_REASONS.includes(record.reason));
   return {
     ...Keys.run(record.job, record.slot, record.runId),
     kind: 'run',
@@ -50,4 +52,16 @@ export function abandonedRunItem(
   };
   const { scheduledTime: _s, businessDate: _b, trigger: _t, ...item } = runRecordItem(record, retentionDays);
   return item;
+}
+
+/**
+ * True for a `succeeded` record under definition id `def` (records without one predate definition
+ * ids and count), of the given shard (or of no shard).
+ */
+export function isSucceededUnder(item: Record<string, unknown>, def: string, shard?: number): boolean {
+  return (
+    item.outcome === Outcome.Succeeded &&
+    (item.def === undefined || item.def === def) &&
+    (shard === undefined ? item.shard === undefined : item.shard === shard)
+  );
 }

@@ -14,8 +14,8 @@ function tableWithRoles() {
   library.grantJob(role('Job'), 'daily-report', { shards: false, effects: false });
   library.grantJob(role('Sharded'), 'settle', { shards: true, effects: true });
   library.grantSweeper(role('Sweeper'), [
-    { name: 'a', recordsSkips: false },
-    { name: 'b', recordsSkips: true },
+    { name: 'a', shards: false },
+    { name: 'b', shards: true },
   ]);
   library.grantReadRuns(role('Reader'));
   const statements = (roleId: string) => {
@@ -35,7 +35,7 @@ describe('LibraryTable grants', () => {
   const table = { 'Fn::GetAtt': [expect.stringMatching(/^LibrarySchemaTable/), 'Arn'] };
   const keys = (...k: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': k } });
 
-  it('scope a plain job to JOB#<job>: UpdateItem on its lease, PutItem for its run records, no GetItem', () => {
+  it('scope a plain job to JOB#<job>: UpdateItem on its lease, PutItem and Query (the late-copy check) for its run records, no GetItem', () => {
     expect(statements('Job')).toEqual([
       {
         Effect: 'Allow',
@@ -43,7 +43,12 @@ describe('LibraryTable grants', () => {
         Resource: table,
         Condition: keys('JOB#daily-report'),
       },
-      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: table, Condition: keys('JOB#daily-report') },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:PutItem', 'dynamodb:Query'],
+        Resource: table,
+        Condition: keys('JOB#daily-report'),
+      },
     ]);
   });
 
@@ -55,7 +60,12 @@ describe('LibraryTable grants', () => {
         Resource: table,
         Condition: keys('JOB#settle', 'JOB#settle#*'),
       },
-      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: table, Condition: keys('JOB#settle') },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:PutItem', 'dynamodb:Query'],
+        Resource: table,
+        Condition: keys('JOB#settle'),
+      },
       {
         Effect: 'Allow',
         Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
@@ -65,7 +75,7 @@ describe('LibraryTable grants', () => {
     ]);
   });
 
-  it('let the sweeper read leases and query runs of its jobs, put skip records only where catch-up can hit its limit', () => {
+  it('let the sweeper read leases (shard leases of sharded jobs) and query runs of its jobs, and put run records (abandoned marks, catch-up-limit skips)', () => {
     expect(statements('Sweeper')).toEqual([
       {
         Effect: 'Allow',
@@ -73,7 +83,8 @@ describe('LibraryTable grants', () => {
         Resource: table,
         Condition: keys('JOB#a', 'JOB#b'),
       },
-      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: table, Condition: keys('JOB#b') },
+      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: table, Condition: keys('JOB#b#*') },
+      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: table, Condition: keys('JOB#a', 'JOB#b') },
     ]);
   });
 

@@ -147,7 +147,12 @@ describe.each(JOBS)('job $name', (job) => {
     const lease = job.lease.length === 1 ? job.lease[0] : job.lease;
     expect(jobStatements(job.name).filter((st) => JSON.stringify(st.Resource).includes('Library'))).toEqual([
       { Effect: 'Allow', Action: lease, Resource: library, Condition: keys(`JOB#${job.name}`) },
-      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: library, Condition: keys(`JOB#${job.name}`) },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:PutItem', 'dynamodb:Query'],
+        Resource: library,
+        Condition: keys(`JOB#${job.name}`),
+      },
       ...(job.effects
         ? [
             {
@@ -209,15 +214,16 @@ describe.each(JOBS)('job $name', (job) => {
     });
   });
 
-  it('has six alarms (failed, stale, abandoned, needs-review, DLQ, no success in two periods)', () => {
+  it('has seven alarms (failed, stale, abandoned, needs-review, unsettled effect, DLQ, no success in two periods)', () => {
     const alarms = synth.template.findResources('AWS::CloudWatch::Alarm', {
       Properties: { AlarmDescription: Match.stringLikeRegexp(`job "${job.name}"`) },
     });
-    expect(Object.keys(alarms)).toHaveLength(6);
+    expect(Object.keys(alarms)).toHaveLength(7);
     const metricNames = Object.values(alarms).map((a) => a.Properties.MetricName);
     expect(metricNames.sort()).toEqual([
       'ApproximateNumberOfMessagesVisible',
       'EffectNeedsReview',
+      'EffectUnsettled',
       'RunAbandoned',
       'RunFailed',
       'RunStale',
@@ -312,7 +318,7 @@ describe('the sweeper', () => {
       synth.stack.jobs.map((j) => ({ 'Fn::GetAtt': [ref(j.function), 'Arn'] })),
     );
     const dynamo = statements.filter((s) => String(s.Action).includes('dynamodb:'));
-    // daily-report (catch-up latest, cap 1) never gets a catch-up-limit record; merchant-settlement (all) may.
+    // Every job may get an abandoned mark from the sweeper (an expired open claim), so PutItem on each.
     expect(dynamo).toEqual([
       expect.objectContaining({
         Action: ['dynamodb:GetItem', 'dynamodb:Query'],
@@ -324,7 +330,11 @@ describe('the sweeper', () => {
       }),
       expect.objectContaining({
         Action: 'dynamodb:PutItem',
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#merchant-settlement'] } },
+        Condition: {
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': jobs.map((j) => `JOB#${j.definition.name}`),
+          },
+        },
       }),
     ]);
   });
@@ -335,8 +345,8 @@ describe('observability', () => {
     synth.template.resourceCountIs('AWS::SNS::Topic', 1);
     synth.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
-    // Six per registered job, two for the sweeper.
-    expect(alarms.length).toBe(6 * jobs.length + 2);
+    // Seven per registered job (unsettled effects included), two for the sweeper.
+    expect(alarms.length).toBe(7 * jobs.length + 2);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
   });
 });

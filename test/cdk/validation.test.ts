@@ -49,6 +49,11 @@ describe('synth fails with a clear message', () => {
       { timeoutSeconds: 901 },
       /"timeoutSeconds" = 901: must be an integer 1-900 \(the Lambda maximum\)/,
     ],
+    [
+      'run records kept for less than the oldest delivery (24 h Scheduler + 6 h Lambda)',
+      { runRetentionDays: 1 },
+      /runRetentionDays = 1 must exceed the oldest delivery the schedule and function allow \(108000 s/,
+    ],
   ])('for %s', (_what, overrides, message) => {
     const error = synthError(props(job({ name: 'bad', ...overrides })));
     expect(error?.message).toMatch(message);

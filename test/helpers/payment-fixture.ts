@@ -33,8 +33,10 @@ export const MODES: readonly (readonly [string, Capabilities])[] = [
 export interface AdapterOptions {
   /** @default 2000 */
   readonly timeoutMs?: number;
-  /** @default 30000 (the adapter's default) */
+  /** @default 30000 */
   readonly lookupSettleMs?: number;
+  /** @default 24 h */
+  readonly keyRetentionMs?: number;
 }
 
 /** Adapters for the service's payouts and e-mails, declaring `caps` (@default the service's modes). */
@@ -44,7 +46,10 @@ export function providers(
   options: AdapterOptions = {},
 ): { payments: EffectProvider<PayoutRequest>; emails: EffectProvider<EmailRequest> } {
   const base = { baseUrl: service.url, ...caps, timeoutMs: options.timeoutMs ?? 2_000 };
-  const settle = options.lookupSettleMs !== undefined ? { lookupSettleMs: options.lookupSettleMs } : {};
+  const settle = {
+    lookupSettleMs: options.lookupSettleMs ?? 30_000,
+    keyRetentionMs: options.keyRetentionMs ?? 86_400_000,
+  };
   return {
     payments: httpJsonProvider<PayoutRequest>({ ...base, ...settle, name: 'payments', path: '/payouts' }),
     emails: httpJsonProvider<EmailRequest>({ ...base, ...settle, name: 'emails', path: '/emails' }),

@@ -103,7 +103,7 @@ describe('effects', () => {
     );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(
-      /^Effect payout-m1-2026-03-28: needs-review -> succeeded by bob at \S+Z \("provider shows paid"\)$/m,
+      /^Effect payout-m1-2026-03-28: resolved succeeded by bob at \S+Z \("provider shows paid"\)$/m,
     );
     const item = await effect('payout-m1-2026-03-28');
     expect(item).toMatchObject({
@@ -117,10 +117,10 @@ describe('effects', () => {
     expect(item?.finishedAtMs).toBe(item?.reviewedAtMs);
     expect(item?.problem).toBeUndefined();
     const list = await cli(['effects'], stackEnv(stack));
-    expect(list.stdout.trim()).toBe('No effects in needs-review.');
+    expect(list.stdout.trim()).toBe('No effects in needs-review or unsettled.');
   });
 
-  it('refuses to resolve an effect that is not in needs-review, leaving it as it was', async () => {
+  it('refuses to resolve an effect that is already terminal, leaving it as it was', async () => {
     const r = await cli(
       [
         'effects',
@@ -139,7 +139,9 @@ describe('effects', () => {
       stackEnv(stack),
     );
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/effect "payout-m2-2026-03-28" is succeeded, not needs-review: nothing changed/);
+    expect(r.stderr).toMatch(
+      /effect "payout-m2-2026-03-28" is succeeded, already terminal \(only needs-review, sending or pending effects are resolved\): nothing changed/,
+    );
     expect(await effect('payout-m2-2026-03-28')).not.toHaveProperty('reviewedBy');
   });
 
@@ -152,7 +154,7 @@ describe('effects', () => {
       ['effects', 'resolve', 'k', '--job', 'daily-report', '--as', 'maybe', '--note', 'x'],
       /--as "maybe" must be one of succeeded, failed/,
     ],
-    [['effects', '--status', 'sending'], /--status "sending" must be one of needs-review/],
+    [['effects', '--status', 'sending'], /--status "sending" must be one of needs-review, unsettled, all/],
     [
       ['effects', 'resolve', 'k', '--job', 'no#job', '--as', 'failed', '--note', 'x'],
       /--job "no#job" is not a job name/,

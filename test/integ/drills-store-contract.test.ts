@@ -2,7 +2,7 @@
  * The DynamoDB stores pass the store contract suite on DynamoDB Local (the same suite the in-memory
  * store passes in test/unit/drills).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoEffectStore } from '../../lib/store/effect-store.js';
 import { storeContracts } from '../helpers/contracts/index.js';
 import { localStack } from '../helpers/local-stack.js';
@@ -21,5 +21,8 @@ storeContracts('DynamoDB stores', async () => {
     faults,
     read: async (table, key) =>
       (await stack.doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item,
+    putRaw: async (table, item) => {
+      await stack.doc.send(new PutCommand({ TableName: table, Item: item }));
+    },
   };
 });

@@ -6,7 +6,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type PayoutRequest, payoutKey } from '../../functions/merchant-settlement.js';
 import { MERCHANTS } from '../../functions/merchants.js';
-import { ControlledClock } from '../../harness/faults/clock.js';
 import { gate } from '../../harness/faults/pause-points.js';
 import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
 import { deliver, lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
@@ -123,37 +122,34 @@ describe('a 5xx or a timeout is uncertain', () => {
     });
   });
 
-  it('with lookup only, trusts a lookup that finds nothing only after lookupSettleMs, so a late execution is found, not repeated', async () => {
-    // No real-time margins: the slow POST is held until the test releases it, and the first two
-    // deliveries share one frozen clock (the early retry is inside lookupSettleMs however slow the machine).
+  it('with lookup only, trusts a lookup that finds nothing only after lookupSettleMs on its own clock, so a late execution is found, not repeated', async () => {
     const setup = await paymentsSetup(
       { idempotencyKeys: false, lookup: true },
       {},
-      { timeoutMs: 2_000, lookupSettleMs: 5_000 },
+      { timeoutMs: 150, lookupSettleMs: 2_000 },
     );
     service = setup.service;
+    // No real-time race: the slow POST is held until the retry's first lookup has answered 404.
     const slowPost = gate();
     service.inject({ kind: 'delay', until: slowPost.promise, match: { key: K3, method: 'POST' } });
-    const clock = new ControlledClock();
-    clock.freeze();
     const r1 = await deliver(
-      setup.settlement.withDeps(() => stack.worker({ clock }).deps),
+      setup.settlement.withDeps(() => stack.worker().deps),
       { job: JOB, scheduledTimeMs: SLOT_MS, label: 'first' },
     );
-    expect(r1.error?.message).toContain('(no response within 2000 ms)');
-    const r2 = await deliver(
-      setup.settlement.withDeps(() => stack.worker({ clock }).deps),
-      { job: JOB, scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'early retry' },
+    expect(r1.error?.message).toContain('(no response within 150 ms)');
+    // The retry finds K3 `sending`, looks up (404: the slow request has not executed yet), waits
+    // lookupSettleMs on ITS clock from when it first saw `sending`, looks up again and finds it.
+    const retry = deliver(
+      setup.settlement.withDeps(() => stack.worker().deps),
+      { job: JOB, scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'retry' },
     );
-    expect(r2.error?.message).toContain('lookup found nothing, but the last send was');
-    slowPost.open(); // the slow request executes late
-    await expect.poll(() => service?.payouts(K3).length, { timeout: 30_000 }).toBe(1);
-    const late = stack.worker({ clock: new ControlledClock(clock.now() - Date.now() + 6_000) });
-    const r3 = await deliver(
-      setup.settlement.withDeps(() => late.deps),
-      { job: JOB, scheduledTimeMs: SLOT_MS, attemptNumber: 3, label: 'late retry' },
-    );
-    expect(r3.summary).toMatchObject({ outcome: 'succeeded', fence: 3 });
+    const svc = service;
+    await expect
+      .poll(() => svc.requestsFor(K3).some((q) => q.method === 'GET'), { timeout: 30_000 })
+      .toBe(true);
+    slowPost.open(); // the slow request executes late, inside the retry's settle window
+    const r2 = await retry;
+    expect(r2.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
     expect(service.requestsFor(K3).map((q) => `${q.method} ${q.status}`)).toEqual([
       'GET 404',
       'POST 201',

@@ -145,7 +145,7 @@ describe('a holder that pauses past its lease', () => {
     expect(aRes.summary?.error?.name).toBe('StaleFenceError');
     expect(aRes.summary?.error?.message).toContain('stored fence is 43');
     const [report] = await stack.scan(stack.reports);
-    expect(report).toMatchObject({ reportDate: '2026-03-28', lastFence: 43, runId: bRes.summary?.runId });
+    expect(report).toMatchObject({ reportDate: '2026-03-28', fence: 43, runId: bRes.summary?.runId });
     const records = await stack.runRecords('daily-report');
     expect(records.map((r) => `${r.fence}:${r.outcome}`).sort()).toEqual(['42:stale', '43:succeeded']);
   });

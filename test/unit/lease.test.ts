@@ -8,6 +8,7 @@ describe('lease decisions', () => {
       fence: 1,
       doneSlots: new Set(),
       ownWrite: false,
+      open: [],
     });
   });
 
@@ -55,6 +56,7 @@ describe('lease decisions', () => {
       leaseUntilMs: 99,
       fence: 7,
       sameSlot: true,
+      renewedAtMs: 0,
     });
   });
 

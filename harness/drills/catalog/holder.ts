@@ -105,8 +105,8 @@ export const renewalTimeout: Drill = {
         recordIs('B', recordOf(records, B.summary?.runId), { outcome: 'succeeded', fence: 2 }),
         check(
           'the report is B’s (fence 2)',
-          items.length === 1 && items[0]?.lastFence === 2,
-          items.map((i) => `lastFence=${i.lastFence} runId=${i.runId}`).join('; '),
+          items.length === 1 && items[0]?.fence === 2,
+          items.map((i) => `fence=${i.fence} runId=${i.runId}`).join('; '),
         ),
         recordsMatch([A, B], records),
         ...(await ctx.verifyApp([h])),
@@ -151,7 +151,7 @@ export function pausePastLease(clockFrozen: boolean): Drill {
         .events('stale-write-rejected')
         .filter((e) => e.runId === A.summary?.runId);
       return {
-        observed: `A ${show(recordOf(records, A.summary?.runId))}${refused.length ? ` (${refused[0]?.target})` : ''}; B ${show(recordOf(records, B.summary?.runId))}; report lastFence=${items[0]?.lastFence}`,
+        observed: `A ${show(recordOf(records, A.summary?.runId))}${refused.length ? ` (${refused[0]?.target})` : ''}; B ${show(recordOf(records, B.summary?.runId))}; report fence=${items[0]?.fence}`,
         jobs: [h],
         checks: [
           recordIs(
@@ -173,8 +173,8 @@ export function pausePastLease(clockFrozen: boolean): Drill {
           recordIs('B', recordOf(records, B.summary?.runId), { outcome: 'succeeded', fence: 2 }),
           check(
             'the report is B’s (fence 2)',
-            items.length === 1 && items[0]?.runId === B.summary?.runId && items[0]?.lastFence === 2,
-            items.map((i) => `lastFence=${i.lastFence}`).join(';'),
+            items.length === 1 && items[0]?.runId === B.summary?.runId && items[0]?.fence === 2,
+            items.map((i) => `fence=${i.fence}`).join(';'),
           ),
           recordsMatch([A, B], records),
         ],

@@ -5,6 +5,7 @@ import type { Drill } from '../types.js';
 import { duplicates, manualRerun, uncertain } from './deliveries.js';
 import { uncertainEffect } from './effects.js';
 import { deadlineMidRun, holderKilled, pausePastLease, renewalTimeout } from './holder.js';
+import { LIVENESS_DRILLS } from './liveness.js';
 import { fastClaimsOverSlow, slowWaitsForFast } from './skew.js';
 import { throttlingAbsorbed, throttlingPerStep } from './throttling.js';
 
@@ -27,6 +28,7 @@ export const DRILLS: readonly Drill[] = [
   fastClaimsOverSlow,
   slowWaitsForFast,
   deadlineMidRun,
+  ...LIVENESS_DRILLS,
 ];
 
 /** Drills whose name contains any of `filters` (all when empty). */

@@ -29,26 +29,44 @@ export interface HistoryBackend {
 export type BackendFactory = (now: () => number) => Promise<HistoryBackend>;
 
 /** The in-memory store. */
-export const memoryBackend: BackendFactory = async (now) => {
-  const db = new MemoryDb(now);
+export const memoryBackend: BackendFactory = memoryBackendWith((deps) => deps);
+
+/**
+ * The in-memory store with each worker's deps changed by `alter` (tests: a deliberately broken
+ * protocol must be caught). `alter` gets the worker's deps, its parts and the shared db.
+ */
+export function memoryBackendWith(
+  alter: (deps: RuntimeDeps, parts: WorkerParts, db: MemoryDb) => RuntimeDeps,
+): BackendFactory {
+  return async (now) => memoryOn(new MemoryDb(now), alter);
+}
+
+function memoryOn(
+  db: MemoryDb,
+  alter: (deps: RuntimeDeps, parts: WorkerParts, db: MemoryDb) => RuntimeDeps,
+): HistoryBackend {
   return {
     name: 'memory',
     depsFor: (p) =>
-      createMemoryDeps({
+      alter(
+        createMemoryDeps({
+          db,
+          clock: p.clock,
+          faults: p.faults,
+          pausePoint: p.pausePoint,
+          observe: p.observe,
+          sleep: (ms) => p.faults.waitOn(p.clock.sleep(ms)),
+        }),
+        p,
         db,
-        clock: p.clock,
-        faults: p.faults,
-        pausePoint: p.pausePoint,
-        observe: p.observe,
-        sleep: (ms) => p.faults.waitOn(p.clock.sleep(ms)),
-      }),
+      ),
     runRecords: async (job) =>
       db
         .scan(libraryTable.defaultName)
         .filter((i) => i.pk === `JOB#${job}` && String(i.sk).startsWith('RUN#')),
     drop: async () => undefined,
   };
-};
+}
 
 /** DynamoDB (Local or another endpoint): fresh tables per history, deleted afterwards. */
 export function dynamoBackend(target: DrillTarget): BackendFactory {

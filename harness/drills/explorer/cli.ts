@@ -31,8 +31,13 @@ function print(label: string, r: ExploreReport, ms: number): void {
     );
   console.log('  faults injected, by kind:');
   console.log(counts(r.faults));
+  console.log('  histories, by safety shape (listed deliveries):');
+  console.log(counts(r.safetyShapes));
   console.log('  invocations, by outcome:');
   console.log(counts(r.outcomes));
+  console.log('  histories, by liveness shape (Lambda model):');
+  console.log(counts(r.shapes));
+  console.log(`  violations: ${r.violations.safety} safety, ${r.violations.liveness} liveness`);
 }
 
 async function run(

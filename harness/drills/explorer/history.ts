@@ -7,10 +7,11 @@
 import fc from 'fast-check';
 import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
 import type { PausePointName } from '../../../lib/runtime/deps.js';
+import { type ShapeSpec, shapesArbitrary } from './shapes.js';
 
 /** One delivery. */
 export interface HistoryDelivery {
-  readonly job: 'report' | 'settle';
+  readonly job: 'report' | 'settle' | 'shard';
   /** Slot index (slot k is scheduled k * SLOT_MINUTES after the start). */
   readonly slot: number;
   readonly worker: number;
@@ -62,7 +63,14 @@ export type HistoryFault =
    * write is stuck in the network the whole time, every renewal fails, the lease lapses, a successor
    * may take over and write, and then the stuck write arrives (the fence must refuse it).
    */
-  | { readonly kind: 'partition'; readonly worker: number; readonly ms: number };
+  | { readonly kind: 'partition'; readonly worker: number; readonly ms: number }
+  /** DynamoDB reports a transaction conflict on the step `times` times (TransactionConflict). */
+  | {
+      readonly kind: 'conflict';
+      readonly worker: number;
+      readonly op: (typeof FAULT_OPS)[number];
+      readonly times: number;
+    };
 
 /** A whole history. */
 export interface HistorySpec {
@@ -77,6 +85,21 @@ export interface HistorySpec {
   readonly workMs: number;
   readonly deliveries: readonly HistoryDelivery[];
   readonly faults: readonly HistoryFault[];
+  /**
+   * Deliver through the Lambda model (lambda-model.ts: retries only after an error or a timeout, at
+   * most twice; the sweeper on its schedule; no final claim). Without it, every copy is delivered as
+   * listed (the histories found before the model existed replay that way, and the safety shapes of
+   * `shapes` run that way). @default false
+   */
+  readonly lambda?: boolean;
+  /** Lambda model: a redeploy `afterMs` into the history changing the zone, a schedule or the shard count. */
+  readonly redeploy?: { readonly afterMs: number; readonly change: 'zone' | 'schedule' | 'reshard' };
+  /** Lambda model: settle slots whose body records ~500 KB of details. */
+  readonly oversized?: readonly number[];
+  /** Lambda model: shard 1 of the sharded job fails this many attempts (first attempts anywhere). */
+  readonly failShard?: number;
+  /** Safety shapes (lib/drills/explorer/shapes.ts). @default none: the base history */
+  readonly shapes?: ShapeSpec;
 }
 
 /** Options of {@link historyArbitrary}. */
@@ -85,7 +108,7 @@ export interface HistoryShape {
   readonly minWorkers?: number;
   /** @default 8 */
   readonly maxWorkers?: number;
-  /** @default 6 */
+  /** More than the jobs' done sets remember (4). @default 12 */
   readonly maxSlots?: number;
   /** About this many deliveries at most (groups of 1–4 copies of one slot). @default 24 */
   readonly maxDeliveries?: number;
@@ -93,6 +116,11 @@ export interface HistoryShape {
   readonly maxFaults?: number;
   /** Skew budget, ms: each clock within ±budget/2. @default CLOCK_SKEW_BUDGET_MS */
   readonly skewBudgetMs?: number;
+  /**
+   * Delivery model of every history: `lambda` (the Lambda model, liveness shapes), `listed` (as listed,
+   * safety shapes), or `mixed` (each history picks one). @default 'mixed'
+   */
+  readonly model?: 'lambda' | 'listed' | 'mixed';
 }
 
 const PAUSE_POINTS: readonly PausePointName[] = ['after-claim', 'before-write', 'before-finish'];
@@ -110,6 +138,8 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       fc.constant(0),
       fc.integer({ min: 0, max: 3_000 }),
       fc.integer({ min: 0, max: 400_000 }),
+      // a throttled event Lambda kept queued (up to its maximum age): older than the done set remembers
+      fc.integer({ min: 1_500_000, max: 3_600_000 }),
     ),
     attempt: fc.integer({ min: 1, max: 4 }),
     // about 1 copy in 20 is an operator's manual re-run
@@ -117,8 +147,8 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
   });
   const group: fc.Arbitrary<HistoryDelivery[]> = fc
     .record({
-      job: fc.constantFrom('report' as const, 'settle' as const),
-      slot: fc.nat({ max: (shape.maxSlots ?? 6) - 1 }),
+      job: fc.constantFrom('report' as const, 'settle' as const, 'shard' as const),
+      slot: fc.nat({ max: (shape.maxSlots ?? 12) - 1 }),
       copies: fc.array(copy, { minLength: 1, maxLength: 4 }),
     })
     .map((g) => g.copies.map((c) => ({ job: g.job, slot: g.slot, ...c })));
@@ -145,6 +175,12 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       times: fc.oneof(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 20, max: 400 })),
     }),
     fc.record({ kind: fc.constant('lost-response' as const), worker, op }),
+    fc.record({
+      kind: fc.constant('conflict' as const),
+      worker,
+      op,
+      times: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 8, max: 20 })),
+    }),
     {
       // weighted up: the only in-budget way a stale write reaches the store (the fence's own test)
       arbitrary: fc.record({
@@ -179,12 +215,62 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         .array(group, { minLength: 1, maxLength: Math.ceil((shape.maxDeliveries ?? 24) / 3) })
         .map((groups) => groups.flat()),
       faults: fc.array(fault, { maxLength: shape.maxFaults ?? 10 }),
+      shapes: shapesArbitrary(maxWorkers),
+      // Half the histories through the Lambda model (liveness, redeploys, oversized details, shard
+      // failures), half delivered as listed with the safety shapes (shapes.ts).
+      lambda:
+        shape.model === 'lambda'
+          ? fc.constant(true)
+          : shape.model === 'listed'
+            ? fc.constant(false)
+            : fc.boolean(),
+      redeploy: fc.option(
+        fc.record({
+          afterMs: fc.integer({ min: 0, max: 3_600_000 }),
+          change: fc.constantFrom('zone' as const, 'schedule' as const, 'reshard' as const),
+        }),
+        { freq: 2 },
+      ),
+      oversized: fc.option(
+        fc.uniqueArray(fc.nat({ max: (shape.maxSlots ?? 12) - 1 }), { minLength: 1, maxLength: 2 }),
+        {
+          freq: 3,
+        },
+      ),
+      failShard: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
     })
-    .map(({ workers, skews, provider, workMs, deliveries, faults }) => ({
-      skewsMs: skews.slice(0, workers),
-      provider,
-      workMs,
-      deliveries: deliveries.map((d) => ({ ...d, worker: d.worker % workers })),
-      faults: faults.map((f) => ({ ...f, worker: f.worker % workers })),
-    }));
+    .map(
+      ({
+        workers,
+        skews,
+        provider,
+        workMs,
+        deliveries,
+        faults,
+        shapes,
+        lambda,
+        redeploy,
+        oversized,
+        failShard,
+      }) => ({
+        skewsMs: skews.slice(0, workers),
+        provider,
+        workMs,
+        // The listed model has no sharded job: its shard copies deliver the report job.
+        deliveries: deliveries.map((d) => ({
+          ...d,
+          worker: d.worker % workers,
+          ...(!lambda && d.job === 'shard' && { job: 'report' as const }),
+        })),
+        faults: faults.map((f) => ({ ...f, worker: f.worker % workers })),
+        ...(lambda
+          ? {
+              lambda: true,
+              ...(redeploy !== null && { redeploy }),
+              ...(oversized !== null && { oversized }),
+              ...(failShard !== null && { failShard }),
+            }
+          : { shapes }),
+      }),
+    );
 }

@@ -7,6 +7,7 @@
 import type { Recorded } from '../../report/recording.js';
 import { type Check, check, isBusinessWrite, noWriteAfterFinish } from '../checks.js';
 import { explorerRows } from './jobs.js';
+import { checkLiveness, LIVENESS } from './liveness.js';
 import type { HistoryOutcome } from './run-history.js';
 
 /** Names of the invariants, in report order. */
@@ -17,6 +18,9 @@ export const INVARIANTS = [
   'I4 no live run holds a lease past leaseUntil + skew budget',
   'I5 every effect executed by the provider at most once',
   'I6 no business write after the run recorded its outcome',
+  'I7 no provider call after the run recorded its outcome',
+  'I8 no lease revived after its release',
+  LIVENESS,
 ] as const;
 
 type Result = Extract<Recorded, { kind: 'result' }>;
@@ -44,14 +48,31 @@ function oneResultPerKey(entries: readonly Recorded[]): Check {
   );
 }
 
+/** Each run's lease (`JOB#<job>[#<shard>]`), from its runtime events. */
+function leaseOfRun(entries: readonly Recorded[]): Map<string, string> {
+  const lease = new Map<string, string>();
+  for (const e of entries)
+    if (e.kind === 'runtime' && !lease.has(e.event.runId))
+      lease.set(e.event.runId, `JOB#${e.event.job}${e.event.shard !== undefined ? `#${e.event.shard}` : ''}`);
+  return lease;
+}
+
+/** Fences are compared only within one lease (a resharded job's shard leases start again at 1). */
 function noLowerFence(entries: readonly Recorded[]): Check {
   const stored = new Map<string, number>();
+  const leases = leaseOfRun(entries);
   const bad: string[] = [];
   let writes = 0;
+  const seen = new Set<string>();
   for (const e of accepted(entries)) {
     if (!isBusinessWrite(e.op) || e.fence === undefined || e.key === undefined) continue;
+    // The SDK's retry of a write already applied (a lost response; a transaction's token replays its
+    // first answer, even much later) is that same write, not a new one.
+    const id = `${e.runId}|${e.op}|${e.key}|${e.fence}`;
+    if (seen.has(id) && e.op === 'effect') continue;
+    seen.add(id);
     writes++;
-    const k = `${e.table}|${e.key}`;
+    const k = `${e.table}|${e.key}|${leases.get(String(e.runId)) ?? '?'}`;
     const max = stored.get(k) ?? Number.NEGATIVE_INFINITY;
     if (e.fence < max) bad.push(`${e.op} ${e.key} fence ${e.fence} < stored ${max} (run ${e.runId})`);
     stored.set(k, Math.max(max, e.fence));
@@ -91,11 +112,18 @@ function oneRecordPerInvocation(o: HistoryOutcome): Check {
   );
 }
 
-function noWritePastLease(entries: readonly Recorded[], skewBudgetMs: number): Check {
+function noWritePastLease(
+  entries: readonly Recorded[],
+  skewBudgetMs: number,
+  offBudget: ReadonlySet<string> = new Set(),
+): Check {
   const until = new Map<string, number>();
   const first = new Set<string>();
   const late: string[] = [];
   for (const e of entries) {
+    // A worker whose clock left the budget (frozen with its clock, skewed far) cannot keep this one:
+    // safety then rests on the fences and the running-state conditions (I1, I2, I5-I8).
+    if (offBudget.has(e.worker)) continue;
     if (e.kind === 'runtime' && (e.event.type === 'claim-won' || (e.event.type === 'renew' && e.event.ok)))
       until.set(e.event.runId, e.event.leaseUntilMs);
     if (e.kind !== 'request' || !isBusinessWrite(e.op) || e.runId === undefined) continue;
@@ -115,6 +143,48 @@ function noWritePastLease(entries: readonly Recorded[], skewBudgetMs: number): C
   );
 }
 
+/** No provider call of a run after its first record (the run's authority ended there). */
+function noSendAfterRecord(o: HistoryOutcome): Check {
+  const finishedAt = new Map<string, number>();
+  for (const e of o.entries)
+    if (e.kind === 'runtime' && e.event.type === 'finish' && !finishedAt.has(e.event.runId))
+      finishedAt.set(e.event.runId, e.atMs);
+  const late = o.sends.filter((c) => {
+    const done = finishedAt.get(c.runId);
+    return done !== undefined && c.atMs > done;
+  });
+  return check(
+    INVARIANTS[6],
+    late.length === 0,
+    late.length
+      ? late
+          .slice(0, 3)
+          .map(
+            (c) =>
+              `${c.runId} sent ${c.key} ${((c.atMs - Number(finishedAt.get(c.runId))) / 1000).toFixed(1)} s after its record`,
+          )
+          .join('; ')
+      : `${o.sends.length} provider calls, each before its run's record`,
+  );
+}
+
+/** No renewal accepted after the same owner's release was accepted (release is terminal). */
+function noRevivedLease(entries: readonly Recorded[]): Check {
+  const released = new Set<string>();
+  const revived: string[] = [];
+  for (const e of accepted(entries)) {
+    const id = `${e.runId}|${e.fence}`;
+    if (e.op === 'release') released.add(id);
+    else if (e.op === 'renew' && released.has(id))
+      revived.push(`${e.runId} (fence ${e.fence}) renewed after its release`);
+  }
+  return check(
+    INVARIANTS[7],
+    revived.length === 0,
+    revived.length ? revived.slice(0, 3).join('; ') : `${released.size} releases, none revived`,
+  );
+}
+
 /** Check every invariant on one history. */
 export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[] {
   const twice = o.provider.executedTwice();
@@ -123,7 +193,7 @@ export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[
     oneResultPerKey(o.entries),
     noLowerFence(o.entries),
     oneRecordPerInvocation(o),
-    noWritePastLease(o.entries, skewBudgetMs),
+    noWritePastLease(o.entries, skewBudgetMs, o.offBudgetWorkers),
     check(
       INVARIANTS[4],
       twice.length === 0,
@@ -132,5 +202,8 @@ export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[
         : `${o.provider.executions.length} executions, each key once`,
     ),
     { ...finish, name: INVARIANTS[5] },
+    noSendAfterRecord(o),
+    noRevivedLease(o.entries),
+    checkLiveness(o),
   ];
 }

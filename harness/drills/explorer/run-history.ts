@@ -3,15 +3,16 @@
  * the spec says, then a final sweep (one fault-free retry per job and slot, after every lease ran
  * out) so killed holders get their `abandoned` mark. Returns everything the invariants read.
  */
-import { forever } from '../../faults/pause-points.js';
-import { on, throttlingError, timeoutError } from '../../faults/sdk-faults.js';
 import type { DeliveryResult } from '../../local/scheduler-emulator.js';
 import type { Recorded } from '../../report/recording.js';
 import { Stage, type Worker } from '../stage.js';
 import type { BackendFactory, HistoryBackend } from './backends.js';
 import type { HistorySpec } from './history.js';
-import { explorerJobs, SLOT_MINUTES } from './jobs.js';
+import { spawnWorkers } from './history-faults.js';
+import { SLOT_MINUTES } from './jobs.js';
 import { SimProvider } from './provider.js';
+import { type LambdaOutcome, type LambdaRunOptions, runLambdaHistory } from './run-lambda-history.js';
+import { type SendCall, shapedJobs } from './shapes.js';
 
 /**
  * True time every in-memory history starts at (a fixed instant: the same spec replays the same
@@ -29,80 +30,22 @@ export interface HistoryOutcome {
   readonly provider: SimProvider;
   /** Deliveries that never settled (killed). */
   readonly unsettled: number;
+  /** Lambda model: the occurrences delivered and the events that ended in the dead-letter queue. */
+  readonly lambda?: LambdaOutcome;
   readonly backend: HistoryBackend['name'];
-}
-
-function partition(w: Worker, ms: number): void {
-  let until = Number.NEGATIVE_INFINITY;
-  const cut = () => w.clock.time.nowMs < until;
-  w.faults.add({
-    name: `partition ${ms} ms: first business write stuck`,
-    match: (r) => {
-      if (!on.businessWrite(r) || until !== Number.NEGATIVE_INFINITY) return false;
-      until = w.clock.time.nowMs + ms;
-      return true;
-    },
-    action: { kind: 'delay', ms },
-  });
-  w.faults.add({
-    name: 'partition: request fails',
-    match: (r) => cut() && !on.businessWrite(r),
-    action: { kind: 'fail', error: () => timeoutError('injected: partitioned from DynamoDB') },
-    times: 1_000_000,
-  });
-}
-
-function applyFaults(spec: HistorySpec, i: number, w: Worker, replace: () => void): void {
-  for (const f of spec.faults) {
-    if (f.worker !== i) continue;
-    let seen = 0;
-    const nth = 'nth' in f ? f.nth : 0;
-    const when = () => ++seen === nth;
-    if (f.kind === 'pause') {
-      w.pauses.add({
-        name: `${f.freeze ? 'freeze' : 'slow'} ${f.ms} ms at ${f.at} #${f.nth}`,
-        at: f.at,
-        when,
-        action: () => (f.freeze ? w.suspend(f.ms) : w.clock.sleep(f.ms)),
-      });
-    } else if (f.kind === 'kill') {
-      w.pauses.add({
-        name: `kill at ${f.at} #${f.nth}`,
-        at: f.at,
-        when,
-        action: async () => {
-          w.kill();
-          replace();
-          return forever();
-        },
-      });
-    } else if (f.kind === 'throttle') {
-      w.faults.add({
-        name: `throttle ${f.op} x${f.times}`,
-        match: on.op(f.op),
-        action: { kind: 'fail', error: throttlingError },
-        times: f.times,
-      });
-    } else if (f.kind === 'partition') {
-      partition(w, f.ms);
-    } else if (f.kind === 'lost-response') {
-      w.faults.add({
-        name: `${f.op} response lost`,
-        match: on.op(f.op),
-        action: { kind: 'apply-then-fail' },
-      });
-    } else {
-      w.faults.add({
-        name: `${f.op} slow ${f.ms} ms`,
-        match: on.op(f.op),
-        action: { kind: 'delay', ms: f.ms },
-      });
-    }
-  }
+  /** Every provider call, with its run and true time. */
+  readonly sends: readonly SendCall[];
+  /** Workers whose clock left the skew budget (frozen-clock, skewed-lookup shapes). */
+  readonly offBudgetWorkers: ReadonlySet<string>;
 }
 
 /** Run `spec` on a fresh backend. */
-export async function runHistory(spec: HistorySpec, backendFactory: BackendFactory): Promise<HistoryOutcome> {
+export async function runHistory(
+  spec: HistorySpec,
+  backendFactory: BackendFactory,
+  options: LambdaRunOptions = {},
+): Promise<HistoryOutcome> {
+  if (spec.lambda) return runLambdaHistory(spec, backendFactory, options);
   let stage: Stage | undefined;
   const backend = await backendFactory(() => stage?.time.nowMs ?? HISTORY_START_MS);
   const start = backend.startMs ?? HISTORY_START_MS;
@@ -110,24 +53,24 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
     const s = new Stage(start, (p) => backend.depsFor(p));
     stage = s;
     const sleep = (ms: number) => s.time.sleep(ms);
-    const provider = new SimProvider({ ...spec.provider, latencyMs: 40, sleep });
-    const jobs = explorerJobs({ provider, sleep, workMs: spec.workMs });
-    const current: Worker[] = [];
-    const generation = spec.skewsMs.map(() => 0);
-    const spawn = (i: number) => {
-      const w = s.worker(`W${i}${generation[i] ? `.${generation[i]}` : ''}`, spec.skewsMs[i] ?? 0);
-      current[i] = w;
-      if (generation[i] === 0)
-        applyFaults(spec, i, w, () => {
-          generation[i] = (generation[i] ?? 0) + 1;
-          spawn(i); // a killed environment is replaced by a fresh one (no faults) for later deliveries
-        });
-    };
-    for (let i = 0; i < spec.skewsMs.length; i++) spawn(i);
+    const shapes = spec.shapes;
+    const provider = new SimProvider({
+      ...spec.provider,
+      ...(shapes?.lookupOnly && { idempotencyKeys: false, lookup: true }),
+      ...(shapes?.keyRetentionMs !== undefined && { keyRetentionMs: shapes.keyRetentionMs }),
+      now: () => s.time.nowMs,
+      latencyMs: 40,
+      sleep,
+    });
+    const sends: SendCall[] = [];
+    const jobs = shapedJobs(shapes, { provider, sleep, workMs: spec.workMs, now: () => s.time.nowMs, sends });
+    const offBudgetWorkers = new Set<string>();
+    const current = spawnWorkers(spec, s, offBudgetWorkers);
     let last = 0;
     const used = new Set<string>();
-    for (const d of spec.deliveries) {
-      const handler = d.job === 'report' ? jobs.report : jobs.settle;
+    for (const [n, d] of spec.deliveries.entries()) {
+      const reshard = d.job === 'report' && shapes?.reshardFrom !== undefined && n >= shapes.reshardFrom;
+      const handler = reshard ? jobs.resharded : d.job === 'report' ? jobs.report : jobs.settle;
       const atMs = d.slot * SLOT_MS + d.delayMs;
       last = Math.max(last, atMs);
       used.add(`${d.job}|${d.slot}`);
@@ -139,8 +82,11 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
           scheduledTimeMs: start + d.slot * SLOT_MS,
           attemptNumber: d.attempt,
           label: `${d.manual ? 'manual' : d.attempt > 1 ? 'retry' : 'on-time'} ${d.job}#${d.slot}`,
-          ...(d.manual && {
-            extra: { trigger: 'manual', requestedBy: 'explorer', reason: 'history re-run' },
+          ...((d.manual || reshard) && {
+            extra: {
+              ...(d.manual && { trigger: 'manual', requestedBy: 'explorer', reason: 'history re-run' }),
+              ...(reshard && { shard: 0 }),
+            },
           }),
         },
         atMs,
@@ -171,6 +117,7 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
       const slots = spec.deliveries.filter((d) => d.job === job).map((d) => d.slot);
       if (slots.length === 0) continue;
       const handler = jobs[job];
+      const finalClaim = { trigger: 'manual', requestedBy: 'explorer', reason: 'final claim' };
       void s.deliver(
         {
           worker: sweeper,
@@ -178,10 +125,22 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
           job: handler.job.name,
           scheduledTimeMs: start + Math.max(...slots) * SLOT_MS,
           label: `final claim ${job}`,
-          extra: { trigger: 'manual', requestedBy: 'explorer', reason: 'final claim' },
+          extra: finalClaim,
         },
         last + 40 * 60_000,
       );
+      if (job === 'report' && spec.shapes?.reshardFrom !== undefined)
+        void s.deliver(
+          {
+            worker: sweeper,
+            handler: jobs.resharded,
+            job: handler.job.name,
+            scheduledTimeMs: start + Math.max(...slots) * SLOT_MS,
+            label: 'final claim report shard 0',
+            extra: { ...finalClaim, shard: 0 },
+          },
+          last + 41 * 60_000,
+        );
     }
     await s.run();
     const records = [
@@ -195,6 +154,8 @@ export async function runHistory(spec: HistorySpec, backendFactory: BackendFacto
       provider,
       unsettled: s.unsettled,
       backend: backend.name,
+      sends,
+      offBudgetWorkers,
     };
   } finally {
     await backend.drop();

@@ -93,16 +93,3 @@ export function sweepWindow(
 ): { fromMs: number; toMs: number } {
   return { fromMs: nowMs - windowHours * 3_600_000, toMs: nowMs - graceMs };
 }
-
-/**
- * True when a sweep can skip a missing slot of a job as `catch-up-limit` — the only case in which
- * the sweeper writes (a skipped run record, lib/runtime/sweeper.ts). Per {@link planCatchUp}: mode
- * `all` beyond `maxSlotsPerSweep`, or `latest` with a cap below 1. Without `catchUp` the sweeper's
- * default is mode `none`: it never writes for that job.
- */
-export function mayRecordCatchUpLimit(
-  catchUp: { readonly mode: CatchUpMode; readonly maxSlotsPerSweep: number } | undefined,
-): boolean {
-  if (catchUp === undefined || catchUp.mode === 'none') return false;
-  return catchUp.mode === 'all' || Math.floor(catchUp.maxSlotsPerSweep) < 1;
-}

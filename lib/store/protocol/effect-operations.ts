@@ -5,6 +5,7 @@
  * transition. Effect records carry no TTL: an expired record would let a backfill pay again.
  */
 import { type EffectItem, EffectStatus } from '../../core/effects.js';
+import { boundText } from '../../core/item-bounds.js';
 import type {
   EffectOutcomeUpdate,
   EffectResolution,
@@ -13,10 +14,11 @@ import type {
   SeenEffect,
   SendingResult,
 } from '../../core/ports.js';
+import { NOT_EXECUTED } from '../../core/ports.js';
 import { EffectNotInReviewError } from '../../errors.js';
 import { Attr, Keys } from '../schema.js';
-import { and, type Condition, eq, le, notExists } from './expression.js';
-import { LEASE_SK, owned } from './operations.js';
+import { and, type Condition, eq, le, ne, notExists, or } from './expression.js';
+import { LEASE_SK, leaseInactive, owned } from './operations.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
 import type { Item, Operation, ProtocolRequest, Write } from './request.js';
 
@@ -37,13 +39,17 @@ function tag(name: string, ref: EffectRef, fc?: FenceContext): RequestTag {
   };
 }
 
-/** The effect still has the status, fence and run we saw, and its fence is not above ours. */
+/**
+ * The effect still has the status, fence and run we saw, and — when it was last moved under our lease —
+ * its fence is not above ours. Fences of different leases are never compared: the move of another
+ * lease's effect is checked against that lease instead ({@link leaseInactive}, docs/design.md).
+ */
 function stillAsSeen(seen: SeenEffect, fc: FenceContext): Condition {
   return and(
     eq('status', seen.status),
     eq('fence', seen.fence),
     eq('runId', seen.runId),
-    le('fence', fc.fence),
+    or(ne('leaseKey', fc.leaseKey), le('fence', fc.fence)),
   );
 }
 
@@ -54,6 +60,7 @@ function sendingTransaction(
   ref: EffectRef,
   fc: FenceContext,
   write: Write,
+  otherLease?: string,
 ): ProtocolRequest {
   return {
     tag: tag(name, ref, fc),
@@ -66,6 +73,17 @@ function sendingTransaction(
         condition: owned(fc.runId, fc.fence),
       },
       write,
+      // Cross-lease reconciliation: the lease the effect was last moved under must not be running.
+      ...(otherLease !== undefined
+        ? [
+            {
+              kind: 'check' as const,
+              table: ref.table,
+              key: { pk: otherLease, sk: LEASE_SK },
+              condition: leaseInactive(fc.nowMs),
+            },
+          ]
+        : []),
     ],
   };
 }
@@ -73,7 +91,9 @@ function sendingTransaction(
 const sending = { accepted: (): SendingResult => ({ kind: 'sending' }) };
 
 /** What refused write 0 (the lease check) or 1 (the effect) of a sending transaction means. */
-function sendingRefused(item: Item | undefined, index: number): SendingResult {
+function sendingRefused(item: Item | undefined, index: number, input: object): SendingResult {
+  const otherLease = (input as { otherLease?: string }).otherLease;
+  if (index === 2 && otherLease !== undefined) return { kind: 'other-lease-running', lease: otherLease };
   return index === 0
     ? { kind: 'lease-lost', lease: item }
     : { kind: 'existing', item: (item ?? {}) as unknown as EffectItem };
@@ -112,6 +132,7 @@ export const effectInsert: Operation<EffectInsertInput, SendingResult> = {
         createdAtMs: fc.nowMs,
         sendingAtMs: fc.nowMs,
         updatedAtMs: fc.nowMs,
+        ...unsettled(fc.nowMs),
       },
     });
   },
@@ -120,7 +141,14 @@ export const effectInsert: Operation<EffectInsertInput, SendingResult> = {
 };
 
 /** Move an effect seen as `seen`. */
-export type EffectMoveInput = EffectRef & { readonly seen: SeenEffect; readonly fc: FenceContext };
+export type EffectMoveInput = EffectRef & {
+  readonly seen: SeenEffect;
+  readonly fc: FenceContext;
+  /** The lease the effect was last moved under, when not ours (cross-lease reconciliation). */
+  readonly otherLease?: string;
+  /** The mover's request hash (written: the effect has none after a `not-executed` resolution). */
+  readonly requestHash?: string;
+};
 
 /**
  * Take an effect over for (re)sending: still as we saw it and not under a higher fence; sets our
@@ -129,26 +157,52 @@ export type EffectMoveInput = EffectRef & { readonly seen: SeenEffect; readonly 
 export const effectMove: Operation<EffectMoveInput, SendingResult> = {
   name: 'effect-move',
   request: (e) =>
-    sendingTransaction('effect-move', `take over effect ${e.key}`, e, e.fc, {
-      kind: 'update',
-      table: e.table,
-      key: Keys.effect(e.job, e.key),
-      condition: stillAsSeen(e.seen, e.fc),
-      update: {
-        set: {
-          status: EffectStatus.Sending,
-          fence: e.fc.fence,
-          runId: e.fc.runId,
-          leaseKey: e.fc.leaseKey,
-          sendingAtMs: e.fc.nowMs,
-          updatedAtMs: e.fc.nowMs,
+    sendingTransaction(
+      'effect-move',
+      `take over effect ${e.key}`,
+      e,
+      e.fc,
+      {
+        kind: 'update',
+        table: e.table,
+        key: Keys.effect(e.job, e.key),
+        condition: stillAsSeen(e.seen, e.fc),
+        update: {
+          set: {
+            status: EffectStatus.Sending,
+            fence: e.fc.fence,
+            runId: e.fc.runId,
+            leaseKey: e.fc.leaseKey,
+            sendingAtMs: e.fc.nowMs,
+            updatedAtMs: e.fc.nowMs,
+            requestHash: e.requestHash,
+            ...unsettled(e.fc.nowMs),
+          },
+          add: { attempts: 1 },
         },
-        add: { attempts: 1 },
       },
-    }),
+      e.otherLease,
+    ),
   ...sending,
   refused: sendingRefused,
 };
+
+/**
+ * Problem value of an effect that is not terminal (`sending`, `pending`): it sits in the sparse
+ * `problems` index from the moment it leaves a terminal state, so `cronfence effects --status unsettled`
+ * and the sweeper's `EffectUnsettled` metric find every effect still not terminal after a bound.
+ */
+export const UNSETTLED_PROBLEM = 'unsettled';
+
+/** The sparse-index attributes of a non-terminal effect, flagged at `atMs`. */
+function unsettled(atMs: number): Item {
+  return { [Attr.problem]: UNSETTLED_PROBLEM, [Attr.problemAtMs]: atMs };
+}
+
+/** What a terminal outcome removes: the `unsettled` flag (needs-review sets its own). */
+function removedBy(outcome: EffectOutcomeUpdate): string[] {
+  return outcome.status === EffectStatus.NeedsReview ? [] : [Attr.problem, Attr.problemAtMs];
+}
 
 /** The attributes an outcome sets. */
 function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
@@ -157,7 +211,7 @@ function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
     case EffectStatus.NeedsReview:
       return {
         ...base,
-        reviewReason: outcome.reviewReason,
+        reviewReason: boundText(outcome.reviewReason),
         [Attr.problem]: outcome.status,
         [Attr.problemAtMs]: fc.nowMs,
       };
@@ -165,12 +219,16 @@ function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
       return {
         ...base,
         finishedAtMs: fc.nowMs,
-        providerRef: outcome.providerRef,
-        responseDigest: outcome.responseDigest,
+        providerRef: boundText(outcome.providerRef),
+        responseDigest: boundText(outcome.responseDigest),
         ...(outcome.resolvedBy && { resolvedBy: outcome.resolvedBy }),
       };
     default:
-      return { ...base, finishedAtMs: fc.nowMs, error: outcome.error };
+      return {
+        ...base,
+        finishedAtMs: fc.nowMs,
+        error: { ...outcome.error, message: boundText(outcome.error.message) },
+      };
   }
 }
 
@@ -208,7 +266,7 @@ function outcomeRequest(
         table: e.table,
         key: Keys.effect(e.job, e.key),
         condition,
-        update: { set: { ...outcomeSets(e.outcome, e.fc), ...set } },
+        update: { set: { ...outcomeSets(e.outcome, e.fc), ...set }, remove: removedBy(e.outcome) },
         returnValues: 'ALL_NEW',
       },
     ],
@@ -252,38 +310,57 @@ export const effectSettle: Operation<EffectSettleInput, RecordResult> = {
 /** An operator's resolution of an effect of a job. */
 export type EffectResolveInput = Omit<EffectRef, 'key'> & EffectResolution;
 
+/** Statuses an operator may resolve from: every non-terminal one, and needs-review. */
+export const RESOLVABLE_STATUSES = [
+  EffectStatus.NeedsReview,
+  EffectStatus.Sending,
+  EffectStatus.Pending,
+] as const;
+
 /**
- * Operator resolution (`cronfence effects resolve`): only an effect still `needs-review` moves to the
- * resolution, recording how (`resolvedBy = operator`), who, when and why, and leaving the sparse
- * `problems` index. Returns ALL_NEW. Refused: EffectNotInReviewError carrying the item.
+ * Operator resolution (`cronfence effects resolve`): an effect that is not terminal (`sending`,
+ * `pending`) or awaits review (`needs-review`) moves to the resolution, recording how
+ * (`resolvedBy = operator`), who, when and why: `succeeded` / `failed` (the provider says so; leaves
+ * the `problems` index), or `not-executed` (the provider never executed it: back to `pending`, so the
+ * next run — a manual re-run of the slot — sends it under the same key; it stays flagged `unsettled`
+ * until then). Returns ALL_NEW. Refused (already terminal): EffectNotInReviewError carrying the item.
  */
 export const effectResolve: Operation<EffectResolveInput, EffectItem> = {
   name: 'effect-resolve',
-  request: (r) => ({
-    tag: tag('effect-resolve', r),
-    label: 'resolve effect',
-    writes: [
-      {
-        kind: 'update',
-        table: r.table,
-        key: Keys.effect(r.job, r.key),
-        condition: eq('status', EffectStatus.NeedsReview),
-        update: {
-          set: {
-            status: r.as,
-            resolvedBy: 'operator',
-            reviewedBy: r.by,
-            reviewedAtMs: r.nowMs,
-            reviewNote: r.note,
-            finishedAtMs: r.nowMs,
-            updatedAtMs: r.nowMs,
-          },
-          remove: [Attr.problem, Attr.problemAtMs],
+  request: (r) => {
+    const reviewed = {
+      resolvedBy: 'operator',
+      reviewedBy: r.by,
+      reviewedAtMs: r.nowMs,
+      reviewNote: r.note,
+      updatedAtMs: r.nowMs,
+    };
+    const update =
+      r.as === NOT_EXECUTED
+        ? // never executed: any request may now be sent under the key (the next mover writes its hash)
+          {
+            set: { ...reviewed, status: EffectStatus.Pending, ...unsettled(r.nowMs) },
+            remove: ['requestHash'],
+          }
+        : {
+            set: { ...reviewed, status: r.as, finishedAtMs: r.nowMs },
+            remove: [Attr.problem, Attr.problemAtMs],
+          };
+    return {
+      tag: tag('effect-resolve', r),
+      label: 'resolve effect',
+      writes: [
+        {
+          kind: 'update',
+          table: r.table,
+          key: Keys.effect(r.job, r.key),
+          condition: or(...RESOLVABLE_STATUSES.map((st) => eq('status', st))),
+          update,
+          returnValues: 'ALL_NEW',
         },
-        returnValues: 'ALL_NEW',
-      },
-    ],
-  }),
+      ],
+    };
+  },
   accepted: (item) => (item ?? {}) as unknown as EffectItem,
   refused: (item, _i, r) => {
     throw new EffectNotInReviewError(r.key, item, r.job);

@@ -9,11 +9,16 @@
 export type Condition =
   /** `attribute_not_exists(path)` */
   | { readonly kind: 'not-exists'; readonly path: string }
-  /** `path = v`, `path < v`, `path <= v`: false when the attribute is missing or of another type. */
+  /** `attribute_exists(path)` */
+  | { readonly kind: 'exists'; readonly path: string }
+  /**
+   * `path = v`, `path < v`, `path <= v`, `path <> v`: false when the attribute is missing or of another
+   * type (`<>` included: pair it with `exists` to say "present and different").
+   */
   | {
       readonly kind: 'compare';
       readonly path: string;
-      readonly op: '=' | '<' | '<=';
+      readonly op: '=' | '<' | '<=' | '<>';
       readonly value: unknown;
     }
   /** `NOT contains(path, v)`: true when the attribute is missing. */
@@ -24,6 +29,10 @@ export type Condition =
 export const notExists = (path: string): Condition => ({ kind: 'not-exists', path });
 /** `path = value`. */
 export const eq = (path: string, value: unknown): Condition => ({ kind: 'compare', path, op: '=', value });
+/** `attribute_exists(path)`. */
+export const exists = (path: string): Condition => ({ kind: 'exists', path });
+/** `path <> value`. */
+export const ne = (path: string, value: unknown): Condition => ({ kind: 'compare', path, op: '<>', value });
 /** `path < value`. */
 export const lt = (path: string, value: unknown): Condition => ({ kind: 'compare', path, op: '<', value });
 /** `path <= value`. */
@@ -44,6 +53,17 @@ export class IfNotExists {
   constructor(
     readonly path: string,
     readonly value: unknown,
+  ) {}
+}
+
+/**
+ * `list_append(if_not_exists(path, []), values)` on the right of a SET: the list before the update
+ * (empty when missing) with `values` appended.
+ */
+export class AppendToList {
+  constructor(
+    readonly path: string,
+    readonly values: readonly unknown[],
   ) {}
 }
 
@@ -88,6 +108,8 @@ export function compileExpressions(condition?: Condition, update?: Update): Comp
     switch (c.kind) {
       case 'not-exists':
         return `attribute_not_exists(${name(c.path)})`;
+      case 'exists':
+        return `attribute_exists(${name(c.path)})`;
       case 'compare':
         return `${name(c.path)} ${c.op} ${value(c.value)}`;
       case 'not-contains':
@@ -107,7 +129,9 @@ export function compileExpressions(condition?: Condition, update?: Update): Comp
       .map(([k, v]) =>
         v instanceof IfNotExists
           ? `${name(k)} = if_not_exists(${name(v.path)}, ${value(v.value)})`
-          : `${name(k)} = ${value(v)}`,
+          : v instanceof AppendToList
+            ? `${name(k)} = list_append(if_not_exists(${name(v.path)}, ${value([])}), ${value([...v.values])})`
+            : `${name(k)} = ${value(v)}`,
       );
     const adds = Object.entries(update.add ?? {}).map(([k, n]) => `${name(k)} ${value(n)}`);
     const removes = (update.remove ?? []).map(name);

@@ -14,14 +14,28 @@ import type {
   InsertOnceResult,
   ItemRef,
   LeaseRef,
+  ReleaseRequest,
   RunRecord,
 } from '../../core/ports.js';
-import { fencedWriteRefused, insertRefused, takeOverRefused } from '../../core/results.js';
+import { crossLeaseRefused, fencedWriteRefused, insertRefused, takeOverRefused } from '../../core/results.js';
 import { showValue } from '../../core/show-value.js';
 import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError } from '../../errors.js';
 import { abandonedRunItem, runRecordItem } from '../run-items.js';
 import { Attr, Keys } from '../schema.js';
-import { and, type Condition, eq, IfNotExists, le, lt, notContains, notExists, or } from './expression.js';
+import {
+  AppendToList,
+  and,
+  type Condition,
+  eq,
+  exists,
+  IfNotExists,
+  le,
+  lt,
+  ne,
+  notContains,
+  notExists,
+  or,
+} from './expression.js';
 import { ProtocolOp } from './ops.js';
 import type { Item, Operation } from './request.js';
 
@@ -31,9 +45,34 @@ export const LEASE_SK = Keys.lease('-').sk;
 /** A lease of a table. */
 type OnLease = LeaseRef & { readonly table: string };
 
-/** Renew / release (steps 2, 6) and the effects' lease check: still ours — same owner and fence. */
+/**
+ * Holder-only (renew, release, the effects' lease check; steps 2, 5, 6): still ours — same owner,
+ * same fence — AND still running. Release sets `holderState = released`, so a renewal or an effect of
+ * that owner and fence arriving after the release is refused: release is terminal for its owner and
+ * fence, and a run's authority in DynamoDB ends with it.
+ */
 export function owned(runId: string, fence: number): Condition {
-  return and(eq('owner', runId), eq('fence', fence));
+  return and(eq('owner', runId), eq('fence', fence), eq('holderState', 'running'));
+}
+
+/**
+ * Another lease is not running: never held, released, or expired by the caller's clock. The check of a
+ * cross-lease reconciliation (a protected item or effect last written under another lease).
+ */
+export function leaseInactive(nowMs: number): Condition {
+  return or(notExists('holderState'), ne('holderState', 'running'), lt('leaseUntilMs', nowMs));
+}
+
+/**
+ * True when `item` is the lease as released by this owner and fence, with or without its record
+ * (`released` / `unrecorded`): release is terminal for them.
+ */
+export function releasedBy(item: Item | undefined, ref: { runId: string; fence: number }): boolean {
+  return (
+    item?.owner === ref.runId &&
+    item.fence === ref.fence &&
+    (item.holderState === 'released' || item.holderState === 'unrecorded')
+  );
 }
 
 /**
@@ -58,7 +97,13 @@ export const claim: Operation<
           kind: 'update',
           table: req.table,
           key,
-          condition: req.force ? free : and(free, notContains('doneSlots', req.slotId)),
+          // Not done under this definition: a done set written under another definition id (a zone,
+          // schedule or shard-count change between deploys) does not count.
+          condition: req.force
+            ? free
+            : req.def === undefined
+              ? and(free, notContains('doneSlots', req.slotId))
+              : and(free, or(notContains('doneSlots', req.slotId), and(exists('def'), ne('def', req.def)))),
           update: {
             set: {
               owner: req.runId,
@@ -73,6 +118,10 @@ export const claim: Operation<
               prevSlot: new IfNotExists('slot', NO_HOLDER),
               prevLeaseUntilMs: new IfNotExists('leaseUntilMs', 0),
               prevHolderState: new IfNotExists('holderState', NO_HOLDER),
+              // Every claim appends itself; a release that marked the earlier entries removes the list.
+              open: new AppendToList('open', [
+                { runId: req.runId, slot: req.slotId, leaseUntilMs: req.leaseUntilMs },
+              ]),
             },
             add: { fence: 1 },
           },
@@ -81,18 +130,21 @@ export const claim: Operation<
       ],
     };
   },
-  accepted: (old) => decideClaimSucceeded(old as LeaseItem | undefined),
+  accepted: (old, req) => decideClaimSucceeded(old as LeaseItem | undefined, req),
   refused: (item, _i, req) => decideClaimFailed(item as LeaseItem | undefined, req),
 };
 
 /** Input of renew and release. */
 export type HolderRef = OnLease & { readonly runId: string; readonly fence: number; readonly nowMs: number };
 
+type OwnedInput = HolderRef & Partial<ReleaseRequest> & { leaseUntilMs?: number };
+
 function ownedUpdate(
   name: 'renew' | 'release',
   what: string,
-  set: (ref: HolderRef & { leaseUntilMs?: number; doneSlots?: ReadonlySet<string> }) => Item,
-): Operation<HolderRef & { leaseUntilMs?: number; doneSlots?: ReadonlySet<string> }, void> {
+  set: (ref: OwnedInput) => Item,
+  remove: (ref: OwnedInput) => string[] = () => [],
+): Operation<OwnedInput, void> {
   return {
     name,
     request: (ref) => {
@@ -106,15 +158,20 @@ function ownedUpdate(
             table: ref.table,
             key,
             condition: owned(ref.runId, ref.fence),
-            update: { set: set(ref) },
+            update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
           },
         ],
       };
     },
     accepted: () => undefined,
     refused: (item, _i, ref) => {
+      // Our own release whose response was lost (the SDK retried it): already done.
+      if (name === 'release' && releasedBy(item, ref)) return;
+      const why = releasedBy(item, ref)
+        ? 'already released it (release is terminal for its owner and fence)'
+        : `no longer holds the lease; holder is ${String(item?.owner)} with fence ${String(item?.fence)}`;
       throw new LeaseLostError(
-        `${what} refused for ${ref.job}: run ${ref.runId} (fence ${ref.fence}) no longer holds the lease; holder is ${String(item?.owner)} with fence ${String(item?.fence)}`,
+        `${what} refused for ${ref.job}: run ${ref.runId} (fence ${ref.fence}) ${why}`,
         item,
       );
     },
@@ -131,12 +188,54 @@ export const renew = ownedUpdate('renew', 'renew lease', (ref) => ({
  * Release (step 6): `leaseUntilMs = 0` (never `now`: see docs/design.md), `holderState = released`,
  * and on success the done set. Refused: LeaseLostError carrying the lease as it is.
  */
-export const release = ownedUpdate('release', 'release lease', (ref) => ({
-  leaseUntilMs: 0,
-  holderState: 'released',
-  releasedAtMs: ref.nowMs,
-  ...(ref.doneSlots !== undefined && ref.doneSlots.size > 0 && { doneSlots: new Set(ref.doneSlots) }),
-}));
+export const release = ownedUpdate(
+  'release',
+  'release lease',
+  (ref) => {
+    // Unrecorded (the run could not write its record): free the lease and end the run's authority like
+    // any release (terminal for its owner and fence), as `unrecorded` and still on the open list, so
+    // that the next claimer (or the sweeper) records this run abandoned.
+    if (ref.recorded === false)
+      return { leaseUntilMs: 0, holderState: 'unrecorded', releasedAtMs: ref.nowMs };
+    const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
+    return {
+      leaseUntilMs: 0,
+      holderState: 'released',
+      releasedAtMs: ref.nowMs,
+      ...(done && { doneSlots: new Set(ref.doneSlots) }),
+      ...(done && ref.def !== undefined && { def: ref.def }),
+    };
+  },
+  (ref) => (ref.recorded !== false && ref.clearOpen ? ['open'] : []),
+);
+
+/**
+ * Best-effort release after a claim request failed (its response lost, every retry refused): only if
+ * the item still names the run as a running owner (the caller does not know the fence it may hold).
+ * Returns the item before the release (its fence is the run's), or undefined when it is not ours.
+ */
+export const releaseIfOwner: Operation<OnLease & { runId: string; nowMs: number }, LeaseItem | undefined> = {
+  name: 'release',
+  request: (ref) => {
+    const key = Keys.lease(ref.job, ref.shard);
+    return {
+      tag: { op: ProtocolOp.Release, name: 'release', table: ref.table, key, runId: ref.runId },
+      label: 'release lease after a failed claim',
+      writes: [
+        {
+          kind: 'update',
+          table: ref.table,
+          key,
+          condition: and(eq('owner', ref.runId), eq('holderState', 'running')),
+          update: { set: { leaseUntilMs: 0, holderState: 'released', releasedAtMs: ref.nowMs } },
+          returnValues: 'ALL_OLD',
+        },
+      ],
+    };
+  },
+  accepted: (old) => old as LeaseItem | undefined,
+  refused: () => undefined,
+};
 
 /** A run's terminal record and its retention. */
 export interface RunRecordInput {
@@ -146,9 +245,23 @@ export interface RunRecordInput {
 }
 
 /**
- * The run record (step 6): written once; only an `abandoned` mark left by a successor may be replaced.
- * Refused: our own earlier put whose response was lost (same run, same outcome) is fine; anything
- * else is a StoreError naming the record's stored outcome.
+ * What a run record may replace, by outcome: `succeeded` only where nothing is recorded (an `abandoned`
+ * mark means a successor took the lease: the run is then `stale`, never `succeeded` next to it);
+ * `stale` also its own `succeeded` (the correction when the release after it was refused); anything
+ * else an `abandoned` mark left by a successor.
+ */
+function runRecordCondition(outcome: string): Condition {
+  if (outcome === Outcome.Succeeded) return notExists(Attr.pk);
+  if (outcome === Outcome.Stale)
+    return or(notExists(Attr.pk), eq('outcome', Outcome.Abandoned), eq('outcome', Outcome.Succeeded));
+  return or(notExists(Attr.pk), eq('outcome', Outcome.Abandoned));
+}
+
+/**
+ * The run record (step 6): written once, with {@link runRecordCondition}. Refused: our own earlier put
+ * whose response was lost (same run, same outcome) is fine; `succeeded` refused by an abandoned mark is
+ * LeaseLostError (the run was displaced: record it stale); anything else is a StoreError naming the
+ * record's stored outcome.
  */
 export const putRunRecord: Operation<RunRecordInput, void> = {
   name: ProtocolOp.RunRecord,
@@ -170,7 +283,7 @@ export const putRunRecord: Operation<RunRecordInput, void> = {
           table,
           key,
           item: runRecordItem(record, retentionDays),
-          condition: or(notExists(Attr.pk), eq('outcome', Outcome.Abandoned)),
+          condition: runRecordCondition(record.outcome),
         },
       ],
     };
@@ -178,6 +291,13 @@ export const putRunRecord: Operation<RunRecordInput, void> = {
   accepted: () => undefined,
   refused: (existing, _i, { record }) => {
     if (existing?.runId === record.runId && existing?.outcome === record.outcome) return;
+    if (record.outcome === Outcome.Succeeded && existing?.outcome === Outcome.Abandoned) {
+      const by = (existing.details as Record<string, unknown> | undefined)?.detectedBy;
+      throw new LeaseLostError(
+        `run ${record.runId} (fence ${String(record.fence)}) was displaced: run ${String(by)} took its lease and marked it abandoned`,
+        existing,
+      );
+    }
     throw new StoreError(
       'PutItem (run record)',
       new Error(`run record ${record.runId} already written as ${String(existing?.outcome)}`),
@@ -267,40 +387,116 @@ const businessTag = (op: ProtocolOp, { ref, fc }: BusinessWrite) => ({
   fence: fc.fence,
 });
 
+/** Options of a fenced write. */
+export interface FencedPutOptions {
+  /**
+   * Accept an item that exists but was never written under a fence (data from before cronfence, or
+   * other tooling) and fence it from now on. An explicit, separate choice: otherwise "unfenced" means
+   * "the item does not exist". @default false
+   */
+  readonly adoptUnfenced?: boolean;
+}
+
+/** A fenced write: the business write and its options. */
+export type FencedWriteInput = BusinessWrite & { readonly options?: FencedPutOptions };
+
+/** What a fenced write led to: written, or an item of another lease to reconcile ({@link crossLeaseWrite}). */
+export type FencedWriteStep =
+  | { readonly kind: 'written' }
+  | { readonly kind: 'other-lease'; readonly lease: string; readonly fence: number };
+
+/** The attributes a fenced write sets: the job's, `fence` and `fencedBy` (the same as insert-once), run, time. */
+function fencedSets(w: BusinessWrite): Item {
+  return {
+    ...jobAttributes(w.attributes, w.ref.key),
+    fence: w.fc.fence,
+    fencedBy: w.fc.leaseKey,
+    runId: w.fc.runId,
+    writtenAtMs: w.fc.nowMs,
+  };
+}
+
 /**
- * Fenced write (step 3) on a protected item: never written under a fence, or last written under the
- * same lease with a fence no higher than ours (equal = the same holder writing again).
- * Refused: StaleFenceError carrying the stored fence, or ResultConflictError (another lease fences it).
+ * Fenced write (step 3) on a protected item: the item does not exist, or it was last written — by a
+ * fenced write or an insert-once, which carry the same `fence` + `fencedBy` — under the same lease with
+ * a fence no higher than ours (equal = the same holder writing again); with `adoptUnfenced`, also an
+ * item that exists without a fence. Refused, the item decides (lib/core/results.ts): StaleFenceError
+ * carrying the stored fence, ResultConflictError (unfenced, not adopted), or `other-lease`.
  */
-export const fencedWrite: Operation<BusinessWrite, void> = {
+export const fencedWrite: Operation<FencedWriteInput, FencedWriteStep> = {
+  name: ProtocolOp.FencedWrite,
+  request: (w) => {
+    const [partitionKey] = Object.keys(w.ref.key);
+    if (partitionKey === undefined)
+      throw new ResultConflictError(`fenced write on ${w.ref.tableName} needs a key`);
+    const ours = or(notExists(partitionKey), and(eq('fencedBy', w.fc.leaseKey), le('fence', w.fc.fence)));
+    return {
+      tag: businessTag(ProtocolOp.FencedWrite, w),
+      label: `fenced write ${describeRef(w.ref)}`,
+      writes: [
+        {
+          kind: 'update',
+          table: w.ref.tableName,
+          key: w.ref.key,
+          condition: w.options?.adoptUnfenced ? or(ours, notExists('fence')) : ours,
+          update: { set: fencedSets(w) },
+        },
+      ],
+    };
+  },
+  accepted: () => ({ kind: 'written' }),
+  refused: (item, _i, w) => {
+    const refusal = fencedWriteRefused(describeRef(w.ref), item, w.fc);
+    if (refusal.kind === 'refused') throw refusal.error;
+    return refusal;
+  },
+};
+
+/** A cross-lease reconciliation: the write, the lease table, and the other lease and fence seen. */
+export type CrossLeaseInput = BusinessWrite & {
+  readonly leaseTable: string;
+  readonly other: { readonly lease: string; readonly fence: number };
+};
+
+/**
+ * Reconcile a protected item last written under ANOTHER lease (a resharded, renamed or moved job):
+ * fences of different leases are never compared. One transaction: the other lease is not running
+ * ({@link leaseInactive}), the writer still holds its own lease ({@link owned}: running, same owner and
+ * fence), and the item is still as seen (same lease and fence); then our write. Not on a run's normal
+ * path. Refused: ResultConflictError (that lease still runs, ours is lost, or the item moved).
+ */
+export const crossLeaseWrite: Operation<CrossLeaseInput, void> = {
   name: ProtocolOp.FencedWrite,
   request: (w) => ({
     tag: businessTag(ProtocolOp.FencedWrite, w),
-    label: `fenced write ${describeRef(w.ref)}`,
+    label: `cross-lease write ${describeRef(w.ref)}`,
     writes: [
+      {
+        kind: 'check',
+        table: w.leaseTable,
+        key: { pk: w.other.lease, sk: LEASE_SK },
+        condition: leaseInactive(w.fc.nowMs),
+      },
+      // …and the writer still holds ITS lease: a stale holder of our lease (a write stuck in the network
+      // past a successor) must not reclaim the item from the other lease under a fence ours outgrew.
+      {
+        kind: 'check',
+        table: w.leaseTable,
+        key: { pk: w.fc.leaseKey, sk: LEASE_SK },
+        condition: owned(w.fc.runId, w.fc.fence),
+      },
       {
         kind: 'update',
         table: w.ref.tableName,
         key: w.ref.key,
-        condition: or(
-          notExists('lastFence'),
-          and(eq('fencedBy', w.fc.leaseKey), le('lastFence', w.fc.fence)),
-        ),
-        update: {
-          set: {
-            ...jobAttributes(w.attributes, w.ref.key),
-            lastFence: w.fc.fence,
-            fencedBy: w.fc.leaseKey,
-            runId: w.fc.runId,
-            writtenAtMs: w.fc.nowMs,
-          },
-        },
+        condition: and(eq('fencedBy', w.other.lease), eq('fence', w.other.fence)),
+        update: { set: fencedSets(w) },
       },
     ],
   }),
   accepted: () => undefined,
   refused: (item, _i, w) => {
-    throw fencedWriteRefused(describeRef(w.ref), item, w.fc);
+    throw crossLeaseRefused(describeRef(w.ref), w.other, item);
   },
 };
 

@@ -23,4 +23,6 @@ export interface StoreFixture {
   readonly faults: FaultInjector;
   /** Read an item back (consistent), plain JS values (string sets as Set). */
   read(table: string, key: Record<string, string>): Promise<Record<string, unknown> | undefined>;
+  /** Write an item directly, as the application or other tooling would (no cronfence attributes). */
+  putRaw(table: string, item: Record<string, unknown>): Promise<void>;
 }

@@ -26,7 +26,7 @@ export function leaseStoreContract(name: string, make: () => Promise<StoreFixtur
 
     it('gives the first claim fence 1 and no previous holder', async () => {
       const d = await s.leases.claim(claimOf('r1', 'S1'));
-      expect(d).toEqual({ kind: 'acquired', fence: 1, doneSlots: new Set(), ownWrite: false });
+      expect(d).toEqual({ kind: 'acquired', fence: 1, doneSlots: new Set(), ownWrite: false, open: [] });
       expect(await s.leases.get({ job: 'contract-job' })).toMatchObject({
         owner: 'r1',
         fence: 1,
@@ -50,6 +50,7 @@ export function leaseStoreContract(name: string, make: () => Promise<StoreFixtur
         leaseUntilMs: NOW + 60_000,
         fence: 1,
         sameSlot,
+        renewedAtMs: NOW,
       });
     });
 
@@ -132,10 +133,42 @@ export function leaseStoreContract(name: string, make: () => Promise<StoreFixtur
       });
     });
 
+    it('makes release terminal for its owner and fence: a renewal delivered after it is refused and revives nothing', async () => {
+      // Case 2 of issue 12: a renewal held in the network lands after the release.
+      await s.leases.claim(claimOf('r1', 'S1'));
+      await s.leases.release({ job: 'contract-job', runId: 'r1', fence: 1, nowMs: NOW + 5_000 });
+      const err = await s.leases
+        .renew({ job: 'contract-job', runId: 'r1', fence: 1, nowMs: NOW + 1_000, leaseUntilMs: NOW + 61_000 })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LeaseLostError);
+      expect((err as Error).message).toContain('already released it');
+      expect(await s.leases.get({ job: 'contract-job' })).toMatchObject({
+        owner: 'r1',
+        fence: 1,
+        holderState: 'released',
+        leaseUntilMs: 0,
+      });
+      // the next slot's on-time delivery claims at once (no `overlap`)
+      expect(await s.leases.claim(claimOf('r2', 'S2', NOW + 6_000))).toMatchObject({
+        kind: 'acquired',
+        fence: 2,
+      });
+    });
+
+    it('accepts its own release again when the first response was lost', async () => {
+      await s.leases.claim(claimOf('r1', 'S1'));
+      s.faults.add({ name: 'release response lost', match: on.release, action: { kind: 'apply-then-fail' } });
+      await s.leases.release({ job: 'contract-job', runId: 'r1', fence: 1, nowMs: NOW + 5_000 });
+      expect(await s.leases.get({ job: 'contract-job' })).toMatchObject({
+        holderState: 'released',
+        fence: 1,
+      });
+    });
+
     it('treats a claim that was applied but whose response was lost as its own (same fence, ownWrite)', async () => {
       s.faults.add({ name: 'claim response lost', match: on.claim, action: { kind: 'apply-then-fail' } });
       const d = await s.leases.claim(claimOf('r1', 'S1'));
-      expect(d).toEqual({ kind: 'acquired', fence: 1, doneSlots: new Set(), ownWrite: true });
+      expect(d).toEqual({ kind: 'acquired', fence: 1, doneSlots: new Set(), ownWrite: true, open: [] });
       expect(s.faults.fired).toEqual([{ rule: 'claim response lost', command: 'UpdateItemCommand' }]);
     });
 
@@ -158,6 +191,70 @@ export function leaseStoreContract(name: string, make: () => Promise<StoreFixtur
         'DynamoDB UpdateItem (claim lease) failed: ProvisionedThroughputExceededException',
       );
       expect(s.faults.ops.get('claim')).toBe(6); // 2 for the first claim, then 4 attempts (DynamoDB client default)
+    });
+
+    it('ignores a done set written under another definition id, and honours one written under its own', async () => {
+      const d1 = await s.leases.claim({ ...claimOf('r1', 'S1'), def: 'tokyo' });
+      if (d1.kind !== 'acquired') throw new Error(d1.kind);
+      await s.leases.release({
+        job: 'contract-job',
+        runId: 'r1',
+        fence: 1,
+        nowMs: NOW + 5,
+        doneSlots: new Set(['S1']),
+        def: 'tokyo',
+        clearOpen: true,
+      });
+      expect(await s.leases.claim({ ...claimOf('r2', 'S1', NOW + 10), def: 'tokyo' })).toEqual({
+        kind: 'already-succeeded',
+        fence: 1,
+      });
+      const la = await s.leases.claim({ ...claimOf('r3', 'S1', NOW + 10), def: 'los-angeles' });
+      expect(la).toMatchObject({ kind: 'acquired', fence: 2, doneSlots: new Set() });
+    });
+
+    it('keeps every unreleased claim on the open list, with its fence, until a release clears it', async () => {
+      await s.leases.claim(claimOf('r1', 'S1'));
+      await s.leases.claim(claimOf('r2', 'S1', NOW + 60_001));
+      const d = await s.leases.claim(claimOf('r3', 'S1', NOW + 120_002));
+      expect(d).toMatchObject({
+        kind: 'acquired',
+        fence: 3,
+        open: [
+          { runId: 'r1', slot: 'S1', fence: 1, leaseUntilMs: NOW + 60_000 },
+          { runId: 'r2', slot: 'S1', fence: 2, leaseUntilMs: NOW + 120_001 },
+        ],
+      });
+      await s.leases.release({
+        job: 'contract-job',
+        runId: 'r3',
+        fence: 3,
+        nowMs: NOW + 120_010,
+        clearOpen: true,
+      });
+      expect((await s.leases.get({ job: 'contract-job' }))?.open).toBeUndefined();
+      expect(await s.leases.claim(claimOf('r4', 'S2', NOW + 120_020))).toMatchObject({ fence: 4, open: [] });
+    });
+
+    it('releases after a failed claim only when the item still names the run as a running owner', async () => {
+      await s.leases.claim(claimOf('r1', 'S1'));
+      expect(
+        await s.leases.releaseIfOwner({ job: 'contract-job', runId: 'r2', nowMs: NOW + 1 }),
+      ).toBeUndefined();
+      expect(
+        await s.leases.releaseIfOwner({ job: 'contract-job', runId: 'r1', nowMs: NOW + 2 }),
+      ).toMatchObject({
+        owner: 'r1',
+        fence: 1,
+        holderState: 'running',
+      });
+      expect(await s.leases.get({ job: 'contract-job' })).toMatchObject({
+        leaseUntilMs: 0,
+        holderState: 'released',
+      });
+      expect(
+        await s.leases.releaseIfOwner({ job: 'contract-job', runId: 'r1', nowMs: NOW + 3 }),
+      ).toBeUndefined();
     });
   });
 }

@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { on, throttlingError } from '../../../harness/faults/sdk-faults.js';
 import type { RunRecord } from '../../../lib/core/ports.js';
-import { ResultConflictError, StaleFenceError, StoreError } from '../../../lib/errors.js';
+import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError } from '../../../lib/errors.js';
 import { Keys } from '../../../lib/store/schema.js';
 import type { StoreFixture } from './fixture.js';
 
@@ -77,6 +77,31 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
       await s.runs.markAbandoned('contract-job', holder, 'r3', NOW + 2, 30);
       expect(await runItem('r1')).toMatchObject({ outcome: 'stale', reason: 'lease-lost' });
     });
+
+    it('never records succeeded over an abandoned mark (the run was displaced), and lets stale correct its own succeeded', async () => {
+      const holder = { runId: 'r1', slot: 'S1', leaseUntilMs: NOW, fence: 3 };
+      await s.runs.markAbandoned('contract-job', holder, 'r2', NOW + 1, 30);
+      const err = await s.runs.put(record('r1', 'succeeded'), 30).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LeaseLostError);
+      expect((err as Error).message).toContain('run r2 took its lease and marked it abandoned');
+      expect((await runItem('r1'))?.outcome).toBe('abandoned');
+      await s.runs.put(record('r4', 'succeeded'), 30);
+      await s.runs.put(record('r4', 'stale', { reason: 'lease-lost' }), 30);
+      expect(await runItem('r4')).toMatchObject({ outcome: 'stale', reason: 'lease-lost', problem: 'stale' });
+    });
+
+    it('finds a succeeded record of a slot under its definition id (or none), per shard', async () => {
+      await s.runs.put(record('r1', 'failed', { reason: 'error', def: 'd1' }), 30);
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1')).toBeUndefined();
+      await s.runs.put(record('r2', 'succeeded', { def: 'd0' }), 30);
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1')).toBeUndefined();
+      await s.runs.put(record('r3', 'succeeded', { def: 'd1' }), 30);
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1')).toBe('r3');
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1', 0)).toBeUndefined();
+      await s.runs.put(record('r4', 'succeeded', { def: 'd1', shard: 0 }), 30);
+      expect(await s.runs.findSucceeded('contract-job', 'S1', 'd1', 0)).toBe('r4');
+      expect(await s.runs.findSucceeded('contract-job', 'S2', 'd1')).toBeUndefined();
+    });
   });
 
   describe(`${name}: ResultStore contract`, () => {
@@ -97,22 +122,82 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
       expect(err).toMatchObject({ fence: 4, storedFence: 6 });
       expect(await s.read(s.reports, report)).toMatchObject({
         body: 'c',
-        lastFence: 6,
+        fence: 6,
         runId: 'r2',
         fencedBy: LEASE,
       });
     });
 
-    it.each([['another lease fences the item', () => fc('r9', 99, 'JOB#other'), ResultConflictError]])(
-      'refuses a fenced write when %s',
-      async (_l, ctx, type) => {
-        await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'a' }, fc('r1', 1));
-        const err = await s.results
-          .fencedPut({ tableName: s.reports, key: report }, { body: 'x' }, ctx())
-          .catch((e: unknown) => e);
-        expect(err).toBeInstanceOf(type);
-      },
-    );
+    it('keeps one fence attribute per item: a fenced write with a lower fence is refused on an insert-once row', async () => {
+      // Case 3 of issue 12: insert-once stores `fence` + `fencedBy` like a fenced write; the item is never "unfenced".
+      await s.results.insertOnce({ tableName: s.reports, key: report }, { body: 'b' }, fc('r2', 2));
+      const err = await s.results
+        .fencedPut({ tableName: s.reports, key: report }, { body: 'a' }, fc('r1', 1))
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StaleFenceError);
+      expect(err).toMatchObject({ fence: 1, storedFence: 2 });
+      expect(await s.read(s.reports, report)).toMatchObject({
+        body: 'b',
+        fence: 2,
+        runId: 'r2',
+        status: 'succeeded',
+      });
+      expect((await s.read(s.reports, report))?.lastFence).toBeUndefined();
+    });
+
+    it('refuses to overwrite an existing item that was never fenced unless told to adopt it', async () => {
+      const unfenced = { reportDate: 'legacy-day' };
+      await s.putRaw(s.reports, { ...unfenced, body: 'from before cronfence' });
+      const err = await s.results
+        .fencedPut({ tableName: s.reports, key: unfenced }, { body: 'x' }, fc('r1', 1))
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ResultConflictError);
+      expect((err as Error).message).toContain('never written under a fence');
+      expect(await s.read(s.reports, unfenced)).toEqual({ ...unfenced, body: 'from before cronfence' });
+      await s.results.fencedPut({ tableName: s.reports, key: unfenced }, { body: 'x' }, fc('r1', 1), {
+        adoptUnfenced: true,
+      });
+      expect(await s.read(s.reports, unfenced)).toMatchObject({ body: 'x', fence: 1, fencedBy: LEASE });
+    });
+
+    it('never compares fences of two leases: an item of another lease is taken over only once that lease is not running', async () => {
+      // Case 4 of issue 12: fence 40 under JOB#contract-job, then a shard lease JOB#contract-job#0 at fence 1.
+      const shard = `${LEASE}#0`;
+      await s.leases.claim({
+        job: 'contract-job',
+        runId: 'old',
+        slotId: 'S0',
+        nowMs: NOW,
+        leaseUntilMs: NOW + 60_000,
+      });
+      await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'old' }, fc('old', 1));
+      const held = await s.results
+        .fencedPut({ tableName: s.reports, key: report }, { body: 'new' }, fc('new', 1, shard))
+        .catch((e: unknown) => e);
+      expect(held).toBeInstanceOf(ResultConflictError);
+      expect((held as Error).message).toContain('still running');
+      await s.leases.release({ job: 'contract-job', runId: 'old', fence: 1, nowMs: NOW + 1 });
+      // the reconciling writer must hold its own lease (a stale holder of the shard lease may not)
+      const stale = await s.results
+        .fencedPut({ tableName: s.reports, key: report }, { body: 'new' }, fc('new', 1, shard))
+        .catch((e: unknown) => e);
+      expect(stale).toBeInstanceOf(ResultConflictError);
+      await s.leases.claim({
+        job: 'contract-job',
+        shard: 0,
+        runId: 'new',
+        slotId: 'S0',
+        nowMs: NOW + 2,
+        leaseUntilMs: NOW + 60_000,
+      });
+      await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'new' }, fc('new', 1, shard));
+      expect(await s.read(s.reports, report)).toMatchObject({
+        body: 'new',
+        fence: 1,
+        fencedBy: shard,
+        runId: 'new',
+      });
+    });
 
     it('rejects an attribute name cronfence reserves', async () => {
       const err = await s.results

@@ -4,13 +4,14 @@
  * store is caught with a shrunk, replayable counterexample.
  */
 import { describe, expect, it } from 'vitest';
-import { type BackendFactory, memoryBackend } from '../../../harness/drills/explorer/backends.js';
+import { memoryBackend, memoryBackendWith } from '../../../harness/drills/explorer/backends.js';
 import { explore, replayHistory } from '../../../harness/drills/explorer/explore.js';
 import type { HistorySpec } from '../../../harness/drills/explorer/history.js';
 import { INVARIANTS } from '../../../harness/drills/explorer/invariants.js';
+import { SHAPES } from '../../../harness/drills/explorer/liveness.js';
 import { runHistory } from '../../../harness/drills/explorer/run-history.js';
-import { createMemoryDeps } from '../../../harness/drills/memory-deps.js';
-import { MemoryBackend, MemoryClient, MemoryDb } from '../../../harness/memory/index.js';
+import { SHAPES as SAFETY_SHAPES } from '../../../harness/drills/explorer/shapes.js';
+import { MemoryBackend, MemoryClient } from '../../../harness/memory/index.js';
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../../../lib/core/ports.js';
 import { notExists } from '../../../lib/store/protocol/expression.js';
 import { fencedWrite } from '../../../lib/store/protocol/operations.js';
@@ -20,6 +21,22 @@ const provider = { idempotencyKeys: false, lookup: false, dropResponses: [] };
 
 /** Shrunk histories the explorer printed when it found violations (now fixed). */
 const FOUND: Record<string, HistorySpec> = {
+  'a late copy beyond the done set released (clearing the open list) before its record, which failed: the run was never marked':
+    {
+      skewsMs: [0, 0],
+      provider,
+      workMs: 0,
+      deliveries: [
+        { job: 'settle', slot: 0, worker: 1, delayMs: 1_500_000, attempt: 1, manual: false },
+        { job: 'settle', slot: 0, worker: 0, delayMs: 0, attempt: 1, manual: true },
+        { job: 'settle', slot: 1, worker: 0, delayMs: 0, attempt: 1, manual: true },
+      ],
+      faults: [
+        { kind: 'throttle', worker: 1, op: 'run-record', times: 20 },
+        { kind: 'conflict', worker: 0, op: 'release', times: 8 },
+      ],
+      lambda: true,
+    },
   'a claim whose response was lost did not mark the killed holder it displaced abandoned': {
     skewsMs: [0, 0],
     provider,
@@ -50,8 +67,20 @@ const FOUND: Record<string, HistorySpec> = {
 };
 
 describe('history explorer (in memory)', () => {
-  it('explores 400 seeded histories of 2-8 workers and every invariant holds in each', async () => {
-    const report = await explore({ runs: 400, seed: 20_261_129 });
+  it('explores 400 seeded histories of 2-8 workers (about half through the Lambda model, half listed with the safety shapes): every shape occurs, every invariant (liveness too) holds', async () => {
+    let lambdaHistories = 0;
+    const report = await explore({
+      runs: 400,
+      seed: 20_261_129,
+      onHistory: (_n, o) => {
+        if (o.lambda) lambdaHistories++;
+      },
+    });
+    expect(lambdaHistories).toBeGreaterThan(100);
+    expect(lambdaHistories).toBeLessThan(300);
+    expect(report.violations).toEqual({ safety: 0, liveness: 0 });
+    for (const shape of SHAPES) expect(report.shapes[shape] ?? 0, shape).toBeGreaterThan(0);
+    expect(report.shapes['lambda-delivery']).toBe(lambdaHistories);
     expect(report.failure?.message).toBeUndefined();
     expect(report.histories).toBe(400);
     expect(report.checks).toBe(400 * INVARIANTS.length);
@@ -67,8 +96,24 @@ describe('history explorer (in memory)', () => {
     ])
       expect(report.faults[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(report.outcomes.succeeded).toBeGreaterThan(0);
+    // every safety shape of issue 12 is generated (harness/drills/explorer/shapes.ts)
+    for (const shape of SAFETY_SHAPES) expect(report.safetyShapes[shape] ?? 0, shape).toBeGreaterThan(0);
     expect(report.outcomes['killed (never settled)']).toBeGreaterThan(0);
-  }, 120_000); // CPU-bound: sized for a loaded 2-core machine
+  }, 300_000);
+
+  it('catches a runtime whose same-slot skip is final (and a sweeper that leaves delivered slots to catchUp): a shrunk, replayable liveness counterexample', async () => {
+    const report = await explore({ runs: 300, seed: 2, variant: 'skip-is-final' });
+    expect(report.violations.safety).toBe(0);
+    expect(report.failure?.message).toMatch(
+      /seed 2, path [\d:]+, after \d+ shrinks: liveness: silently lost: /,
+    );
+    const shrunk = report.failure?.history as HistorySpec;
+    expect(shrunk.deliveries.length).toBeLessThanOrEqual(6);
+    const broken = await replayHistory(shrunk, memoryBackend, { variant: 'skip-is-final' });
+    expect(broken.find((c) => c.name === 'liveness')?.ok).toBe(false);
+    const fixed = await replayHistory(shrunk);
+    expect(fixed.filter((c) => !c.ok)).toEqual([]);
+  }, 300_000);
 
   it.each(Object.entries(FOUND))(
     'replays the shrunk history where %s: every invariant holds now',
@@ -88,43 +133,25 @@ describe('history explorer (in memory)', () => {
   });
 
   it('catches a store that accepts a lower fence and prints a shrunk, replayable history', async () => {
-    const broken: BackendFactory = async (now) => {
-      const base = await memoryBackend(now);
-      const db = new MemoryDb(now);
-      return {
-        ...base,
-        runRecords: async (job) =>
-          db.scan('cronfence').filter((i) => i.pk === `JOB#${job}` && String(i.sk).startsWith('RUN#')),
-        depsFor: (p) => {
-          const deps = createMemoryDeps({
-            db,
-            clock: p.clock,
-            faults: p.faults,
-            pausePoint: p.pausePoint,
-            observe: p.observe,
-          });
-          const backend = new MemoryBackend(new MemoryClient(db, { faults: p.faults }));
-          // Forgets the fenced write's condition: any fence overwrites what is stored.
-          const unfenced: typeof fencedWrite = {
-            ...fencedWrite,
-            request: (w) => {
-              const req = fencedWrite.request(w);
-              return { ...req, writes: [{ ...req.writes[0], condition: notExists('no-such-attribute') }] };
-            },
-          };
-          const results: ResultStore = {
-            fencedPut: (ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext) =>
-              perform(backend, unfenced, { ref, attributes, fc }),
-            insertOnce: (
-              ref: ItemRef,
-              a: Record<string, unknown>,
-              fc: FenceContext,
-            ): Promise<InsertOnceResult> => deps.results.insertOnce(ref, a, fc),
-          };
-          return { ...deps, results };
+    const broken = memoryBackendWith((deps, p, db) => {
+      const backend = new MemoryBackend(new MemoryClient(db, { faults: p.faults }));
+      // Forgets the fenced write's condition: any fence overwrites what is stored.
+      const unfenced: typeof fencedWrite = {
+        ...fencedWrite,
+        request: (w) => {
+          const req = fencedWrite.request(w);
+          return { ...req, writes: [{ ...req.writes[0], condition: notExists('no-such-attribute') }] };
         },
       };
-    };
+      const results: ResultStore = {
+        fencedPut: async (ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext) => {
+          await perform(backend, unfenced, { ref, attributes, fc });
+        },
+        insertOnce: (ref: ItemRef, a: Record<string, unknown>, fc: FenceContext): Promise<InsertOnceResult> =>
+          deps.results.insertOnce(ref, a, fc),
+      };
+      return { ...deps, results };
+    });
     const report = await explore({ runs: 200, seed: 7, backend: broken });
     expect(report.failure?.message).toContain(
       'I2 no write accepted with a fence lower than one already stored',
@@ -133,5 +160,5 @@ describe('history explorer (in memory)', () => {
     const replayed = await replayHistory(report.failure?.history as HistorySpec, broken);
     expect(replayed.find((c) => c.name.startsWith('I2'))?.ok).toBe(false);
     expect(report.failure?.history.deliveries.length).toBeLessThanOrEqual(4);
-  }, 120_000); // CPU-bound: sized for a loaded 2-core machine
+  }, 600_000); // CPU-bound, shrinking Lambda-model histories: sized for a loaded 2-core machine
 });

@@ -18,5 +18,8 @@ storeContracts('memory store', async () => {
     settlements: 'settlements',
     faults,
     read: async (table, key) => db.get(table, key),
+    putRaw: async (table, item) => {
+      db.put(table, { reportDate: item.reportDate }, item, { op: 'other' });
+    },
   };
 });

@@ -145,7 +145,7 @@ describe('enumerateSlots properties (random zones, crons and ranges across trans
       }),
       { numRuns: 100 },
     );
-  });
+  }, 60_000); // property runs: slow on a loaded 2-core machine
 
   it('equals a minute-by-minute oracle: first instant of each matching wall time, gaps absent', () => {
     fc.assert(
@@ -169,7 +169,7 @@ describe('enumerateSlots properties (random zones, crons and ranges across trans
       }),
       { numRuns: 50 },
     );
-  });
+  }, 60_000); // property runs: slow on a loaded 2-core machine
 
   it('with shift adds only flagged slots for nonexistent wall times, at the gap end', () => {
     fc.assert(
@@ -214,5 +214,5 @@ describe('enumerateSlots properties (random zones, crons and ranges across trans
       }),
       { numRuns: 60 },
     );
-  });
+  }, 60_000); // property runs: slow on a loaded 2-core machine
 });

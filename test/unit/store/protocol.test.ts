@@ -53,12 +53,12 @@ describe('protocol declarations', () => {
     );
   });
 
-  it('tags a release with its run and fence and conditions it on owner and fence', () => {
+  it('tags a release with its run and fence and conditions it on owner, fence and the running state', () => {
     const req = release.request({ table: 'lib', job: 'j', runId: 'r1', fence: 3, nowMs: 5 });
     expect(req.tag).toMatchObject({ op: 'release', runId: 'r1', fence: 3 });
     expect(compileExpressions(req.writes[0].condition)).toMatchObject({
-      ConditionExpression: '#owner = :v0 AND #fence = :v1',
-      ExpressionAttributeValues: { ':v0': 'r1', ':v1': 3 },
+      ConditionExpression: '#owner = :v0 AND #fence = :v1 AND #holderState = :v2',
+      ExpressionAttributeValues: { ':v0': 'r1', ':v1': 3, ':v2': 'running' },
     });
   });
 
@@ -71,7 +71,11 @@ describe('protocol declarations', () => {
     const [w] = req.writes;
     if (w.kind !== 'update') throw new Error('fenced write is an update');
     expect(compileExpressions(w.condition, w.update).UpdateExpression).toBe(
-      'SET #n2 = :v2, #lastFence = :v3, #fencedBy = :v4, #runId = :v5, #writtenAtMs = :v6',
+      'SET #n3 = :v2, #fence = :v3, #fencedBy = :v4, #runId = :v5, #writtenAtMs = :v6',
+    );
+    // one fence attribute, whichever writer created the item; "unfenced" means "does not exist"
+    expect(compileExpressions(w.condition, w.update).ConditionExpression).toBe(
+      'attribute_not_exists(#reportDate) OR (#fencedBy = :v0 AND #fence <= :v1)',
     );
     expect(() =>
       fencedWrite.request({

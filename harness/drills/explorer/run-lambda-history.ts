@@ -1,0 +1,221 @@
+/**
+ * Run one history under the Lambda delivery model (lambda-model.ts): each copy is an async event that
+ * Lambda retries only after an error or a timeout; the sweeper runs every 15 minutes with the real
+ * `sweep` (its catch-up invocations are events too); a redeploy may change a zone, a schedule or a
+ * shard count mid-history. Nothing claims at the end for free: the history is over when Lambda has
+ * nothing left and three sweeps after the last delivery found nothing to do.
+ */
+import { definitionId } from '../../../lib/core/liveness.js';
+import { Trigger } from '../../../lib/core/outcomes.js';
+import type { RuntimeDeps } from '../../../lib/runtime/deps.js';
+import type { ShardDispatcher } from '../../../lib/runtime/fan-out.js';
+import { sweep } from '../../../lib/runtime/sweeper.js';
+import { Stage, type Worker } from '../stage.js';
+import type { BackendFactory } from './backends.js';
+import type { HistorySpec } from './history.js';
+import { spawnWorkers } from './history-faults.js';
+import { SLOT_MINUTES } from './jobs.js';
+import { type Deployment, FIRST_DEPLOYMENT, lambdaJobs, redeployed } from './lambda-jobs.js';
+import { type DeadLetter, LambdaModel, SWEEP_PERIOD_MS } from './lambda-model.js';
+import { SimProvider } from './provider.js';
+import type { HistoryOutcome } from './run-history.js';
+import type { SendCall } from './shapes.js';
+
+const SLOT_MS = SLOT_MINUTES * 60_000;
+
+/** What the Lambda model adds to a history's outcome. */
+export interface LambdaOutcome {
+  /** Every occurrence that was delivered at least once: job, scheduled time, shard count cut for. */
+  readonly delivered: readonly { readonly job: string; readonly scheduledTimeMs: number }[];
+  readonly deadLetters: readonly DeadLetter[];
+  /** Definition ids of the sharded job by shard count (for "every shard done"). */
+  readonly shardDefs: ReadonlyMap<string, number>;
+  /** Lambda retries, by why. */
+  readonly retries: readonly { readonly label: string; readonly attempt: number; readonly why: string }[];
+  /** When the last event of the history happened, ms after its start. */
+  readonly endMs: number;
+}
+
+/** Options of a run: a broken variant to prove the invariants catch it. */
+export interface LambdaRunOptions {
+  /** `skip-is-final`: a same-slot skip ends the line (runtime and sweeper), as before liveness. */
+  readonly variant?: 'skip-is-final';
+}
+
+/** A same-slot skip that is final: the holder always looks alive (the broken variant). */
+function skipIsFinal(deps: RuntimeDeps): RuntimeDeps {
+  return {
+    ...deps,
+    leases: {
+      ...deps.leases,
+      claim: async (req) => {
+        const d = await deps.leases.claim(req);
+        return d.kind === 'held' ? { ...d, renewedAtMs: req.nowMs } : d;
+      },
+      renew: (r) => deps.leases.renew(r),
+      release: (r) => deps.leases.release(r),
+      releaseIfOwner: (r) => deps.leases.releaseIfOwner(r),
+      get: (r) => deps.leases.get(r),
+    },
+  };
+}
+
+/** Run a Lambda-model history on a fresh backend. */
+export async function runLambdaHistory(
+  spec: HistorySpec,
+  backendFactory: BackendFactory,
+  options: LambdaRunOptions = {},
+): Promise<HistoryOutcome> {
+  let stage: Stage | undefined;
+  const backend = await backendFactory(() => stage?.time.nowMs ?? 0);
+  const start = backend.startMs ?? Date.parse('2026-01-05T00:00:00Z');
+  try {
+    const depsFor =
+      options.variant === 'skip-is-final'
+        ? (p: Parameters<typeof backend.depsFor>[0]) => skipIsFinal(backend.depsFor(p))
+        : (p: Parameters<typeof backend.depsFor>[0]) => backend.depsFor(p);
+    const s = new Stage(start, depsFor);
+    stage = s;
+    const lambda = new LambdaModel(s);
+    const sleep = (ms: number) => s.time.sleep(ms);
+    const provider = new SimProvider({ ...spec.provider, now: () => s.time.nowMs, latencyMs: 40, sleep });
+    const sends: SendCall[] = [];
+    const current = spawnWorkers(spec, s);
+    const sweeperWorker = s.worker('sweeper');
+    let requestSeq = 0;
+    // Shard payloads are async self-invocations: events of the Lambda model on the sweeper-side worker.
+    const dispatch: ShardDispatcher = {
+      async dispatch(payloads) {
+        for (const p of payloads) {
+          void lambda.send(
+            {
+              handler: () => jobsNow().shard,
+              scheduledTimeMs: Date.parse(String(p.scheduledTime)),
+              requestId: `shard-${requestSeq++}`,
+              label: `shard ${String(p.shard)}/${String(p.shards)}`,
+              extra: p,
+              worker: () => sweeperWorker,
+            },
+            500,
+          );
+        }
+      },
+    };
+    const failures = { shard1: 0 };
+    const jobOptions = {
+      provider,
+      sleep,
+      workMs: spec.workMs,
+      slotIndex: (ms: number) => Math.round((ms - start) / SLOT_MS),
+      oversized: new Set(spec.oversized ?? []),
+      failShard: spec.failShard ?? 0,
+      dispatch,
+      sends,
+      now: () => s.time.nowMs,
+    };
+    const deployments = new Map<Deployment, ReturnType<typeof lambdaJobs>>();
+    const jobsOf = (d: Deployment) => {
+      let j = deployments.get(d);
+      if (!j) {
+        j = lambdaJobs(d, jobOptions, failures);
+        deployments.set(d, j);
+      }
+      return j;
+    };
+    const second = spec.redeploy ? redeployed(spec.redeploy.change) : FIRST_DEPLOYMENT;
+    const jobsNow = () =>
+      jobsOf(spec.redeploy && s.time.nowMs - start >= spec.redeploy.afterMs ? second : FIRST_DEPLOYMENT);
+    const shardDefs = new Map<string, number>();
+    for (const d of [FIRST_DEPLOYMENT, second]) shardDefs.set(definitionId(jobsOf(d).shard.job), d.shards);
+    const delivered: { job: string; scheduledTimeMs: number }[] = [];
+    let lastMs = 0;
+    for (const [n, d] of spec.deliveries.entries()) {
+      const atMs = d.slot * SLOT_MS + d.delayMs;
+      lastMs = Math.max(lastMs, atMs);
+      const scheduledTimeMs = start + d.slot * SLOT_MS;
+      const name = d.job === 'report' ? 'ex-report' : d.job === 'settle' ? 'ex-settle' : 'ex-shard';
+      delivered.push({ job: name, scheduledTimeMs });
+      void lambda.send(
+        {
+          handler: () => jobsNow()[d.job],
+          scheduledTimeMs,
+          requestId: `evt-${d.job}-${d.slot}-${d.manual ? `m${n}` : 'a'}`,
+          label: `${d.manual ? 'manual' : 'event'} ${d.job}#${d.slot}`,
+          ...(d.manual && {
+            extra: { trigger: 'manual', requestedBy: 'explorer', reason: 'history re-run' },
+          }),
+          worker: () => current[d.worker] as Worker,
+        },
+        atMs,
+      );
+    }
+    // The sweeper on its schedule, over the history's own range, until Lambda is idle and three sweeps
+    // after the last delivery changed nothing.
+    const sweeps = (async () => {
+      let quiet = 0;
+      for (let k = 1; k <= 40; k++) {
+        await sweeperWorker.clock.sleep(SWEEP_PERIOD_MS);
+        const jobs = jobsNow();
+        const report = await sweep(
+          {
+            leases: sweeperWorker.deps.leases,
+            runs: sweeperWorker.deps.runs,
+            clock: sweeperWorker.clock,
+            log: () => undefined,
+            ...(options.variant === 'skip-is-final' && { catchUpUnfinished: false }),
+          },
+          [jobs.report, jobs.settle, jobs.shard].map((h) => ({
+            definition: h.job,
+            expression: h.expression,
+            startMs: start,
+            invoke: async (payload) => {
+              void lambda.send(
+                {
+                  handler: () =>
+                    jobsNow()[h === jobs.report ? 'report' : h === jobs.settle ? 'settle' : 'shard'],
+                  scheduledTimeMs: Date.parse(String(payload.scheduledTime)),
+                  requestId: `catch-up-${requestSeq++}`,
+                  label: `catch-up ${h.job.name}${payload.shard === undefined ? '' : ` shard ${String(payload.shard)}`}`,
+                  extra: { ...payload, trigger: Trigger.CatchUp },
+                  worker: () => sweeperWorker,
+                },
+                500,
+              );
+            },
+          })),
+          600_000,
+          start - 1,
+        ).catch((err: unknown) => {
+          if (process.env.EXPLORER_DEBUG) console.error('sweep failed', err);
+          return undefined;
+        });
+        const acted = (report?.decisions ?? []).some((x) => x.action === 'triggered');
+        quiet = !acted && lambda.inFlight === 0 && s.time.nowMs - start > lastMs ? quiet + 1 : 0;
+        if (quiet >= 3) break;
+      }
+    })();
+    await s.run();
+    await sweeps;
+    const names = ['ex-report', 'ex-settle', 'ex-shard'];
+    const records = (await Promise.all(names.map((j) => backend.runRecords(j)))).flat();
+    return {
+      entries: s.recorder.entries,
+      results: s.results,
+      records,
+      provider,
+      unsettled: s.unsettled,
+      backend: backend.name,
+      sends,
+      offBudgetWorkers: new Set<string>(),
+      lambda: {
+        delivered,
+        deadLetters: lambda.deadLetters,
+        shardDefs,
+        retries: lambda.retries,
+        endMs: s.time.nowMs - start,
+      },
+    };
+  } finally {
+    await backend.drop();
+  }
+}
