@@ -3,12 +3,11 @@
  * a redeploy may change), the insert-once settlement with effects (whose details may exceed the item
  * limit), and a sharded job (whose shard count a redeploy may change; shard 1 may fail its attempts).
  */
-import type { EffectProvider } from '../../../lib/core/effects.js';
 import { defineJob, type JobHandler } from '../../../lib/runtime/define-job.js';
 import { ownsKey, type ShardDispatcher } from '../../../lib/runtime/fan-out.js';
 import { explorerReports, explorerRows, ROWS_PER_SLOT, SLOT_MINUTES } from './jobs.js';
 import type { SimProvider } from './provider.js';
-import type { SendCall } from './shapes.js';
+import { loggedPayer, type SendCall } from './shapes.js';
 
 /** What a deployment fixes. */
 export interface Deployment {
@@ -60,16 +59,7 @@ export interface LambdaJobsOptions {
 
 /** The three jobs of a deployment (cached by the caller). */
 export function lambdaJobs(d: Deployment, o: LambdaJobsOptions, failures: { shard1: number }) {
-  const payerFor = (runId: string): EffectProvider<{ id: string; amountCents: number }> => ({
-    name: o.provider.name,
-    idempotencyKeys: o.provider.idempotencyKeys,
-    ...(o.provider.keyRetentionMs !== undefined && { keyRetentionMs: o.provider.keyRetentionMs }),
-    ...(o.provider.lookup && { lookup: o.provider.lookup, lookupSettleMs: o.provider.lookupSettleMs }),
-    send: (key, request) => {
-      o.sends.push({ runId, key, atMs: o.now() });
-      return o.provider.send(key, request);
-    },
-  });
+  const payerFor = (runId: string) => loggedPayer(o.provider, runId, o.sends, o.now);
   const common = {
     lease: { durationSeconds: 60 },
     timeoutSeconds: 120,

@@ -109,6 +109,25 @@ export interface SendCall {
 const tableOf = (schema: { envVar: string; defaultName: string }) =>
   process.env[schema.envVar] ?? schema.defaultName;
 
+/** `provider` as run `runId`'s payer: every call is logged in `sends` with the true time `now()`. */
+export function loggedPayer(
+  provider: SimProvider,
+  runId: string,
+  sends: SendCall[],
+  now: () => number,
+): EffectProvider<{ id: string; amountCents: number }> {
+  return {
+    name: provider.name,
+    idempotencyKeys: provider.idempotencyKeys,
+    ...(provider.keyRetentionMs !== undefined && { keyRetentionMs: provider.keyRetentionMs }),
+    ...(provider.lookup && { lookup: provider.lookup, lookupSettleMs: provider.lookupSettleMs }),
+    send: (key, request) => {
+      sends.push({ runId, key, atMs: now() });
+      return provider.send(key, request);
+    },
+  };
+}
+
 /**
  * The explorer's jobs under `shapes`: the base jobs when no shape changes a body, else variants with
  * parallel branches, a straggler that outlives the handler, insert-once + fenced writes on one key,
@@ -126,19 +145,7 @@ export function shapedJobs(
 ): { report: JobHandler; settle: JobHandler; resharded: JobHandler } {
   const base = explorerJobs(options);
   const { sleep, workMs, now, sends } = options;
-  const payerFor = (runId: string): EffectProvider<{ id: string; amountCents: number }> => {
-    const p = options.provider;
-    return {
-      name: p.name,
-      idempotencyKeys: p.idempotencyKeys,
-      ...(p.keyRetentionMs !== undefined && { keyRetentionMs: p.keyRetentionMs }),
-      ...(p.lookup && { lookup: p.lookup, lookupSettleMs: p.lookupSettleMs }),
-      send: (key, request) => {
-        sends.push({ runId, key, atMs: now() });
-        return p.send(key, request);
-      },
-    };
-  };
+  const payerFor = (runId: string) => loggedPayer(options.provider, runId, sends, now);
   const reportBody = async (ctx: Parameters<Parameters<typeof defineJob>[0]['run']>[0]) => {
     await sleep(workMs);
     ctx.throwIfAborted();
