@@ -5,11 +5,21 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { DRILLS, selectDrills } from '../harness/drills/catalog/index.js';
-import { openTarget } from '../harness/drills/dynamo-env.js';
-import { runDrills, summaryTable } from '../harness/drills/run-drills.js';
 import type { LocalApp } from '../harness/local/run-local.js';
-import { renderTimeline } from '../harness/report/timeline.js';
+
+/**
+ * The drill harness, loaded only when `drill` runs: its catalog uses the example app's jobs, which an
+ * installed package does not ship, so every other command must not import it.
+ */
+async function harness() {
+  const [catalog, env, run, report] = await Promise.all([
+    import('../harness/drills/catalog/index.js'),
+    import('../harness/drills/dynamo-env.js'),
+    import('../harness/drills/run-drills.js'),
+    import('../harness/report/timeline.js'),
+  ]);
+  return { ...catalog, ...env, ...run, ...report };
+}
 
 /** Register `drill` on the program. @param app the app, or a loader of it (called when drills run). */
 export function registerDrill(program: Command, app: LocalApp | (() => Promise<LocalApp>)): void {
@@ -34,6 +44,7 @@ export function registerDrill(program: Command, app: LocalApp | (() => Promise<L
         names: string[],
         opts: { list?: boolean; endpoint?: string; aws?: boolean; report?: string },
       ) => {
+        const { DRILLS, selectDrills, openTarget, runDrills, summaryTable, renderTimeline } = await harness();
         if (opts.list) {
           for (const d of DRILLS)
             console.log(`${d.name}\n    injected: ${d.injected}\n    expected: ${d.expected}`);
