@@ -55,9 +55,9 @@ export function formatEvidence(e: Evidence): string {
   return `${e.count ? `${e.count}x ` : ''}runId=${e.runId}${e.count ? ' (first)' : ''} ${what}${e.fence !== undefined ? ` fence=${e.fence}` : ''}${e.trigger && e.trigger !== 'schedule' ? ` trigger=${e.trigger}` : ''}`;
 }
 
-const BUSINESS = new Set(['fenced-write', 'insert-once', 'takeover', 'effect']);
+const BUSINESS = new Set(['fenced-write', 'insert-once', 'effect']);
 
-/** True for a business write (fenced write, insert-once, takeover, effect). */
+/** True for a business write (fenced write, insert-once, effect). */
 export function isBusinessWrite(op: string): boolean {
   return BUSINESS.has(op);
 }

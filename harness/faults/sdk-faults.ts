@@ -112,8 +112,8 @@ export const on = {
   runRecord: (r: FaultRequest) => opOf(r) === 'run-record',
   fencedWrite: (r: FaultRequest) => opOf(r) === 'fenced-write',
   insertOnce: (r: FaultRequest) => opOf(r) === 'insert-once',
-  /** Any business write: fenced write, insert-once or takeover. */
-  businessWrite: (r: FaultRequest) => ['fenced-write', 'insert-once', 'takeover'].includes(opOf(r)),
+  /** Any business write: fenced write or insert-once. */
+  businessWrite: (r: FaultRequest) => ['fenced-write', 'insert-once'].includes(opOf(r)),
   effect: (r: FaultRequest) => opOf(r) === 'effect',
   table: (tableName: string) => (r: FaultRequest) => r.input.TableName === tableName,
   keyContains: (text: string) => (r: FaultRequest) =>

@@ -31,7 +31,6 @@ const STATUS_OF: Partial<Record<ProtocolOp, string>> = {
   'run-record': 'outcome',
   'mark-abandoned': 'outcome',
   'insert-once': 'status',
-  takeover: 'status',
   effect: 'status',
 };
 

@@ -171,11 +171,7 @@ export function timelineModel(rec: Recording): TimelineModel {
         kind: 'fault',
         text: `injected ${e.fault.action} on ${e.op} (${e.fault.rule})`,
       });
-    } else if (
-      e.kind === 'request' &&
-      ['fenced-write', 'insert-once', 'takeover'].includes(e.op) &&
-      e.runId
-    ) {
+    } else if (e.kind === 'request' && ['fenced-write', 'insert-once'].includes(e.op) && e.runId) {
       lanes.get(e.runId)?.marks.push({ atMs: e.atMs, kind: 'write', label: `${e.op} fence ${e.fence}` });
     } else if (e.kind === 'process' && e.what !== 'deliver') {
       events.push({ atMs: e.atMs, worker: e.worker, kind: 'process', text: `${e.what}: ${e.detail}` });

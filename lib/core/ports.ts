@@ -61,15 +61,11 @@ export interface ResultStore {
     options?: { readonly adoptUnfenced?: boolean },
   ): Promise<void>;
   /**
-   * Insert a business result once; `existing` with the stored row when it is already there.
-   * @throws StaleFenceError when a newer holder owns the row; StoreError on store failure.
+   * Insert a business result once (born `succeeded`); `existing` with the stored row when it is
+   * already there.
+   * @throws StaleFenceError when a newer holder of our lease wrote the item; StoreError on store failure.
    */
-  insertOnce(
-    ref: ItemRef,
-    attributes: Record<string, unknown>,
-    fc: FenceContext,
-    status?: string,
-  ): Promise<InsertOnceResult>;
+  insertOnce(ref: ItemRef, attributes: Record<string, unknown>, fc: FenceContext): Promise<InsertOnceResult>;
 }
 
 /** Which lease: a job, or one shard of it. */

@@ -61,29 +61,15 @@ export function crossLeaseRefused(
 }
 
 /** What a refused insert-once means. */
-export type InsertRefusal = 'own-write' | 'existing' | 'take-over' | 'stale';
+export type InsertRefusal = 'own-write' | 'existing' | 'stale';
 
 /**
- * Decide from the existing row a refused insert-once returned: ours (lost response), already
- * succeeded, a `running` row of a lower fence of our lease (take it over), or a newer holder's (stale).
+ * Decide from the existing row a refused insert-once returned: ours (lost response), a result already
+ * inserted (born `succeeded`), or an item a fenced write created — which exists, unless a newer holder
+ * of our lease wrote it (stale; fences compared only within one lease).
  */
 export function insertRefused(existing: Record<string, unknown>, fc: WriterFence): InsertRefusal {
   if (existing.runId === fc.runId && existing.fence === fc.fence) return 'own-write';
   if (existing.status === 'succeeded') return 'existing';
-  const sameLease = existing.fencedBy === fc.leaseKey;
-  if (existing.status === 'running')
-    return sameLease && Number(existing.fence) < fc.fence ? 'take-over' : 'stale';
-  // A protected item a fenced write created (no status): the result exists, unless a newer holder of
-  // our lease wrote it (fences compared only within one lease).
-  return sameLease && Number(existing.fence) > fc.fence ? 'stale' : 'existing';
-}
-
-/** Decide from the row a refused takeover returned: ours after all, succeeded meanwhile, or stale. */
-export function takeOverRefused(
-  now: Record<string, unknown>,
-  fc: WriterFence,
-): 'own-write' | 'existing' | 'stale' {
-  if (now.runId === fc.runId && now.fence === fc.fence) return 'own-write';
-  if (now.status === 'succeeded' && Number(now.fence) <= fc.fence) return 'existing';
-  return 'stale';
+  return existing.fencedBy === fc.leaseKey && Number(existing.fence) > fc.fence ? 'stale' : 'existing';
 }

@@ -9,8 +9,7 @@ import type { TableSchema } from './schema.js';
 /**
  * The `ctx` writes a job makes on an application table, and the one DynamoDB action each sends:
  * `fencedPut` is one conditional UpdateItem; `insertOnce` is one conditional PutItem (a refused
- * insert gets the row back with `ALL_OLD`, no read; `ctx.insertOnce` always writes `succeeded`, so
- * the take-over UpdateItem of a two-phase row never runs for it).
+ * insert gets the row back with `ALL_OLD`, no read).
  */
 export const TableWrite = { fencedPut: 'fencedPut', insertOnce: 'insertOnce' } as const;
 /** One of {@link TableWrite}. */

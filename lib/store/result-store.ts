@@ -1,19 +1,13 @@
 /**
  * Writes to the application's business tables under a lease's fence (docs/design.md steps 3, 4):
- * the declared `fencedWrite`, `insertOnce` and `takeOver` operations (lib/store/protocol/operations.ts).
+ * the declared `fencedWrite`, `crossLeaseWrite` and `insertOnce` operations (lib/store/protocol/operations.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../core/ports.js';
 import { crossLeaseRefused } from '../core/results.js';
 import { showValue } from '../core/show-value.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
-import {
-  crossLeaseWrite,
-  type FencedPutOptions,
-  fencedWrite,
-  insertOnce,
-  takeOver,
-} from './protocol/operations.js';
+import { crossLeaseWrite, type FencedPutOptions, fencedWrite, insertOnce } from './protocol/operations.js';
 
 export type { FencedPutOptions } from './protocol/operations.js';
 
@@ -59,22 +53,17 @@ export class TableResultStore implements ResultStore {
   }
 
   /**
-   * Insert a business result once, born `status` (default `succeeded`), in ONE PutItem. A loser gets
-   * the existing row back, no read: ours (lost response) → `inserted`; succeeded → `existing`;
-   * `running` under a lower fence of our lease → taken over; a higher fence → stale.
-   * @throws StaleFenceError when a newer holder owns the row; StoreError (naming the key) on store failure.
+   * Insert a business result once, born `succeeded`, in ONE PutItem. A loser gets the existing row
+   * back, no read: ours (lost response) → `inserted`; a result already there → `existing`.
+   * @throws StaleFenceError when a newer holder of our lease wrote the item; StoreError (naming the
+   *   key) on store failure.
    */
   async insertOnce(
     ref: ItemRef,
     attributes: Record<string, unknown>,
     fc: FenceContext,
-    status = 'succeeded',
   ): Promise<InsertOnceResult> {
-    const w = { ref, attributes, fc, status };
-    const step = await perform(this.backend, insertOnce, w);
-    return step.status === 'take-over'
-      ? perform(this.backend, takeOver, { ...w, existing: step.item })
-      : step;
+    return perform(this.backend, insertOnce, { ref, attributes, fc });
   }
 }
 

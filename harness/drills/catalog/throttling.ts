@@ -66,10 +66,7 @@ interface StepPlan {
   readonly slowMs?: number;
 }
 
-const PLANS: Record<
-  Exclude<ProtocolOp, 'read' | 'other' | 'effect' | 'takeover' | 'mark-abandoned'>,
-  StepPlan
-> = {
+const PLANS: Record<Exclude<ProtocolOp, 'read' | 'other' | 'effect' | 'mark-abandoned'>, StepPlan> = {
   claim: {
     job: 'fenced',
     times: 4,

@@ -17,7 +17,7 @@ import type {
   ReleaseRequest,
   RunRecord,
 } from '../../core/ports.js';
-import { crossLeaseRefused, fencedWriteRefused, insertRefused, takeOverRefused } from '../../core/results.js';
+import { crossLeaseRefused, fencedWriteRefused, insertRefused } from '../../core/results.js';
 import { showValue } from '../../core/show-value.js';
 import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError } from '../../errors.js';
 import { abandonedRunItem, runRecordItem } from '../run-items.js';
@@ -500,18 +500,12 @@ export const crossLeaseWrite: Operation<CrossLeaseInput, void> = {
   },
 };
 
-/** What an insert-once led to: a result, or a `running` row to take over. */
-export type InsertOnceStep = InsertOnceResult | { readonly status: 'take-over'; readonly item: Item };
-
-/** An insert-once write with the row status to write. */
-export type InsertOnceInput = BusinessWrite & { readonly status: string };
-
-function insertedRow({ ref, attributes, fc, status }: InsertOnceInput): Item {
+function insertedRow({ ref, attributes, fc }: BusinessWrite): Item {
   const row: Item = {};
   const all = {
     ...attributes,
     ...ref.key,
-    status,
+    status: 'succeeded',
     fence: fc.fence,
     runId: fc.runId,
     fencedBy: fc.leaseKey,
@@ -522,12 +516,14 @@ function insertedRow({ ref, attributes, fc, status }: InsertOnceInput): Item {
 }
 
 /**
- * Insert-once (step 4): ONE PutItem of the row with `status`, `fence`, `runId`, if no row has the key.
- * Refused, the row decides: ours (lost response) → inserted; succeeded → existing; `running` under a
- * lower fence of our lease → take over; else StaleFenceError carrying the row's fence.
+ * Insert-once (step 4): ONE PutItem of the row, born `succeeded`, with `fence`, `fencedBy`, `runId`, if
+ * no row has the key. Refused, the row decides: ours (lost response) → inserted; a result already there
+ * → existing; an item a newer holder of our lease wrote → StaleFenceError carrying the row's fence.
+ * (No two-phase `running` row and no take-over: no caller needed one; effects cover work that must
+ * happen once outside the table.)
  * @throws ResultConflictError when the key is empty (nothing sent).
  */
-export const insertOnce: Operation<InsertOnceInput, InsertOnceStep> = {
+export const insertOnce: Operation<BusinessWrite, InsertOnceResult> = {
   name: ProtocolOp.InsertOnce,
   request: (w) => {
     const [partitionKey] = Object.keys(w.ref.key);
@@ -555,52 +551,8 @@ export const insertOnce: Operation<InsertOnceInput, InsertOnceStep> = {
         return { status: 'inserted', item: existing };
       case 'existing':
         return { status: 'existing', item: existing };
-      case 'take-over':
-        return { status: 'take-over', item: existing };
       case 'stale':
         throw new StaleFenceError(describeRef(w.ref), w.fc.fence, Number(existing.fence), existing);
     }
-  },
-};
-
-/** A takeover of a `running` row seen with `existing`'s fence and run id. */
-export type TakeoverInput = InsertOnceInput & { readonly existing: Item };
-
-/**
- * Insert-once takeover: the `running` row still carries the stale holder's fence and run id; write
- * ours. Returns ALL_NEW. Refused, the row decides: ours → inserted; succeeded under a fence no
- * higher than ours → existing; else StaleFenceError.
- */
-export const takeOver: Operation<TakeoverInput, InsertOnceResult> = {
-  name: ProtocolOp.Takeover,
-  request: (w) => ({
-    tag: businessTag(ProtocolOp.Takeover, w),
-    label: `insert-once takeover ${describeRef(w.ref)}`,
-    writes: [
-      {
-        kind: 'update',
-        table: w.ref.tableName,
-        key: w.ref.key,
-        condition: and(eq('status', 'running'), eq('fence', w.existing.fence), eq('runId', w.existing.runId)),
-        update: {
-          set: {
-            ...jobAttributes(w.attributes, w.ref.key),
-            status: w.status,
-            fence: w.fc.fence,
-            runId: w.fc.runId,
-            writtenAtMs: w.fc.nowMs,
-          },
-        },
-        returnValues: 'ALL_NEW',
-      },
-    ],
-  }),
-  accepted: (item) => ({ status: 'inserted', item: item ?? {} }),
-  refused: (item, _i, w) => {
-    const now = item ?? {};
-    const decision = takeOverRefused(now, w.fc);
-    if (decision === 'stale')
-      throw new StaleFenceError(describeRef(w.ref), w.fc.fence, Number(now.fence), now);
-    return { status: decision === 'own-write' ? 'inserted' : 'existing', item: now };
   },
 };

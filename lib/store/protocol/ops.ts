@@ -13,7 +13,6 @@ export const ProtocolOp = {
   MarkAbandoned: 'mark-abandoned',
   FencedWrite: 'fenced-write',
   InsertOnce: 'insert-once',
-  Takeover: 'takeover',
   Effect: 'effect',
   Read: 'read',
   Other: 'other',

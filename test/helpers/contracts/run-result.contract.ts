@@ -228,29 +228,19 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
       expect(second).toMatchObject({ status: 'existing', item: { runId: 'r1', fence: 1 } });
     });
 
-    it('takes over a running row of a lower fence and refuses a running row of a higher fence', async () => {
-      await s.results.insertOnce(
-        { tableName: s.settlements, key: row },
-        { amountCents: 10 },
-        fc('r1', 1),
-        'running',
-      );
-      const taken = await s.results.insertOnce(
-        { tableName: s.settlements, key: row },
-        { amountCents: 10 },
-        fc('r2', 2),
-      );
-      expect(taken).toMatchObject({
-        status: 'inserted',
-        item: { status: 'succeeded', fence: 2, runId: 'r2' },
-      });
-      const row2 = { merchantId: 'M2', settlementDate: '2026-05-28' };
-      await s.results.insertOnce({ tableName: s.settlements, key: row2 }, {}, fc('r5', 5), 'running');
+    it('refuses an insert-once on an item a newer holder of its lease fenced, with the stored fence', async () => {
+      await s.results.fencedPut({ tableName: s.settlements, key: row }, { amountCents: 10 }, fc('r5', 5));
       const err = await s.results
-        .insertOnce({ tableName: s.settlements, key: row2 }, {}, fc('r4', 4))
+        .insertOnce({ tableName: s.settlements, key: row }, { amountCents: 10 }, fc('r4', 4))
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StaleFenceError);
       expect(err).toMatchObject({ fence: 4, storedFence: 5 });
+      const later = await s.results.insertOnce(
+        { tableName: s.settlements, key: row },
+        { amountCents: 10 },
+        fc('r6', 6),
+      );
+      expect(later).toMatchObject({ status: 'existing', item: { runId: 'r5', fence: 5, fencedBy: LEASE } });
     });
 
     it('fails a persistently throttled insert with StoreError naming the table and key', async () => {
