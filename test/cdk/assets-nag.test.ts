@@ -19,7 +19,7 @@ const assetDir = (owner: { function: IConstruct }) => assetDirOf(synth, owner);
 
 describe('the bundled assets', () => {
   it('are minified ESM (index.mjs exporting handler) with a source map, built by local esbuild', () => {
-    for (const job of [...synth.stack.jobs, sweeper()]) {
+    for (const job of [...synth.stack.cronfence.jobs, sweeper()]) {
       const dir = assetDir(job);
       expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
       const source = readFileSync(join(dir, 'index.mjs'), 'utf8');
@@ -38,7 +38,9 @@ describe('the bundled assets', () => {
     ['cronfence-sweeper', 'function undefined'],
   ])('load as ESM on this Node and export the %s handler', (name, expected) => {
     const owner =
-      name === 'cronfence-sweeper' ? sweeper() : synth.stack.jobs.find((j) => j.definition.name === name);
+      name === 'cronfence-sweeper'
+        ? sweeper()
+        : synth.stack.cronfence.jobs.find((j) => j.definition.name === name);
     if (!owner) throw new Error(`no function ${name}`);
     const url = pathToFileURL(join(assetDir(owner), 'index.mjs')).href;
     const script = `const m = await import(${JSON.stringify(url)}); console.log(typeof m.handler, m.handler.job?.name);`;

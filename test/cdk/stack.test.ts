@@ -133,7 +133,7 @@ describe.each(JOBS)('job $name', (job) => {
   });
 
   const jobStatements = (name: string) => {
-    const j = synth.stack.jobs.find((x) => x.definition.name === name);
+    const j = synth.stack.cronfence.jobs.find((x) => x.definition.name === name);
     if (!j) throw new Error(`no job ${name}`);
     const role = synth.stack.resolve(j.role.roleName);
     return Object.values(synth.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [role] } }))
@@ -184,7 +184,7 @@ describe.each(JOBS)('job $name', (job) => {
   });
 
   it('may send only SendMessage to its DLQ (no GetQueueAttributes/GetQueueUrl)', () => {
-    const j = synth.stack.jobs.find((x) => x.definition.name === job.name);
+    const j = synth.stack.cronfence.jobs.find((x) => x.definition.name === job.name);
     if (!j) throw new Error(`no job ${job.name}`);
     const role = synth.stack.resolve(j.role.roleName);
     const sqs = Object.values(
@@ -202,7 +202,7 @@ describe.each(JOBS)('job $name', (job) => {
   });
 
   it('retries async invocations twice and sends what still fails to its DLQ', () => {
-    const fn = synth.stack.jobs.find((j) => j.definition.name === job.name);
+    const fn = synth.stack.cronfence.jobs.find((j) => j.definition.name === job.name);
     if (!fn) throw new Error(`no job ${job.name}`);
     synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: ref(fn.function) },
@@ -280,7 +280,7 @@ describe('the schedule roles', () => {
           Condition: {
             StringEquals: {
               'aws:SourceAccount': { Ref: 'AWS::AccountId' },
-              'aws:SourceArn': { 'Fn::GetAtt': [ref(synth.stack.scheduleGroup), 'Arn'] },
+              'aws:SourceArn': { 'Fn::GetAtt': [ref(synth.stack.cronfence.scheduleGroup), 'Arn'] },
             },
           },
         },
@@ -315,7 +315,7 @@ describe('the sweeper', () => {
     const invoke = statements.filter((s) => s.Action === 'lambda:InvokeFunction');
     expect(invoke).toHaveLength(1);
     expect(invoke[0]?.Resource).toEqual(
-      synth.stack.jobs.map((j) => ({ 'Fn::GetAtt': [ref(j.function), 'Arn'] })),
+      synth.stack.cronfence.jobs.map((j) => ({ 'Fn::GetAtt': [ref(j.function), 'Arn'] })),
     );
     const dynamo = statements.filter((s) => String(s.Action).includes('dynamodb:'));
     // Every job may get an abandoned mark from the sweeper (an expired open claim), so PutItem on each.

@@ -52,8 +52,8 @@ export function synthError(props: CronfenceStackProps): Error | undefined {
 
 /** The stack's sweeper (always present in the example app). */
 export function sweeperOf(synth: Synthesized): Sweeper {
-  if (!synth.stack.sweeper) throw new Error('the example stack has no sweeper');
-  return synth.stack.sweeper;
+  if (!synth.stack.cronfence.sweeper) throw new Error('the example stack has no sweeper');
+  return synth.stack.cronfence.sweeper;
 }
 
 /** The cloud-assembly directory holding a function's bundled asset. */

@@ -133,7 +133,7 @@ describe('synth warns about DST', () => {
       'CronfenceTest',
       props(job({ name: 'ny', schedule: 'cron(30 2 * * ? *)', timeZone: 'America/New_York' })),
     );
-    const ny = stack.jobs.find((j) => j.definition.name === 'ny');
+    const ny = stack.cronfence.jobs.find((j) => j.definition.name === 'ny');
     if (!ny) throw new Error('no job ny');
     Validations.of(ny).acknowledge({
       id: 'Annotation::cronfence:dst',
@@ -203,7 +203,7 @@ describe("a rate job's StartDate", () => {
       Name: 'every5',
       StartDate: '2026-01-15T00:01:00.000Z',
     });
-    expect(synth.stack.jobs[0]?.startMs).toBe(60_000);
+    expect(synth.stack.cronfence.jobs[0]?.startMs).toBe(60_000);
   });
 
   it('refuses the docs/deploy.md example of old: a start more than 5 minutes in the past', () => {
