@@ -6,8 +6,6 @@
  * Exit 0: no errors (warnings allowed); 1: a definition is refused; 2: bad usage (module, job, flag).
  * Reads nothing from AWS.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { checkJob, type Finding, type JobCheck } from '../lib/core/job-check.js';
 import { CronfenceError, ErrorCode } from '../lib/errors.js';
@@ -15,8 +13,9 @@ import { instantArg } from './args.js';
 import { action, ExitCode, out, table, toJson, usage } from './output.js';
 import {
   DEFAULT_REGISTRY,
-  type HandlerList,
   type HandlerSource,
+  handlerListOf,
+  importJobsFile,
   type JobRegistry,
   registryOf,
   requireJob,
@@ -65,20 +64,13 @@ async function load(
   }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(resolve(jobsFlag)).href)) as Record<string, unknown>;
+    mod = await importJobsFile(jobsFlag);
   } catch (err) {
     const refused = refusal(err);
     if (refused) return { refused, source: jobsFlag };
     throw usage('--jobs', jobsFlag, `cannot be imported: ${(err as Error).message}`);
   }
-  const list = (mod.jobs ?? mod.handlers ?? mod.default) as HandlerList | undefined;
-  if (!list || typeof list !== 'object') {
-    throw usage(
-      '--jobs',
-      jobsFlag,
-      'must export `jobs` (a defineRegistry list), `handlers` (a record or array of defineJob handlers) or a default export of either',
-    );
-  }
+  const list = handlerListOf(mod, jobsFlag);
   return { registry: registryOf(list, jobsFlag) };
 }
 

@@ -57,6 +57,28 @@ export function registryOf(list: HandlerList, source: string): JobRegistry {
  * Load the registry: `--jobs` module if given, else the default list.
  * @throws InvalidArgumentError naming `--jobs` when the module cannot be loaded or exports no handlers.
  */
+/** Import the module `--jobs <file>` names. @throws what its import throws (each caller explains it). */
+export async function importJobsFile(jobsFlag: string): Promise<Record<string, unknown>> {
+  return (await import(pathToFileURL(resolve(jobsFlag)).href)) as Record<string, unknown>;
+}
+
+/**
+ * The handler list a jobs module exports: `jobs` (a defineRegistry list), `handlers` (a record or
+ * array of defineJob handlers) or a default export of either.
+ * @throws UsageError naming `--jobs` and the file when it exports none.
+ */
+export function handlerListOf(mod: Record<string, unknown>, jobsFlag: string): HandlerList {
+  const list = (mod.jobs ?? mod.handlers ?? mod.default) as HandlerList | undefined;
+  if (!list || typeof list !== 'object') {
+    throw usage(
+      '--jobs',
+      jobsFlag,
+      'must export `jobs` (a defineRegistry list), `handlers` (a record or array of defineJob handlers) or a default export of either',
+    );
+  }
+  return list;
+}
+
 export async function loadRegistry(
   jobsFlag: string | undefined,
   defaults: HandlerSource,
@@ -67,18 +89,11 @@ export async function loadRegistry(
   }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(resolve(jobsFlag)).href)) as Record<string, unknown>;
+    mod = await importJobsFile(jobsFlag);
   } catch (err) {
     throw usage('--jobs', jobsFlag, `cannot be imported: ${(err as Error).message}`);
   }
-  const list = (mod.jobs ?? mod.handlers ?? mod.default) as HandlerList | undefined;
-  if (!list || typeof list !== 'object') {
-    throw usage(
-      '--jobs',
-      jobsFlag,
-      'must export `jobs` (a defineRegistry list) or `handlers` (a record or array of defineJob handlers)',
-    );
-  }
+  const list = handlerListOf(mod, jobsFlag);
   return registryOf(list, jobsFlag);
 }
 
