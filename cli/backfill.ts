@@ -8,7 +8,8 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { intArg } from './args.js';
-import { defaultFunctionName, type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
+import { defaultFunctionName } from '../lib/core/job-definition.js';
+import { type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
 import { type BackfillPlan, planBackfill } from './backfill-plan.js';
 import { type BackfillRequest, executeBackfill } from './backfill-run.js';
 import {
