@@ -255,7 +255,7 @@ describe('requests recorded', () => {
     expect(outcomesOf(await twiceAtOnce([event]))).toEqual(['skipped', 'succeeded']);
     const shardEvents = endpoint.invokes.slice(invokesFrom).map((i) => i.payload);
     expect(shardEvents.map((p) => (p as { shard?: number }).shard).sort()).toEqual([0, 1, 2]);
-    expect(new Set(endpoint.invokes.slice(invokesFrom).map((i) => i.functionName))).toEqual(new Set([f.arn]));
+    expect(new Set(endpoint.invokes.slice(invokesFrom).map((i) => i.functionName))).toEqual(new Set([f.name]));
     // Each shard payload delivered twice at once (Lambda async invoke is at-least-once).
     const shardOutcomes = outcomesOf(await twiceAtOnce(shardEvents));
     expect(shardOutcomes).toEqual(['skipped', 'skipped', 'skipped', 'succeeded', 'succeeded', 'succeeded']);
