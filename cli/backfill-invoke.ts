@@ -25,7 +25,6 @@ export type Invoker = ((event: Record<string, unknown>) => Promise<InvokeResult>
   close(): void;
 };
 
-
 /**
  * An invoker on the deployed function. Checks first with a `DryRun` invocation (parameters and
  * permission, nothing runs) so a wrong name fails before any event is sent.

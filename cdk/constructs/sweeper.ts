@@ -9,11 +9,8 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { defaultFunctionName, validateTimeZone } from '../../lib/core/job-definition.js';
 import { parseScheduleExpression } from '../../lib/core/schedule/expression.js';
+import { encodeSweeperDefinitions, SWEEPER_DEFINITIONS_CONSTANT } from '../../lib/runtime/sweeper-handler.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
-import {
-  encodeSweeperDefinitions,
-  SWEEPER_DEFINITIONS_CONSTANT,
-} from '../../lib/runtime/sweeper-handler.js';
 import { DEFAULT_SWEEP_SCHEDULE, DEFAULT_SWEEPER_TIMEOUT_SECONDS, EnvVar } from './defaults.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JOB_FUNCTION_ENVIRONMENT, JobFunction } from './job-function.js';
@@ -46,7 +43,8 @@ export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
  * Longest function ARN: `arn:aws-us-gov:lambda:<region, ≤ 14>:<account, 12>:function:<name, ≤ 64>`
  * (Lambda function names are at most 64 characters: Lambda API reference, `FunctionName`).
  */
-export const MAX_FUNCTION_ARN_LENGTH = 'arn:aws-us-gov:lambda:'.length + 14 + 1 + 12 + ':function:'.length + 64;
+export const MAX_FUNCTION_ARN_LENGTH =
+  'arn:aws-us-gov:lambda:'.length + 14 + 1 + 12 + ':function:'.length + 64;
 
 /** Longest value a deploy-time token in the environment can take (DynamoDB table names: ≤ 255). */
 const MAX_TOKEN_VALUE_LENGTH = 255;

@@ -49,7 +49,9 @@ let built: ((event: unknown, context: Context) => Promise<SweepReport>) | undefi
 export const handler = (event: unknown, context: Context): Promise<SweepReport> => {
   built ??= sweeperHandler(
     compiledDefinitions(
-      typeof __CRONFENCE_SWEEPER_DEFINITIONS__ === 'undefined' ? undefined : __CRONFENCE_SWEEPER_DEFINITIONS__,
+      typeof __CRONFENCE_SWEEPER_DEFINITIONS__ === 'undefined'
+        ? undefined
+        : __CRONFENCE_SWEEPER_DEFINITIONS__,
     ).map((d) => ({ job: d.definition, expression: d.expression })),
   );
   return built(event, context);

@@ -1,7 +1,7 @@
 /** cdk: synth-time validation — bad job definitions fail synth with a message naming job, field and value. */
 import { App, Stack, Validations } from 'aws-cdk-lib';
-import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { describe, expect, it } from 'vitest';
 import { LibraryTable } from '../../cdk/constructs/library-table.js';
 import { ScheduledJob } from '../../cdk/constructs/scheduled-job.js';
@@ -100,7 +100,6 @@ describe('synth fails with a clear message', () => {
     };
     expect(synthError(props(entry))?.message).toMatch(/job "orphan" uses table "ghost"/);
   });
-
 });
 
 describe('synth warns about DST', () => {
@@ -288,7 +287,7 @@ describe("the sweeper's environment stays under Lambda's 4 KB", () => {
   const own = (i: number) => `team-fn-${i}`;
 
   it('fails synth naming the construct, the variable and the size when ARNs could pass it', () => {
-        expect(sweeperWith(19, own)?.message).toBe(
+    expect(sweeperWith(19, own)?.message).toBe(
       "cronfence: Env/Sweeper: the function's environment variables can reach 4300 bytes " +
         "(CRONFENCE_JOBS: 3929 bytes), over Lambda's limit of 4096 bytes for all variables of a function; " +
         'split the jobs across stacks (one sweeper each)',
@@ -300,4 +299,3 @@ describe("the sweeper's environment stays under Lambda's 4 KB", () => {
     expect(sweeperWith(50)).toBeUndefined();
   });
 });
-

@@ -242,7 +242,9 @@ describe('requests recorded', () => {
       results.map(([r]) => (r?.value as { outcome?: string } | undefined)?.outcome).sort();
     const twiceAtOnce = (events: unknown[]) =>
       Promise.all(
-        events.flatMap((e) => [e, e]).map((e) => shardedStack.invoke(f, [e], url, {}, (t) => printed.push(t))),
+        events
+          .flatMap((e) => [e, e])
+          .map((e) => shardedStack.invoke(f, [e], url, {}, (t) => printed.push(t))),
       );
     endpoint.tag(`bundle ${f.name}`);
     const event = shardedStack.renderedInput(sharded.job.name, {
@@ -255,11 +257,17 @@ describe('requests recorded', () => {
     expect(outcomesOf(await twiceAtOnce([event]))).toEqual(['skipped', 'succeeded']);
     const shardEvents = endpoint.invokes.slice(invokesFrom).map((i) => i.payload);
     expect(shardEvents.map((p) => (p as { shard?: number }).shard).sort()).toEqual([0, 1, 2]);
-    expect(new Set(endpoint.invokes.slice(invokesFrom).map((i) => i.functionName))).toEqual(new Set([f.name]));
+    expect(new Set(endpoint.invokes.slice(invokesFrom).map((i) => i.functionName))).toEqual(
+      new Set([f.name]),
+    );
     // Each shard payload delivered twice at once (Lambda async invoke is at-least-once).
     const shardOutcomes = outcomesOf(await twiceAtOnce(shardEvents));
     expect(shardOutcomes).toEqual(['skipped', 'skipped', 'skipped', 'succeeded', 'succeeded', 'succeeded']);
-    const [malformed] = await shardedStack.invoke(f, [{ ...(event as object), scheduledTime: 'yesterday' }], url);
+    const [malformed] = await shardedStack.invoke(
+      f,
+      [{ ...(event as object), scheduledTime: 'yesterday' }],
+      url,
+    );
     expect(malformed?.ok).toBe(false);
     expect(malformed?.error).toMatch(/^InvalidEventError: /);
     // cronfence's own sweeper entry (definitions compiled in) on the sharded stack.
