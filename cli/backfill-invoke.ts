@@ -25,11 +25,6 @@ export type Invoker = ((event: Record<string, unknown>) => Promise<InvokeResult>
   close(): void;
 };
 
-/** Default function name of a job when `--function` is not given: `cronfence-<job>`. */
-export function defaultFunctionName(job: string): string {
-  return `cronfence-${job}`;
-}
-
 /**
  * An invoker on the deployed function. Checks first with a `DryRun` invocation (parameters and
  * permission, nothing runs) so a wrong name fails before any event is sent.

@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
+import { defaultFunctionName } from '../lib/core/job-definition.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { intArg } from './args.js';
-import { defaultFunctionName, type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
+import { type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
 import { type BackfillPlan, planBackfill } from './backfill-plan.js';
 import { type BackfillRequest, executeBackfill } from './backfill-run.js';
 import {

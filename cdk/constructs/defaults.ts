@@ -43,8 +43,10 @@ export const DEFAULT_SWEEPER_TIMEOUT_SECONDS = 120;
  */
 export const EnvVar = {
   /**
-   * Sweeper only: JSON array `[{ "name": "<job>", "functionArn": "<arn>", "startMs"?: <epoch ms> }]` of
-   * the jobs it may re-trigger (`startMs` only for jobs with a pinned Scheduler start, i.e. rate jobs).
+   * Sweeper only: JSON array `[{ "name": "<job>", "functionArn"?: "<arn>", "startMs"?: <epoch ms> }]` of
+   * the jobs it may re-trigger (`functionArn` only when the function is not `cronfence-<job>`;
+   * `startMs` only for jobs with a pinned Scheduler start, i.e. rate jobs). Definitions are compiled
+   * into the sweeper's bundle, not put here (Lambda's 4 KB environment limit).
    */
   sweeperJobs: 'CRONFENCE_JOBS',
   /** Powertools metrics namespace; set to {@link METRIC_NAMESPACE}. */

@@ -68,6 +68,13 @@ class SendOnlySqsDestination implements IDestination {
   }
 }
 
+/** The variables every cronfence function gets before its own (source maps, Powertools metrics). */
+export const JOB_FUNCTION_ENVIRONMENT: Readonly<Record<string, string>> = {
+  [EnvVar.nodeOptions]: '--enable-source-maps',
+  [EnvVar.metricsNamespace]: METRIC_NAMESPACE,
+  [EnvVar.serviceName]: METRIC_SERVICE,
+};
+
 /** Properties of {@link JobFunction}. */
 export interface JobFunctionProps {
   /** Handler file (exports `handler`), absolute or relative to `projectRoot`. */
@@ -92,6 +99,13 @@ export interface JobFunctionProps {
   readonly retryAttempts?: number;
   /** Maximum age of an async event before it goes to the DLQ (60 s – 6 h). @default Duration.hours(6) */
   readonly maxEventAge?: Duration;
+  /**
+   * Constants compiled into the bundle (esbuild `define`: global identifier → JavaScript expression),
+   * for settings too large for Lambda's 4 KB environment. Values must not contain shell-special
+   * characters (aws-cdk-lib passes them on esbuild's command line); base64-encode text.
+   * @default {}
+   */
+  readonly define?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -137,13 +151,12 @@ export class JobFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       ...(props.description ? { description: props.description } : {}),
-      environment: {
-        [EnvVar.nodeOptions]: '--enable-source-maps',
-        [EnvVar.metricsNamespace]: METRIC_NAMESPACE,
-        [EnvVar.serviceName]: METRIC_SERVICE,
-        ...props.environment,
+      environment: { ...JOB_FUNCTION_ENVIRONMENT, ...props.environment },
+      bundling: {
+        ...JOB_BUNDLING,
+        tsconfig: join(props.projectRoot, 'tsconfig.json'),
+        ...(props.define ? { define: { ...props.define } } : {}),
       },
-      bundling: { ...JOB_BUNDLING, tsconfig: join(props.projectRoot, 'tsconfig.json') },
     });
     this.function.configureAsyncInvoke({
       retryAttempts: props.retryAttempts ?? DEFAULT_ASYNC_RETRY_ATTEMPTS,

@@ -7,7 +7,7 @@ import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-li
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { checkJob } from '../../lib/core/job-check.js';
-import type { JobDefinition } from '../../lib/core/job-definition.js';
+import { defaultFunctionName, type JobDefinition } from '../../lib/core/job-definition.js';
 import type { TableWrite } from '../../lib/store/job-access.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_ASYNC_MAX_EVENT_AGE, DEFAULT_SCHEDULER_MAX_EVENT_AGE } from './defaults.js';
@@ -102,6 +102,8 @@ export class ScheduledJob extends Construct {
   public readonly periodSeconds: number | undefined;
   /** The job's Lambda function. */
   public readonly function: NodejsFunction;
+  /** Its physical name (`props.functionName`, default `cronfence-<job>`: {@link defaultFunctionName}). */
+  public readonly functionName: string;
   /** The function's execution role. */
   public readonly role: Role;
   /** The function's log group. */
@@ -143,7 +145,15 @@ export class ScheduledJob extends Construct {
     this.startMs = check.expression.kind === 'rate' ? (definition.rateAnchorMs ?? 0) : undefined;
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
     const tables = props.tables ?? [];
-    const functionName = props.functionName ?? `cronfence-${definition.name}`;
+    const functionName = props.functionName ?? defaultFunctionName(definition.name);
+    this.functionName = functionName;
+    // Lambda function names are at most 64 characters (Lambda API reference, `FunctionName`); a
+    // job name over 54 needs its own `functionName` (aws-cdk-lib's message would not name the job).
+    if (functionName.length > 64)
+      throw new Error(
+        `cronfence: job "${definition.name}": function name "${functionName}" has ${functionName.length} characters, ` +
+          "over Lambda's 64; shorten the job name to 54 characters or pass functionName",
+      );
     const fn = new JobFunction(this, 'Handler', {
       // A predictable name lets `cronfence backfill <job>` find the function without --function.
       functionName,

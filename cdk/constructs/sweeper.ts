@@ -1,18 +1,19 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Stack } from 'aws-cdk-lib';
+import { Stack, Token } from 'aws-cdk-lib';
 import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { validateTimeZone } from '../../lib/core/job-definition.js';
+import { defaultFunctionName, validateTimeZone } from '../../lib/core/job-definition.js';
 import { parseScheduleExpression } from '../../lib/core/schedule/expression.js';
+import { encodeSweeperDefinitions, SWEEPER_DEFINITIONS_CONSTANT } from '../../lib/runtime/sweeper-handler.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_SWEEP_SCHEDULE, DEFAULT_SWEEPER_TIMEOUT_SECONDS, EnvVar } from './defaults.js';
 import { FunctionSchedule } from './function-schedule.js';
-import { JobFunction } from './job-function.js';
+import { JOB_FUNCTION_ENVIRONMENT, JobFunction } from './job-function.js';
 import type { LibraryTable } from './library-table.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
@@ -30,6 +31,55 @@ function packagedSweeperEntry(): string {
   return existsSync(source)
     ? source
     : fileURLToPath(new URL('../../lib/entries/sweeper.js', import.meta.url));
+}
+
+/**
+ * Lambda's limit on the total size of a function's environment variables, keys and values, in bytes
+ * (AWS Lambda Developer Guide, "Lambda quotas": 4 KB).
+ */
+export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
+
+/**
+ * Longest function ARN: `arn:aws-us-gov:lambda:<region, ≤ 14>:<account, 12>:function:<name, ≤ 64>`
+ * (Lambda function names are at most 64 characters: Lambda API reference, `FunctionName`).
+ */
+export const MAX_FUNCTION_ARN_LENGTH =
+  'arn:aws-us-gov:lambda:'.length + 14 + 1 + 12 + ':function:'.length + 64;
+
+/** Longest value a deploy-time token in the environment can take (DynamoDB table names: ≤ 255). */
+const MAX_TOKEN_VALUE_LENGTH = 255;
+
+/**
+ * Refuse at synth an environment that could pass {@link LAMBDA_ENVIRONMENT_LIMIT_BYTES} once
+ * deployed: deploy-time values (tokens) count at their longest (`bounds[key]`, else 255 characters);
+ * Lambda rejects the function at deploy time otherwise, after the stack has started to change.
+ * @param path - the construct path, named in the error.
+ * @param environment - the function's own variables (the construct adds three short ones; counted too).
+ * @param bounds - for a variable holding tokens, its longest rendering.
+ * @throws Error naming the construct, the largest variable, the bound in bytes and the limit.
+ */
+export function checkEnvironmentSize(
+  path: string,
+  environment: Readonly<Record<string, string>>,
+  bounds: Readonly<Record<string, string>>,
+): void {
+  const all = { ...JOB_FUNCTION_ENVIRONMENT, ...environment };
+  const size = (key: string, value: string): number =>
+    Buffer.byteLength(key) +
+    (bounds[key] !== undefined
+      ? Buffer.byteLength(bounds[key])
+      : Token.isUnresolved(value)
+        ? MAX_TOKEN_VALUE_LENGTH
+        : Buffer.byteLength(value));
+  const sizes = Object.entries(all).map(([key, value]) => ({ key, bytes: size(key, value) }));
+  const total = sizes.reduce((sum, x) => sum + x.bytes, 0);
+  if (total <= LAMBDA_ENVIRONMENT_LIMIT_BYTES) return;
+  const largest = sizes.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  throw new Error(
+    `cronfence: ${path}: the function's environment variables can reach ${total} bytes ` +
+      `(${largest.key}: ${largest.bytes} bytes), over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes ` +
+      'for all variables of a function; split the jobs across stacks (one sweeper each)',
+  );
 }
 
 /** Properties of {@link Sweeper}. */
@@ -62,8 +112,11 @@ export interface SweeperProps {
  * functions — nothing else.
  *
  * Environment: `CRONFENCE_TABLE` (library table) and `CRONFENCE_JOBS`, a JSON array
- * `[{"name":"<job>","functionArn":"<arn>","definition":<JobDefinition>,"startMs"?:<epoch ms, rate jobs with a pinned start>}]`. Its Input is the Scheduler payload with
- * `job` = {@link SWEEPER_NAME}.
+ * `[{"name":"<job>","functionArn"?:"<arn>","startMs"?:<epoch ms, rate jobs with a pinned start>}]`
+ * (`functionArn` only for a function not named `cronfence-<job>`);
+ * the job definitions are compiled into the bundle (`__CRONFENCE_SWEEPER_DEFINITIONS__`). Its Input is
+ * the Scheduler payload with `job` = {@link SWEEPER_NAME}.
+ * @throws Error at synth when the environment could pass Lambda's 4 KB limit (see {@link checkEnvironmentSize}).
  * @example
  * new Sweeper(stack, 'Sweeper', { projectRoot, libraryTable, jobs: [dailyReport], scheduleGroup });
  */
@@ -88,21 +141,36 @@ export class Sweeper extends Construct {
       throw new Error(`cronfence: sweeper schedule: ${(error as Error).message}`, { cause: error });
     }
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
+    // A function named `cronfence-<job>` needs no ARN: the sweeper invokes it by name in its own
+    // account and region (Lambda `Invoke` takes a name or an ARN).
     const jobList = props.jobs.map((job) => ({
       name: job.definition.name,
-      functionArn: job.function.functionArn,
-      definition: job.definition,
+      ...(job.functionName === defaultFunctionName(job.definition.name)
+        ? {}
+        : { functionArn: job.function.functionArn }),
       ...(job.startMs === undefined ? {} : { startMs: job.startMs }),
     }));
+    const environment = {
+      ...props.libraryTable.environment,
+      [EnvVar.sweeperJobs]: Stack.of(this).toJsonString(jobList),
+    };
+    checkEnvironmentSize(this.node.path, environment, {
+      [EnvVar.sweeperJobs]: JSON.stringify(
+        jobList.map((job) =>
+          'functionArn' in job ? { ...job, functionArn: 'x'.repeat(MAX_FUNCTION_ARN_LENGTH) } : job,
+        ),
+      ),
+    });
     const fn = new JobFunction(this, 'Handler', {
       entry: props.entry ?? DEFAULT_SWEEPER_ENTRY,
       projectRoot: props.projectRoot,
       timeoutSeconds: props.timeoutSeconds ?? DEFAULT_SWEEPER_TIMEOUT_SECONDS,
       deadLetterQueue: this.deadLetterQueue,
       description: `cronfence sweeper: re-triggers missed slots of ${props.jobs.length} job(s)`,
-      environment: {
-        ...props.libraryTable.environment,
-        [EnvVar.sweeperJobs]: Stack.of(this).toJsonString(jobList),
+      environment,
+      // The definitions carry no deploy-time value: compiled into the bundle, not the environment.
+      define: {
+        [SWEEPER_DEFINITIONS_CONSTANT]: encodeSweeperDefinitions(props.jobs.map((job) => job.definition)),
       },
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });

@@ -59,6 +59,16 @@ export const MAX_LAMBDA_TIMEOUT_SECONDS = 900;
 export const JOB_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /**
+ * A job's Lambda function name when the deployment does not choose one: `cronfence-<job>`. The CDK
+ * names the function so, `cronfence backfill`/`trigger` invoke it by that name, and the sweeper
+ * invokes it so when `CRONFENCE_JOBS` gives no ARN. Lambda function names are at most 64 characters
+ * (Lambda API reference, `FunctionName`): the CDK refuses a job name over 54 without its own name.
+ */
+export function defaultFunctionName(job: string): string {
+  return `cronfence-${job}`;
+}
+
+/**
  * A job name: a subset of Scheduler's schedule-name charset that is also safe inside `JOB#<name>`
  * keys (no `#`). Shared by the job schema and the sweeper's environment schema.
  */

@@ -1,38 +1,44 @@
 /**
  * `cronfence/sweeper`: the sweeper Lambda entry the CDK `Sweeper` construct bundles by default, so a
- * project writes no sweeper of its own. It imports no job code: each `CRONFENCE_JOBS` entry carries
- * the job's definition (`definition`, written by the construct at synth), validated here with the
- * same job schema `defineJob` runs, and the function to invoke for a missed slot.
+ * project writes no sweeper of its own. It imports no job code: the construct compiles the jobs'
+ * definitions into this bundle (esbuild `define` of `__CRONFENCE_SWEEPER_DEFINITIONS__`, validated
+ * here with the same job schema `defineJob` runs), and `CRONFENCE_JOBS` names the function to invoke
+ * for a missed slot of each.
  */
 import type { Context } from 'aws-lambda';
 import type { JobDefinition } from '../core/job-definition.js';
 import { ConfigurationError } from '../errors.js';
 import { validateJob } from '../runtime/define-job.js';
 import type { SweepReport } from '../runtime/sweeper.js';
-import { SWEEPER_JOBS_ENV, sweeperHandler } from '../runtime/sweeper-handler.js';
+import { SWEEPER_DEFINITIONS_CONSTANT, sweeperHandler } from '../runtime/sweeper-handler.js';
+
+/** Replaced by the bundler (see {@link SWEEPER_DEFINITIONS_CONSTANT}); undeclared when not bundled so. */
+declare const __CRONFENCE_SWEEPER_DEFINITIONS__: string | undefined;
 
 /**
- * The job definitions in `CRONFENCE_JOBS` (`[{ "name", "functionArn", "definition", ... }]`).
- * @throws ConfigurationError naming `CRONFENCE_JOBS[i].definition` when an entry has none or it is not
- *   an object; InvalidJobDefinitionError / InvalidScheduleError for an invalid definition.
+ * Decode and validate the job definitions compiled into the bundle (base64 of a JSON array).
+ * @throws ConfigurationError naming `__CRONFENCE_SWEEPER_DEFINITIONS__` (or its entry `[i]`) when the
+ *   bundle has none, it is not base64 JSON of an array, or an entry is not an object;
+ *   InvalidJobDefinitionError / InvalidScheduleError for an invalid definition.
  */
-export function definitionsFromEnvironment(raw: string | undefined): ReturnType<typeof validateJob>[] {
+export function compiledDefinitions(encoded: string | undefined): ReturnType<typeof validateJob>[] {
+  const where = SWEEPER_DEFINITIONS_CONSTANT;
+  if (encoded === undefined)
+    throw new ConfigurationError(
+      where,
+      encoded,
+      'is not defined: bundle this entry with the CDK Sweeper construct (it compiles the job definitions in)',
+    );
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw ?? '');
+    parsed = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
   } catch (cause) {
-    throw new ConfigurationError(SWEEPER_JOBS_ENV, raw, 'must be a JSON array', { cause });
+    throw new ConfigurationError(where, encoded, 'must be base64 of a JSON array', { cause });
   }
-  if (!Array.isArray(parsed)) throw new ConfigurationError(SWEEPER_JOBS_ENV, raw, 'must be a JSON array');
-  return parsed.map((entry: unknown, i) => {
-    const definition = (entry as { definition?: unknown } | null)?.definition;
-    if (typeof definition !== 'object' || definition === null) {
-      throw new ConfigurationError(
-        `${SWEEPER_JOBS_ENV}[${i}].definition`,
-        definition,
-        'must be the job definition object (the Sweeper construct writes it)',
-      );
-    }
+  if (!Array.isArray(parsed)) throw new ConfigurationError(where, encoded, 'must be base64 of a JSON array');
+  return parsed.map((definition: unknown, i) => {
+    if (typeof definition !== 'object' || definition === null || Array.isArray(definition))
+      throw new ConfigurationError(`${where}[${i}]`, definition, 'must be a job definition object');
     return validateJob(definition as JobDefinition);
   });
 }
@@ -42,10 +48,11 @@ let built: ((event: unknown, context: Context) => Promise<SweepReport>) | undefi
 /** The sweeper Lambda handler: one sweep over the jobs in `CRONFENCE_JOBS`. */
 export const handler = (event: unknown, context: Context): Promise<SweepReport> => {
   built ??= sweeperHandler(
-    definitionsFromEnvironment(process.env[SWEEPER_JOBS_ENV]).map((d) => ({
-      job: d.definition,
-      expression: d.expression,
-    })),
+    compiledDefinitions(
+      typeof __CRONFENCE_SWEEPER_DEFINITIONS__ === 'undefined'
+        ? undefined
+        : __CRONFENCE_SWEEPER_DEFINITIONS__,
+    ).map((d) => ({ job: d.definition, expression: d.expression })),
   );
   return built(event, context);
 };

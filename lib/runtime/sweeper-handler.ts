@@ -1,13 +1,14 @@
 /**
  * The sweeper as a Lambda handler: reads the jobs it may re-trigger from `CRONFENCE_JOBS`
- * (`[{ "name", "functionArn", "startMs"? }]`, set by the CDK Sweeper construct), pairs them with the
+ * (`[{ "name", "functionArn"?, "startMs"? }]`, set by the CDK Sweeper construct; without `functionArn`
+ * the job's function is `cronfence-<job>` in the sweeper's own account and region), pairs them with the
  * job definitions compiled into its bundle, and invokes missing slots with Lambda `Invoke` (Event).
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
-import { JobNameSchema } from '../core/job-definition.js';
+import { defaultFunctionName, JobNameSchema } from '../core/job-definition.js';
 import { ConfigurationError } from '../errors.js';
 import type { JobHandler } from './define-job.js';
 import { createDeps } from './deps.js';
@@ -16,14 +17,31 @@ import { type SweepReport, type SweepTarget, sweep } from './sweeper.js';
 /** Environment variable listing the sweeper's jobs. */
 export const SWEEPER_JOBS_ENV = 'CRONFENCE_JOBS';
 
+/**
+ * Global identifier the CDK `Sweeper` construct defines in cronfence's own sweeper bundle (esbuild
+ * `define`): the jobs' definitions as base64 of a JSON array. Definitions carry no deploy-time
+ * values, so they are compiled into the bundle instead of counting against Lambda's 4 KB limit on a
+ * function's environment variables (AWS Lambda Developer Guide, "Lambda quotas"); only the
+ * deploy-time part (name, function ARN, rate anchor) stays in {@link SWEEPER_JOBS_ENV}.
+ */
+export const SWEEPER_DEFINITIONS_CONSTANT = '__CRONFENCE_SWEEPER_DEFINITIONS__';
+
+/**
+ * Encode job definitions for {@link SWEEPER_DEFINITIONS_CONSTANT}: a JavaScript string literal of the
+ * base64 of their JSON (base64 has no character a shell or esbuild's command line would alter).
+ */
+export function encodeSweeperDefinitions(definitions: readonly unknown[]): string {
+  return JSON.stringify(Buffer.from(JSON.stringify(definitions), 'utf8').toString('base64'));
+}
+
 /** The environment's list of jobs: names from the job schema, the function to invoke, the rate grid anchor. */
 const SweeperJobsSchema = v.array(
   v.object({
     name: JobNameSchema,
-    functionArn: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+    functionArn: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'))),
     startMs: v.optional(v.pipe(v.number('must be epoch ms'), v.integer('must be epoch ms'))),
   }),
-  'must be a JSON array of {"name","functionArn","startMs"?}',
+  'must be a JSON array of {"name","functionArn"?,"startMs"?}',
 );
 
 type JobRef = v.InferOutput<typeof SweeperJobsSchema>[number];
@@ -41,7 +59,7 @@ export function parseSweeperJobs(raw: string | undefined): JobRef[] {
     throw new ConfigurationError(
       SWEEPER_JOBS_ENV,
       raw,
-      'must be a JSON array of {"name","functionArn","startMs"?}',
+      'must be a JSON array of {"name","functionArn"?,"startMs"?}',
       { cause },
     );
   }
@@ -81,7 +99,7 @@ export function sweeperHandler(
         invoke: async (payload) => {
           await client.send(
             new InvokeCommand({
-              FunctionName: ref.functionArn,
+              FunctionName: ref.functionArn ?? defaultFunctionName(ref.name),
               InvocationType: 'Event',
               Payload: new TextEncoder().encode(JSON.stringify(payload)),
             }),

@@ -1,7 +1,11 @@
 /** cdk: synth-time validation — bad job definitions fail synth with a message naming job, field and value. */
-import { App, Validations } from 'aws-cdk-lib';
+import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { describe, expect, it } from 'vitest';
+import { LibraryTable } from '../../cdk/constructs/library-table.js';
+import { ScheduledJob } from '../../cdk/constructs/scheduled-job.js';
+import { Sweeper } from '../../cdk/constructs/sweeper.js';
 import { CronfenceStack, type JobEntry } from '../../cdk/stack.js';
 import { FIXTURE_HANDLER, FIXTURE_SWEEPER, jobDefinition } from './fixtures/jobs.js';
 import { NOW, synthError, synthesize } from './support.js';
@@ -248,5 +252,50 @@ describe('a sharded job', () => {
         ]),
       },
     });
+  });
+});
+
+// Lambda caps a function's environment at 4 KB in all (AWS Lambda Developer Guide, "Lambda quotas").
+// The sweeper's definitions are compiled into its bundle; CRONFENCE_JOBS keeps the names, and an ARN
+// only for a function not named cronfence-<job> (the ARN counts at its longest: 135 bytes).
+describe("the sweeper's environment stays under Lambda's 4 KB", () => {
+  function sweeperWith(n: number, functionName?: (i: number) => string): Error | undefined {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Env');
+    const libraryTable = new LibraryTable(stack, 'Library');
+    const scheduleGroup = new ScheduleGroup(stack, 'Group', { scheduleGroupName: 'cronfence' });
+    const jobs = Array.from(
+      { length: n },
+      (_, i) =>
+        new ScheduledJob(stack, `Job${i}`, {
+          definition: jobDefinition({ name: `job-${String(i).padStart(2, '0')}-${'x'.repeat(47)}` }),
+          entry: FIXTURE_HANDLER,
+          projectRoot: process.cwd(),
+          libraryTable,
+          scheduleGroup,
+          now: NOW,
+          ...(functionName ? { functionName: functionName(i) } : {}),
+        }),
+    );
+    try {
+      new Sweeper(stack, 'Sweeper', { projectRoot: process.cwd(), libraryTable, jobs, scheduleGroup });
+      return undefined;
+    } catch (error) {
+      return error as Error;
+    }
+  }
+  const own = (i: number) => `team-fn-${i}`;
+
+  it('fails synth naming the construct, the variable and the size when ARNs could pass it', () => {
+    expect(sweeperWith(19, own)?.message).toBe(
+      "cronfence: Env/Sweeper: the function's environment variables can reach 4300 bytes " +
+        "(CRONFENCE_JOBS: 3929 bytes), over Lambda's limit of 4096 bytes for all variables of a function; " +
+        'split the jobs across stacks (one sweeper each)',
+    );
+  });
+
+  it('passes as many own-named functions as fit, and 50 jobs named cronfence-<job> (names only)', () => {
+    expect(sweeperWith(18, own)).toBeUndefined();
+    expect(sweeperWith(50)).toBeUndefined();
   });
 });

@@ -91,7 +91,6 @@ beforeAll(async () => {
         },
       ],
       applicationTables: [settlementsTable],
-      sweeperEntry: 'test/helpers/iam/fixtures/sharded-sweeper.ts',
       now: NOW,
     },
     `${prefix}s`,
@@ -179,7 +178,8 @@ describe('requests recorded', () => {
     const invokesFrom = endpoint.invokes.length;
     await bundleRun(example, example.sweeper.name, [schedulerPayload(SWEEPER_NAME, Date.now(), 1, REGION)]);
     expect(new Set(endpoint.invokes.slice(invokesFrom).map((i) => i.functionName))).toEqual(
-      new Set([example.fn('daily-report').arn, example.fn('merchant-settlement').arn]),
+      // By name: functions named cronfence-<job> carry no ARN in the sweeper's environment.
+      new Set([example.fn('daily-report').name, example.fn('merchant-settlement').name]),
     );
     await deliverInvokes(example, invokesFrom, extra);
     for (const { definition } of jobs) {
@@ -231,18 +231,52 @@ describe('requests recorded', () => {
     expect([...sources].filter((x) => !x.startsWith('bundle')).sort()).toEqual(['drill', 'scenario']);
   }, 240_000);
 
-  it('from the cdk.out bundles of a sharded job: fan-out by self-invocation, shard runs, the sweeper', async () => {
+  it('from the cdk.out bundles of a sharded job: the rendered Input twice at once, fan-out by self-invocation, each shard twice at once, a malformed event, the sweeper', async () => {
     const from = endpoint.requests.length;
+    const url = await endpointUrl;
+    const printed: string[] = [];
     const invokesFrom = endpoint.invokes.length;
     const [slotMs] = lastSlots(sharded, 1) as [number];
-    await bundleRun(shardedStack, sharded.job.name, [schedulerPayload(sharded.job.name, slotMs, 1, REGION)]);
-    expect(endpoint.invokes.length - invokesFrom).toBe(3);
-    await deliverInvokes(shardedStack, invokesFrom);
+    const f = shardedStack.fn(sharded.job.name);
+    const outcomesOf = (results: { value?: unknown }[][]) =>
+      results.map(([r]) => (r?.value as { outcome?: string } | undefined)?.outcome).sort();
+    const twiceAtOnce = (events: unknown[]) =>
+      Promise.all(
+        events
+          .flatMap((e) => [e, e])
+          .map((e) => shardedStack.invoke(f, [e], url, {}, (t) => printed.push(t))),
+      );
+    endpoint.tag(`bundle ${f.name}`);
+    const event = shardedStack.renderedInput(sharded.job.name, {
+      scheduledTimeMs: slotMs,
+      executionId: randomUUID(),
+      attemptNumber: 1,
+      group: 'cronfence',
+    });
+    // Two copies of the scheduled delivery at once: one fans out (3 shard invokes), one is skipped.
+    expect(outcomesOf(await twiceAtOnce([event]))).toEqual(['skipped', 'succeeded']);
+    const shardEvents = endpoint.invokes.slice(invokesFrom).map((i) => i.payload);
+    expect(shardEvents.map((p) => (p as { shard?: number }).shard).sort()).toEqual([0, 1, 2]);
+    expect(new Set(endpoint.invokes.slice(invokesFrom).map((i) => i.functionName))).toEqual(
+      new Set([f.name]),
+    );
+    // Each shard payload delivered twice at once (Lambda async invoke is at-least-once).
+    const shardOutcomes = outcomesOf(await twiceAtOnce(shardEvents));
+    expect(shardOutcomes).toEqual(['skipped', 'skipped', 'skipped', 'succeeded', 'succeeded', 'succeeded']);
+    const [malformed] = await shardedStack.invoke(
+      f,
+      [{ ...(event as object), scheduledTime: 'yesterday' }],
+      url,
+    );
+    expect(malformed?.ok).toBe(false);
+    expect(malformed?.error).toMatch(/^InvalidEventError: /);
+    // cronfence's own sweeper entry (definitions compiled in) on the sharded stack.
     const sweepFrom = endpoint.invokes.length;
     await bundleRun(shardedStack, shardedStack.sweeper.name, [
       schedulerPayload(SWEEPER_NAME, Date.now(), 1, REGION),
     ]);
     await deliverInvokes(shardedStack, sweepFrom);
+    expect(printed.join('\n')).not.toMatch(/Warning|is defined as both/);
     for (const request of endpoint.requests.slice(from))
       recorded.push({ deployment: () => shardedStack, request });
     const ops = new Set(endpoint.requests.slice(from).map((r) => `${r.service}:${r.operation}`));

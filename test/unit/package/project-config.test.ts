@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyProjectConfig, loadProjectConfig } from '../../../cli/config.js';
 import { handler as dailyReport } from '../../../functions/daily-report.js';
-import { definitionsFromEnvironment } from '../../../lib/entries/sweeper.js';
+import { compiledDefinitions } from '../../../lib/entries/sweeper.js';
 import { ConfigurationError } from '../../../lib/errors.js';
+import { encodeSweeperDefinitions } from '../../../lib/runtime/sweeper-handler.js';
 
 describe('project config', () => {
   let dir: string;
@@ -59,17 +60,24 @@ describe('project config', () => {
   });
 });
 
-describe('cronfence/sweeper job list', () => {
+describe('cronfence/sweeper compiled definitions', () => {
+  const encode = (x: unknown): string => JSON.parse(encodeSweeperDefinitions(x as unknown[])) as string;
+
   it('validates each definition with the job schema, as defineJob does', () => {
-    const raw = JSON.stringify([{ name: 'daily-report', functionArn: 'arn:x', definition: dailyReport.job }]);
-    const [entry] = definitionsFromEnvironment(raw);
+    const [entry] = compiledDefinitions(encode([dailyReport.job]));
     expect(entry?.definition).toEqual(dailyReport.job);
     expect(entry?.expression).toEqual(dailyReport.expression);
   });
 
-  it('names the entry without a definition', () => {
-    expect(() => definitionsFromEnvironment('[{"name":"a","functionArn":"arn:x"}]')).toThrow(
-      'invalid configuration: CRONFENCE_JOBS[0].definition = undefined: must be the job definition object',
+  it('names the constant when the bundle was not built by the Sweeper construct', () => {
+    expect(() => compiledDefinitions(undefined)).toThrow(
+      'invalid configuration: __CRONFENCE_SWEEPER_DEFINITIONS__ = undefined: is not defined: bundle this entry with the CDK Sweeper construct (it compiles the job definitions in)',
+    );
+  });
+
+  it('names the entry that is not a definition', () => {
+    expect(() => compiledDefinitions(encode([dailyReport.job, 'x']))).toThrow(
+      'invalid configuration: __CRONFENCE_SWEEPER_DEFINITIONS__[1] = "x": must be a job definition object',
     );
   });
 });
