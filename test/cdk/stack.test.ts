@@ -313,7 +313,7 @@ describe('the sweeper', () => {
     const encoded = [...bundle.matchAll(compiled)].map((m) => m[1]).filter(Boolean);
     expect(encoded).toHaveLength(1);
     expect(JSON.parse(Buffer.from(encoded[0] as string, 'base64').toString('utf8'))).toEqual(
-      synth.stack.jobs.map((j) => j.definition),
+      synth.stack.cronfence.jobs.map((j) => j.definition),
     );
   });
 
