@@ -18,8 +18,21 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-/** Poll ListTables until the endpoint answers. @throws Error after `timeoutMs`. */
-export async function waitUntilReady(endpoint: string, timeoutMs = 30_000): Promise<void> {
+/**
+ * How long a starting DynamoDB Local may take to answer, in ms: Java's start-up takes ~3 s on an idle
+ * machine and over 30 s on two cores at load 20 (seen here), so the bound is generous.
+ */
+export const DYNAMODB_LOCAL_READY_TIMEOUT_MS = 180_000;
+
+/**
+ * Poll ListTables until the endpoint answers.
+ * @param timeoutMs - default {@link DYNAMODB_LOCAL_READY_TIMEOUT_MS}.
+ * @throws Error naming the endpoint and the last connection error after `timeoutMs`.
+ */
+export async function waitUntilReady(
+  endpoint: string,
+  timeoutMs = DYNAMODB_LOCAL_READY_TIMEOUT_MS,
+): Promise<void> {
   const doc = createDocumentClient({ endpoint, maxAttempts: 1 });
   let last: unknown;
   const answers = async () => {
