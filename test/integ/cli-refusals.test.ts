@@ -27,22 +27,10 @@ function tsx(script: string, args: readonly string[]): Promise<CliResult> {
 describe('bad input exits 2 with a message naming the flag and value', () => {
   it.each([
     [
-      'lease --shard 0 on an unsharded job',
-      ['lease', 'daily-report', '--shard', '0'],
+      'effects list --job with a malformed job name',
+      ['effects', 'list', '--job', 'no such'],
       {},
-      'cronfence: invalid --shard 0: job daily-report is not sharded (one lease, JOB#daily-report): drop --shard\n',
-    ],
-    [
-      'effects list --job with an unknown job',
-      ['effects', 'list', '--job', 'nosuch'],
-      {},
-      'cronfence: invalid <job> "nosuch": is not a job in functions/index.ts (known: "daily-report", "merchant-settlement"); point --jobs at the module exporting your handlers\n',
-    ],
-    [
-      'effects resolve --job with an unknown job',
-      ['effects', 'resolve', 'payout#M1#2026-11-27', '--job', 'nosuch', '--as', 'failed', '--note', 'x'],
-      {},
-      'cronfence: invalid <job> "nosuch": is not a job in functions/index.ts (known: "daily-report", "merchant-settlement"); point --jobs at the module exporting your handlers\n',
+      "error: option '--job <name>' argument 'no such' is invalid. --job \"no such\" is not a job name\n(run with --help for usage)\n",
     ],
     [
       'an empty CRONFENCE_TABLE (a failed `$(aws cloudformation ...)`)',
