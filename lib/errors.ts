@@ -22,6 +22,7 @@ export const ErrorCode = {
   Store: 'STORE',
   InvalidArgument: 'INVALID_ARGUMENT',
   Configuration: 'CONFIGURATION',
+  EndpointUnreachable: 'ENDPOINT_UNREACHABLE',
 } as const;
 /** Union of {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -292,5 +293,25 @@ export class ConfigurationError extends CronfenceError {
     );
     this.variable = variable;
     this.value = value;
+  }
+}
+
+/**
+ * A configured endpoint (DynamoDB Local's `DYNAMODB_ENDPOINT`, `--endpoint`) cannot be reached: names
+ * where the endpoint came from and its value, with the network error as `cause`.
+ */
+export class EndpointUnreachableError extends CronfenceError {
+  override readonly name = 'EndpointUnreachableError';
+  /** Where the endpoint came from: `DYNAMODB_ENDPOINT`, `--endpoint`, or the file that named it. */
+  readonly variable: string;
+  readonly endpoint: string;
+  constructor(variable: string, endpoint: string, advice: string, cause: unknown) {
+    super(
+      ErrorCode.EndpointUnreachable,
+      `${variable} ${showValue(endpoint)} cannot be reached (${(cause as Error)?.message ?? String(cause)}): ${advice}`,
+      { cause },
+    );
+    this.variable = variable;
+    this.endpoint = endpoint;
   }
 }

@@ -264,6 +264,19 @@ describe.concurrent('bad input exits 2 with a message naming the flag and value'
     expect(r.stderr).toMatch(message);
   });
 
+  it.each([
+    ['runs', ['runs', 'daily-report']],
+    ['lease', ['lease', 'daily-report']],
+    ['effects', ['effects']],
+  ])('%s on a table that does not exist names the table it looked for', async (_n, args) => {
+    const r = await cli([...args, '--table', 'no-such-table'], stackEnv(stack));
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `cronfence: table "no-such-table" does not exist at ${stack.endpoint} (ResourceNotFoundException: Cannot do operations on a non-existent table): check --table (or CRONFENCE_TABLE), --region and --endpoint\n`,
+    });
+  });
+
   it('refuses to run against AWS without credentials, naming --profile', async () => {
     const { DYNAMODB_ENDPOINT: _e, ...aws } = stackEnv(stack);
     const r = await cli(['runs', 'daily-report'], aws, mkdtempSync(join(tmpdir(), 'cf-cli-')));
