@@ -1,16 +1,8 @@
 /** unit: what a backfill plan says about the slots later today than now (a `--to` date of today). */
 import { describe, expect, it } from 'vitest';
 import { laterTodayNote, planBackfill } from '../../../cli/backfill-plan.js';
-import { defineJob } from '../../../lib/runtime/define-job.js';
+import { hourly } from '../../helpers/hourly-job.js';
 
-const hourly = defineJob({
-  name: 'hourly',
-  schedule: 'cron(0 * * * ? *)',
-  timeZone: 'UTC',
-  lease: { durationSeconds: 60 },
-  timeoutSeconds: 120,
-  run: async () => undefined,
-});
 const plan = (to: string, now: string) =>
   planBackfill(hourly.job, hourly.expression, { from: '2026-11-30', to }, Date.parse(now));
 

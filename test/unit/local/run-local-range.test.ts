@@ -1,16 +1,8 @@
 /** unit: the range `npm start` plays (defaults, inclusive ends, the occurrence limit). */
 import { describe, expect, it } from 'vitest';
 import { type LocalApp, resolveRange } from '../../../harness/local/run-local.js';
-import { defineJob } from '../../../lib/runtime/define-job.js';
+import { hourly } from '../../helpers/hourly-job.js';
 
-const hourly = defineJob({
-  name: 'hourly',
-  schedule: 'cron(0 * * * ? *)',
-  timeZone: 'UTC',
-  lease: { durationSeconds: 60 },
-  timeoutSeconds: 120,
-  run: async () => undefined,
-});
 const app: LocalApp = { handlers: [hourly], tables: [], verify: async () => [] };
 const NOW = Date.parse('2026-11-30T12:34:56Z');
 const DAY = 86_400_000;
