@@ -107,8 +107,9 @@ function human(v: LeaseView, nowMs: number, slots: number): string {
 /**
  * The lease items of `job`, from the table alone (no job code): `JOB#<job>`, and when that item
  * records `shards: N` (sharded jobs, see `ClaimRequest.shards`) the shard leases `JOB#<job>#0..N-1`.
- * Without a base item (a shard re-triggered alone) `JOB#<job>#0` is read for the count.
- * One GetItem, plus one per shard of a sharded job.
+ * Without a base item (a shard re-triggered alone, or a never-claimed job) `JOB#<job>#0` is read for
+ * the count. One GetItem for an unsharded job, plus one per shard of a sharded job. Lease items
+ * written before the count was recorded carry none: the job's next claim writes it.
  * @returns the shard count the table records (1 for an unsharded or never-claimed job) and the items.
  */
 export async function readLeases(
@@ -116,7 +117,7 @@ export async function readLeases(
   job: string,
 ): Promise<{ shards: number; leases: { shard?: number; item: LeaseItem | undefined }[] }> {
   const base = await store.get({ job });
-  const first = base?.shards === undefined ? await store.get({ job, shard: 0 }) : undefined;
+  const first = base === undefined ? await store.get({ job, shard: 0 }) : undefined;
   const shards = base?.shards ?? first?.shards ?? 1;
   if (shards <= 1) return { shards: 1, leases: [{ item: base }] };
   const rest = await Promise.all(

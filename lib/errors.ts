@@ -299,17 +299,20 @@ export class ConfigurationError extends CronfenceError {
 /**
  * A configured endpoint (DynamoDB Local's `DYNAMODB_ENDPOINT`, `--endpoint`) cannot be reached: names
  * where the endpoint came from and its value, with the network error as `cause`.
+ * @example new EndpointUnreachableError('DYNAMODB_ENDPOINT', 'http://127.0.0.1:9', 'start it', { cause })
  */
 export class EndpointUnreachableError extends CronfenceError {
   override readonly name = 'EndpointUnreachableError';
   /** Where the endpoint came from: `DYNAMODB_ENDPOINT`, `--endpoint`, or the file that named it. */
   readonly variable: string;
   readonly endpoint: string;
-  constructor(variable: string, endpoint: string, advice: string, cause: unknown) {
+  /** @param options `cause`: the network error, whose message is quoted. */
+  constructor(variable: string, endpoint: string, advice: string, options?: ErrorOptions) {
+    const cause = options?.cause as Error | undefined;
     super(
       ErrorCode.EndpointUnreachable,
-      `${variable} ${showValue(endpoint)} cannot be reached (${(cause as Error)?.message ?? String(cause)}): ${advice}`,
-      { cause },
+      `${variable} ${showValue(endpoint)} cannot be reached${cause ? ` (${cause.message ?? String(cause)})` : ''}: ${advice}`,
+      options,
     );
     this.variable = variable;
     this.endpoint = endpoint;

@@ -127,7 +127,7 @@ export function nameUnreachableEndpoint(
       } catch (err) {
         const e = err as Error & { code?: string };
         if (NETWORK_ERROR.test(`${e?.code ?? ''} ${e?.message ?? ''}`))
-          throw new EndpointUnreachableError(variable, endpoint, advice, err);
+          throw new EndpointUnreachableError(variable, endpoint, advice, { cause: err });
         throw err;
       }
     },
