@@ -3,7 +3,9 @@
  * The `cronfence` CLI, on commander (a maintained, typed argument parser with help and errors built in).
  * Each subcommand registers itself from cli/. The app's modules (the job registry, the `npm start`
  * app) are imported only when a command needs them, so a broken job file fails those commands with
- * exit 2 and a message naming the job, and never breaks `--help`, `drill --list` or `explore`.
+ * exit 2 and a message naming the job, and never breaks `--help`, `drill --list` or `explore`. The
+ * commands that only read records (`runs`, `lease`, `effects`) never import job code: the job's name
+ * and the table are all they need.
  *
  * In a project that installed cronfence, `cronfence.config.json` (or package.json's `cronfence` key)
  * names the jobs module, the table and the region (cli/config.ts); in this repository the example
@@ -61,10 +63,10 @@ const program = new Command('cronfence')
   });
 
 registerStart(program, app);
-registerRuns(program, handlers);
-registerLease(program, handlers);
+registerRuns(program);
+registerLease(program);
 registerBackfill(program, handlers);
-registerEffects(program, handlers);
+registerEffects(program);
 registerDrill(program, app);
 registerExplore(program);
 registerCheck(program, handlers);

@@ -29,8 +29,10 @@ interface Bound {
 /** What a backfill will run. */
 export interface BackfillPlan {
   readonly slots: readonly Slot[];
-  /** Slots later today than now (a `--to` date of today): not run. */
+  /** Slots later today than now (a `--to` date of today): not run. 0 when none is left or the range ends before now. */
   readonly laterToday: number;
+  /** True when the range reaches past now (a `--to` date of today) and was cut at now. */
+  readonly endsNow: boolean;
   readonly fromMs: number;
   readonly toMs: number;
 }
@@ -140,8 +142,18 @@ export function planBackfill(
       `contains no past slot of job ${def.name} (${def.schedule}, ${def.timeZone})`,
     );
   }
-  const laterToday = toMs < rangeEndMs ? [...iterateSlots(src, toMs, rangeEndMs)].length : 0;
-  return { slots, laterToday, fromMs, toMs };
+  const endsNow = toMs < rangeEndMs;
+  const laterToday = endsNow ? [...iterateSlots(src, toMs, rangeEndMs)].length : 0;
+  return { slots, laterToday, endsNow, fromMs, toMs };
+}
+
+/**
+ * The note a backfill's summary carries when its range was cut at now: how many slots of today are
+ * later than now and not included, 0 too (so the reader knows the range reached today). Empty for a
+ * range that ends before now.
+ */
+export function laterTodayNote(plan: Pick<BackfillPlan, 'laterToday' | 'endsNow'>): string {
+  return plan.endsNow ? ` (${plan.laterToday} later slot(s) today not included)` : '';
 }
 
 /**

@@ -10,7 +10,7 @@ import { defaultFunctionName } from '../lib/core/job-definition.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { intArg } from './args.js';
 import { type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
-import { type BackfillPlan, planBackfill } from './backfill-plan.js';
+import { type BackfillPlan, laterTodayNote, planBackfill } from './backfill-plan.js';
 import { type BackfillRequest, executeBackfill } from './backfill-run.js';
 import {
   type BackfillRow,
@@ -80,7 +80,7 @@ function printDryRun(job: string, handler: JobHandler, plan: BackfillPlan, shard
     return;
   }
   out(
-    `Dry run: ${slots.length} slot(s) of ${job} (${handler.job.schedule}, ${handler.job.timeZone})${laterNote(plan)}; nothing invoked.`,
+    `Dry run: ${slots.length} slot(s) of ${job} (${handler.job.schedule}, ${handler.job.timeZone})${laterTodayNote(plan)}; nothing invoked.`,
   );
   out(
     table(slots, [
@@ -90,10 +90,6 @@ function printDryRun(job: string, handler: JobHandler, plan: BackfillPlan, shard
       { header: 'NOTE', cell: (s) => (s.shifted ? 'DST gap: runs at the first instant after it' : '') },
     ]),
   );
-}
-
-function laterNote(plan: BackfillPlan): string {
-  return plan.laterToday > 0 ? ` (${plan.laterToday} later slot(s) today not included)` : '';
 }
 
 /**
@@ -173,7 +169,7 @@ function printSummary(
     return;
   }
   out(
-    `Backfill of ${job}: ${rows.length} run(s) for ${plan.slots.length} slot(s) via ${target}, requested by ${request.by}: "${request.reason}"${laterNote(plan)} [${request.backfillId}]`,
+    `Backfill of ${job}: ${rows.length} run(s) for ${plan.slots.length} slot(s) via ${target}, requested by ${request.by}: "${request.reason}"${laterTodayNote(plan)} [${request.backfillId}]`,
   );
   out(rowsTable(rows));
   out(

@@ -7,7 +7,12 @@ import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
 import { findLocalState } from '../harness/local/local-state.js';
-import { createDocumentClient } from '../lib/store/client.js';
+import {
+  createDocumentClient,
+  DYNAMODB_ENDPOINT_ENV,
+  dynamoEndpointFromEnv,
+  nameUnreachableEndpoint,
+} from '../lib/store/client.js';
 import { libraryTable } from '../lib/store/schema.js';
 import { usage } from './output.js';
 
@@ -66,14 +71,17 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 /**
  * Resolve flags into a connection. Against AWS, checks before any request that a region and
  * credentials resolve.
- * @throws InvalidArgumentError naming `--endpoint`, `--region` or `--profile` (exit code 2).
+ * @throws InvalidArgumentError naming `--endpoint`, `DYNAMODB_ENDPOINT` (empty or not a URL), `--region`
+ *   or `--profile` (exit code 2). Requests on an endpoint that cannot be reached fail with
+ *   EndpointUnreachableError naming where the endpoint came from and its value.
  */
 export async function connect(
   flags: ConnectionFlags,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Connection> {
-  let endpoint = flags.endpoint ?? env.DYNAMODB_ENDPOINT;
-  let source = flags.endpoint ? '--endpoint' : endpoint ? 'DYNAMODB_ENDPOINT' : 'aws';
+  // An empty DYNAMODB_ENDPOINT is refused (naming it), never read as "unset".
+  let endpoint = flags.endpoint ?? dynamoEndpointFromEnv(env);
+  let source = flags.endpoint !== undefined ? '--endpoint' : endpoint ? DYNAMODB_ENDPOINT_ENV : 'aws';
   let tables: Record<string, string> = {};
   let appEnv: Record<string, string> = {};
   let stateRegion: string | undefined;
@@ -116,6 +124,13 @@ export async function connect(
     endpoint,
     maxAttempts: 3,
   });
+  if (endpoint !== undefined)
+    nameUnreachableEndpoint(
+      doc,
+      source,
+      endpoint,
+      `is DynamoDB Local up there? Start it with \`npm start -- --hold\`, or fix ${source}`,
+    );
   if (!local) await checkAws(doc, flags);
   return {
     doc,

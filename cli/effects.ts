@@ -12,7 +12,6 @@ import { UNSETTLED_PROBLEM } from '../lib/store/protocol/effect-operations.js';
 import { choiceArg, intArg, jobNameArg, sinceArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
-import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 import { type Item, publicView, queryProblems } from './run-queries.js';
 
 /** Problems the `problems` index holds for effects: awaiting review, and not terminal (`sending`/`pending`). */
@@ -33,7 +32,6 @@ interface ListFlags extends ConnectionFlags {
   readonly since?: number;
   readonly job?: string;
   readonly limit: number;
-  readonly jobs?: string;
 }
 
 interface ResolveFlags extends ConnectionFlags {
@@ -41,7 +39,6 @@ interface ResolveFlags extends ConnectionFlags {
   readonly as: EffectResolution['as'];
   readonly note: string;
   readonly by?: string;
-  readonly jobs?: string;
 }
 
 /** The idempotency key of an effect item (its `key`, else from `EFFECT#<job>#<key>`). */
@@ -64,10 +61,10 @@ function whoAmI(): string {
 
 /**
  * Register `effects` on the program: `effects [list]` (the default subcommand) and `effects resolve`.
- * The parent has no options of its own, so every flag reaches the subcommand. `--job` must name a job
- * of the registry (`--jobs` for another module): an unknown job exits 2.
+ * The parent has no options of its own, so every flag reaches the subcommand. Both read and write the
+ * table only: no job code is imported (`--job` is a job name, checked for its form).
  */
-export function registerEffects(program: Command, defaults: HandlerSource): void {
+export function registerEffects(program: Command): void {
   const effects = program
     .command('effects')
     .description('List effects awaiting manual review (`effects [list]`); `effects resolve` settles one');
@@ -87,9 +84,8 @@ export function registerEffects(program: Command, defaults: HandlerSource): void
     )
     .option('--job <name>', "only this job's effects", jobNameArg('--job'))
     .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50);
-  withJobsOption(withConnectionOptions(list)).action(
+  withConnectionOptions(list).action(
     action(async (flags: ListFlags) => {
-      if (flags.job !== undefined) requireJob(await loadRegistry(flags.jobs, defaults), flags.job);
       const conn = await connect(flags);
       try {
         const nowMs = Date.now();
@@ -146,9 +142,8 @@ export function registerEffects(program: Command, defaults: HandlerSource): void
     .requiredOption('--as <status>', 'succeeded, failed or not-executed', choiceArg('--as', RESOLUTIONS))
     .requiredOption('--note <text>', 'what the provider said (recorded on the effect)')
     .option('--by <name>', 'who resolves it (default: the OS user)');
-  withJobsOption(withConnectionOptions(resolve)).action(
+  withConnectionOptions(resolve).action(
     action(async (key: string, flags: ResolveFlags) => {
-      requireJob(await loadRegistry(flags.jobs, defaults), flags.job);
       const note = flags.note.trim();
       if (note.length === 0 || note.length > 1024)
         throw usage('--note', flags.note, 'must be 1 to 1024 characters');

@@ -1,18 +1,17 @@
 /**
  * `cronfence lease <job>`: who holds the job's lease (or held it last), its fence, until when, and
- * the recently succeeded slots the lease item remembers (`doneSlots`). One GetItem per shard.
+ * the recently succeeded slots the lease item remembers (`doneSlots`). Read from the table alone (the
+ * job's name, no job code): one GetItem, plus one per shard of a sharded job.
  */
 import type { Command } from 'commander';
 import type { LeaseItem } from '../lib/core/lease.js';
 import { DynamoLeaseStore } from '../lib/store/lease-store.js';
-import { intArg } from './args.js';
+import { intArg, jobNameArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
-import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 
 interface LeaseFlags extends ConnectionFlags {
   readonly shard?: number;
-  readonly jobs?: string;
   readonly slots: number;
 }
 
@@ -105,39 +104,56 @@ function human(v: LeaseView, nowMs: number, slots: number): string {
   );
 }
 
-/** Register `lease` on the program. @param defaults the job registry used without `--jobs`. */
-export function registerLease(program: Command, defaults: HandlerSource): void {
+/**
+ * The lease items of `job`, from the table alone (no job code): `JOB#<job>`, and when that item
+ * records `shards: N` (sharded jobs, see `ClaimRequest.shards`) the shard leases `JOB#<job>#0..N-1`.
+ * Without a base item (a shard re-triggered alone, or a never-claimed job) `JOB#<job>#0` is read for
+ * the count. One GetItem for an unsharded job, plus one per shard of a sharded job. Lease items
+ * written before the count was recorded carry none: the job's next claim writes it.
+ * @returns the shard count the table records (1 for an unsharded or never-claimed job) and the items.
+ */
+export async function readLeases(
+  store: DynamoLeaseStore,
+  job: string,
+): Promise<{ shards: number; leases: { shard?: number; item: LeaseItem | undefined }[] }> {
+  const base = await store.get({ job });
+  const first = base === undefined ? await store.get({ job, shard: 0 }) : undefined;
+  const shards = base?.shards ?? first?.shards ?? 1;
+  if (shards <= 1) return { shards: 1, leases: [{ item: base }] };
+  const rest = await Promise.all(
+    Array.from({ length: shards }, async (_, shard) => ({ shard, item: await store.get({ job, shard }) })),
+  );
+  return { shards, leases: rest };
+}
+
+/** Register `lease` on the program. It reads the table only: no job code is imported. */
+export function registerLease(program: Command): void {
   const cmd = program
     .command('lease')
-    .argument('<job>', 'job name')
+    .argument('<job>', 'job name', jobNameArg('<job>'))
     .description("Show a job's lease: holder, fence, leaseUntil and recently succeeded slots")
     .option('--shard <n>', 'only this shard of a sharded job', intArg('--shard', 0, 999))
     .option('--slots <n>', 'succeeded slots to list in the table', intArg('--slots', 1, 1000), 10);
-  withJobsOption(withConnectionOptions(cmd)).action(
+  withConnectionOptions(cmd).action(
     action(async (job: string, flags: LeaseFlags) => {
-      const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
-      const shards = handler.job.shards;
-      if (flags.shard !== undefined && shards === 1) {
-        throw usage(
-          '--shard',
-          flags.shard,
-          `job ${job} is not sharded (one lease, JOB#${job}): drop --shard`,
-        );
-      }
-      if (flags.shard !== undefined && flags.shard >= shards) {
-        throw usage('--shard', flags.shard, `job ${job} has ${shards} shards: 0..${shards - 1}`);
-      }
-      const list: (number | undefined)[] =
-        flags.shard !== undefined ? [flags.shard] : shards > 1 ? [...Array(shards).keys()] : [undefined];
       const conn = await connect(flags);
       try {
         const store = new DynamoLeaseStore(conn.doc, conn.tableName);
+        const { shards, leases } = await readLeases(store, job);
+        if (flags.shard !== undefined && shards === 1) {
+          throw usage(
+            '--shard',
+            flags.shard,
+            `job ${job} is not sharded in table ${conn.tableName} (one lease, JOB#${job}): drop --shard`,
+          );
+        }
+        if (flags.shard !== undefined && flags.shard >= shards) {
+          throw usage('--shard', flags.shard, `job ${job} has ${shards} shards: 0..${shards - 1}`);
+        }
         const nowMs = Date.now();
-        const views = await Promise.all(
-          list.map(async (shard) =>
-            leaseView(job, shard, await store.get({ job, ...(shard !== undefined && { shard }) }), nowMs),
-          ),
-        );
+        const views = leases
+          .filter((l) => flags.shard === undefined || l.shard === flags.shard)
+          .map((l) => leaseView(job, l.shard, l.item, nowMs));
         if (flags.json) out(toJson(views.length === 1 ? views[0] : views));
         else out(views.map((v) => human(v, nowMs, flags.slots)).join('\n\n'));
         return ExitCode.Ok;

@@ -5,6 +5,7 @@
 import { InvalidArgumentError as CommanderArgumentError } from 'commander';
 import {
   CronfenceError,
+  EndpointUnreachableError,
   ErrorCode,
   InvalidArgumentError,
   StoreError,
@@ -131,6 +132,11 @@ export function reportError(err: unknown): number {
       `cronfence: ${cause.message}: check --table (or CRONFENCE_TABLE), --region and --endpoint\n`,
     );
     return ExitCode.Usage;
+  }
+  if (cause instanceof EndpointUnreachableError) {
+    // The request never reached DynamoDB: the endpoint and where it came from are the whole story.
+    process.stderr.write(`cronfence: ${cause.message}\n`);
+    return ExitCode.Failure;
   }
   const message = (err as Error)?.message ?? String(err);
   const unreachable = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message)

@@ -4,10 +4,9 @@
  */
 import type { Command } from 'commander';
 import { Outcome, PROBLEM_OUTCOMES } from '../lib/core/outcomes.js';
-import { intArg, listArg, sinceArg, slotArg } from './args.js';
+import { intArg, jobNameArg, listArg, sinceArg, slotArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, type Column, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
-import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 import { type Item, publicView, queryJobRuns, queryProblems } from './run-queries.js';
 
 interface RunsFlags extends ConnectionFlags {
@@ -16,7 +15,6 @@ interface RunsFlags extends ConnectionFlags {
   readonly outcome?: string[];
   readonly failed?: boolean;
   readonly limit: number;
-  readonly jobs?: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -50,11 +48,11 @@ export function runColumns(withJob: boolean): Column<Item>[] {
   ];
 }
 
-/** Register `runs` on the program. @param defaults the job registry used without `--jobs`. */
-export function registerRuns(program: Command, defaults: HandlerSource): void {
+/** Register `runs` on the program. It reads the table only: no job code is imported. */
+export function registerRuns(program: Command): void {
   const cmd = program
     .command('runs')
-    .argument('[job]', 'job name (optional with --failed)')
+    .argument('[job]', 'job name (optional with --failed)', jobNameArg('<job>'))
     .description(
       "List a job's run records (newest slot first), or with --failed the problem runs across jobs",
     )
@@ -74,10 +72,8 @@ export function registerRuns(program: Command, defaults: HandlerSource): void {
       'failed, stale and abandoned runs across jobs (sparse index `problems`); --since defaults to 24h',
     )
     .option('--limit <n>', 'at most this many records', intArg('--limit', 1, 10_000), 20);
-  withJobsOption(withConnectionOptions(cmd)).action(
+  withConnectionOptions(cmd).action(
     action(async (job: string | undefined, flags: RunsFlags) => {
-      const registry = await loadRegistry(flags.jobs, defaults);
-      if (job !== undefined) requireJob(registry, job);
       if (!flags.failed && job === undefined) {
         throw usage('<job>', '(none)', 'name a job, or pass --failed to list problem runs across jobs');
       }
@@ -104,7 +100,11 @@ export function registerRuns(program: Command, defaults: HandlerSource): void {
             });
         if (flags.json) out(toJson(rows.map(publicView)));
         else if (rows.length === 0)
-          out(flags.failed ? 'No problem runs in that window.' : `No run records for ${job} match.`);
+          out(
+            flags.failed
+              ? 'No problem runs in that window.'
+              : `No run records for ${job} in table ${conn.tableName} match.`,
+          );
         else out(table(rows, runColumns(Boolean(flags.failed))));
         return ExitCode.Ok;
       } finally {

@@ -37,7 +37,7 @@ export function registerStart(program: Command, app: LocalApp | (() => Promise<L
     )
     .option(
       '--to <date>',
-      'last day (yyyy-mm-dd, through its last UTC instant) or instant, inclusive (default: now)',
+      'last day (yyyy-mm-dd, through its last UTC instant; today ends now) or instant, inclusive; not in the future (default: now)',
       dayOrInstantArg('--to'),
     )
     .option('--copies <n>', 'concurrent duplicate deliveries per occurrence', intArg('--copies', 0, 100), 2)
@@ -50,9 +50,12 @@ export function registerStart(program: Command, app: LocalApp | (() => Promise<L
     )
     .action(async (opts: StartFlags) => {
       const seed = chaosSeed(opts.chaos);
+      // A `--to` day of today ends now (like backfill); a `--to` that starts after now is refused.
+      const nowMs = Date.now();
+      const toMs = opts.to && (opts.to.firstMs > nowMs ? opts.to.firstMs : Math.min(opts.to.lastMs, nowMs));
       const ok = await runLocal(typeof app === 'function' ? await app() : app, {
         ...(opts.from !== undefined && { fromMs: opts.from.firstMs }),
-        ...(opts.to !== undefined && { toMs: opts.to.lastMs }),
+        ...(toMs !== undefined && { toMs }),
         concurrentCopies: opts.copies,
         lateCopies: opts.late,
         ...(opts.hold && { hold: true }),

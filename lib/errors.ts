@@ -22,6 +22,7 @@ export const ErrorCode = {
   Store: 'STORE',
   InvalidArgument: 'INVALID_ARGUMENT',
   Configuration: 'CONFIGURATION',
+  EndpointUnreachable: 'ENDPOINT_UNREACHABLE',
 } as const;
 /** Union of {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -292,5 +293,28 @@ export class ConfigurationError extends CronfenceError {
     );
     this.variable = variable;
     this.value = value;
+  }
+}
+
+/**
+ * A configured endpoint (DynamoDB Local's `DYNAMODB_ENDPOINT`, `--endpoint`) cannot be reached: names
+ * where the endpoint came from and its value, with the network error as `cause`.
+ * @example new EndpointUnreachableError('DYNAMODB_ENDPOINT', 'http://127.0.0.1:9', 'start it', { cause })
+ */
+export class EndpointUnreachableError extends CronfenceError {
+  override readonly name = 'EndpointUnreachableError';
+  /** Where the endpoint came from: `DYNAMODB_ENDPOINT`, `--endpoint`, or the file that named it. */
+  readonly variable: string;
+  readonly endpoint: string;
+  /** @param options `cause`: the network error, whose message is quoted. */
+  constructor(variable: string, endpoint: string, advice: string, options?: ErrorOptions) {
+    const cause = options?.cause as Error | undefined;
+    super(
+      ErrorCode.EndpointUnreachable,
+      `${variable} ${showValue(endpoint)} cannot be reached${cause ? ` (${cause.message ?? String(cause)})` : ''}: ${advice}`,
+      options,
+    );
+    this.variable = variable;
+    this.endpoint = endpoint;
   }
 }

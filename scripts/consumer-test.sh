@@ -5,7 +5,8 @@
 # README's "Use cronfence in your project" steps: a job in src/, a CDK app on cronfence/cdk, tsc,
 # cdk synth (schedule, job function, sweeper, table), the job run twice concurrently on DynamoDB
 # Local through cronfence/testing (one succeeded, one skipped/lease-held), `npx cronfence runs`
-# reading those records, and a plain `import('cronfence')`.
+# reading those records (and `runs`/`lease`/`effects` printing the same with no jobs module configured
+# and with an unloadable one), and a plain `import('cronfence')`.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/cronfence-consumer-XXXXXX")"
@@ -85,6 +86,33 @@ try {
   });
   console.log(out);
   if (!/succeeded/.test(out)) process.exitCode = 1;
+  // The read-only commands need no job code: the same output with no jobs module configured, and with
+  // one that cannot be loaded (seconds left/ago stripped: they follow the clock).
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const bare = mkdtempSync(join(tmpdir(), 'cronfence-no-jobs-'));
+  const broken = mkdtempSync(join(tmpdir(), 'cronfence-broken-jobs-'));
+  writeFileSync(join(broken, 'jobs.mjs'), 'throw new Error("job code must not be imported");\n');
+  writeFileSync(join(broken, 'cronfence.config.json'), JSON.stringify({ jobs: './jobs.mjs' }));
+  const bin = join(process.cwd(), 'node_modules/.bin/cronfence');
+  const read = (args: string[], cwd: string) =>
+    execFileSync(bin, args, {
+      cwd,
+      env: { ...process.env, DYNAMODB_ENDPOINT: local.endpoint, CRONFENCE_TABLE: 'cronfence', AWS_REGION: 'us-east-1' },
+      encoding: 'utf8',
+    }).replace(/\d+s (left|ago)/g, 'Ns $1');
+  for (const args of [['runs', 'nightly'], ['lease', 'nightly', '--json'], ['effects', '--job', 'nightly']]) {
+    const expected = read(args, process.cwd());
+    for (const cwd of [bare, broken]) {
+      const got = read(args, cwd);
+      if (got !== expected) {
+        console.error(`cronfence ${args.join(' ')} in ${cwd} printed:\n${got}\nnot:\n${expected}`);
+        process.exitCode = 1;
+      }
+    }
+    console.log(`cronfence ${args.join(' ')}: the same without job code`);
+  }
 } finally {
   await local.stop();
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDeps, type RuntimeDeps } from '../../lib/runtime/deps.js';
-import { createDocumentClient, scanItems } from '../../lib/store/client.js';
+import { createDocumentClient, dynamoEndpointFromEnv, scanItems } from '../../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../../lib/store/schema.js';
 import { sleepingRetryStrategy } from '../faults/retry.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local.js';
@@ -36,7 +36,7 @@ export async function openTarget(options: { aws?: boolean; endpoint?: string } =
       description: `AWS DynamoDB (${process.env.AWS_REGION ?? 'us-east-1'})`,
       stop: async () => undefined,
     };
-  const endpoint = options.endpoint ?? process.env.DYNAMODB_ENDPOINT;
+  const endpoint = options.endpoint ?? dynamoEndpointFromEnv();
   if (endpoint) return { endpoint, description: `DynamoDB at ${endpoint}`, stop: async () => undefined };
   const local: DynamoDbLocal = await startDynamoDbLocal();
   return {

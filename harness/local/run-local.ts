@@ -11,7 +11,12 @@ import { InvalidArgumentError } from '../../lib/errors.js';
 import type { JobHandler } from '../../lib/runtime/define-job.js';
 import { createDeps, type RuntimeDeps } from '../../lib/runtime/deps.js';
 import type { RunSummary } from '../../lib/runtime/run-session.js';
-import { createDocumentClient } from '../../lib/store/client.js';
+import {
+  createDocumentClient,
+  DYNAMODB_ENDPOINT_ENV,
+  dynamoEndpointFromEnv,
+  nameUnreachableEndpoint,
+} from '../../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../../lib/store/schema.js';
 import { createChaos } from '../faults/chaos.js';
 import { ControlledClock } from '../faults/clock.js';
@@ -54,7 +59,7 @@ const DAY_MS = 86_400_000;
 export interface RunLocalOptions {
   /** First instant of the emulated range (inclusive), epoch ms. @default `toMs` − {@link DEFAULT_RANGE_DAYS} days */
   readonly fromMs?: number;
-  /** Last instant of the emulated range (inclusive), epoch ms. @default now */
+  /** Last instant of the emulated range (inclusive), epoch ms; not after now. @default now */
   readonly toMs?: number;
   /** Concurrent duplicate copies per occurrence. @default 2 */
   readonly concurrentCopies?: number;
@@ -83,11 +88,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Resolve and check the range: defaults, order, and the occurrence count.
- * @throws InvalidArgumentError for an inverted range, or too many occurrences without `yes`.
+ * @throws InvalidArgumentError for a `--from` or `--to` after `nowMs`, an inverted range, or too many
+ *   occurrences without `yes`.
  */
 export function resolveRange(app: LocalApp, options: RunLocalOptions, nowMs: number): Range {
   const toMs = options.toMs ?? nowMs;
   const fromMs = options.fromMs ?? toMs - DEFAULT_RANGE_DAYS * DAY_MS;
+  // Like backfill: the emulator replays past occurrences; a future one has not happened.
+  const future = `is in the future (now is ${iso(nowMs)}); npm start plays past occurrences only (backfill refuses the same)`;
+  if (options.fromMs !== undefined && fromMs > nowMs)
+    throw new InvalidArgumentError('--from', iso(fromMs), future);
+  if (toMs > nowMs) throw new InvalidArgumentError('--to', iso(toMs), future);
   if (toMs < fromMs) throw new InvalidArgumentError('--to', iso(toMs), `is before --from (${iso(fromMs)})`);
   const occurrences = app.handlers.reduce((n, h) => n + slotsIn(h, { fromMs, toMs }).length, 0);
   if (occurrences > MAX_OCCURRENCES_WITHOUT_YES && !options.yes) {
@@ -158,14 +169,23 @@ async function openStack(app: LocalApp, print: (l: string) => void): Promise<Loc
     }
   };
   try {
-    let endpoint = process.env.DYNAMODB_ENDPOINT;
-    if (!endpoint) {
+    // Unset: start DynamoDB Local; set but empty or not a URL: refused, naming the variable.
+    let endpoint = dynamoEndpointFromEnv();
+    const configured = endpoint !== undefined;
+    if (endpoint === undefined) {
       local = await startDynamoDbLocal();
       endpoint = local.endpoint;
       print(`DynamoDB Local started at ${endpoint} (pid ${local.pid}, in memory)`);
-    } else print(`Using DYNAMODB_ENDPOINT=${endpoint}`);
-    process.env.DYNAMODB_ENDPOINT = endpoint;
+    } else print(`Using ${DYNAMODB_ENDPOINT_ENV}=${endpoint}`);
+    process.env[DYNAMODB_ENDPOINT_ENV] = endpoint;
     const doc = createDocumentClient({ endpoint });
+    if (configured)
+      nameUnreachableEndpoint(
+        doc,
+        DYNAMODB_ENDPOINT_ENV,
+        endpoint,
+        `start DynamoDB Local there, or unset ${DYNAMODB_ENDPOINT_ENV} (npm start then starts one)`,
+      );
     const tables = [libraryTable, ...app.tables].map((schema) => ({
       schema,
       tableName: process.env[schema.envVar] || schema.defaultName,

@@ -45,6 +45,8 @@ export interface LeaseItem {
    * earlier entry `abandoned` (conditionally: a record already written wins), however deep the chain.
    */
   readonly open?: readonly StoredOpenHolder[];
+  /** The job's shard count, on the lease items of a sharded job only (see `ClaimRequest.shards`). */
+  readonly shards?: number;
 }
 
 /**

@@ -85,6 +85,12 @@ export interface ClaimRequest extends LeaseRef {
   readonly force?: boolean;
   /** Definition id (`definitionId`): a done set written under another id is ignored. @default none (any) */
   readonly def?: string;
+  /**
+   * The job's shard count. Recorded on the lease item (`shards`, a few bytes) only when > 1, so readers
+   * (`cronfence lease <job>`) find the shard leases `JOB#<job>#0..N-1` from the job name alone, without
+   * the job's code. @default 1 (nothing recorded)
+   */
+  readonly shards?: number;
 }
 
 /** Arguments of a release. */

@@ -161,6 +161,7 @@ export class RunSession {
         // keys make it produce no second result); every other trigger honours the done set.
         force: this.event.trigger === Trigger.Manual,
         def: this.defId,
+        shards: this.def.shards,
       })
       .catch(async (err: unknown) => {
         // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,

@@ -11,6 +11,39 @@ import {
   type QueryCommandInput,
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { EndpointUnreachableError, InvalidArgumentError } from '../errors.js';
+
+/** The environment variable naming a DynamoDB endpoint (DynamoDB Local). */
+export const DYNAMODB_ENDPOINT_ENV = 'DYNAMODB_ENDPOINT';
+
+/**
+ * The DynamoDB endpoint `DYNAMODB_ENDPOINT` names, read the same way everywhere (runtime, CLI,
+ * `npm start`, drills): unset means none (AWS, or the DynamoDB Local that `npm start` starts).
+ * Set but empty is refused like an empty `CRONFENCE_TABLE`: a failed `$(...)` leaves it so, and
+ * ignoring it would quietly talk to another database.
+ * @throws InvalidArgumentError naming `DYNAMODB_ENDPOINT` and its value when it is empty or not an http(s) URL.
+ */
+export function dynamoEndpointFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = env[DYNAMODB_ENDPOINT_ENV];
+  if (value === undefined) return undefined;
+  if (value.trim() === '')
+    throw new InvalidArgumentError(
+      DYNAMODB_ENDPOINT_ENV,
+      value,
+      'is set but empty (did the command that set it fail?): set it to a URL such as http://127.0.0.1:8000, or unset it',
+    );
+  let protocol = '';
+  try {
+    protocol = new URL(value).protocol;
+  } catch {}
+  if (!/^https?:$/.test(protocol))
+    throw new InvalidArgumentError(
+      DYNAMODB_ENDPOINT_ENV,
+      value,
+      'is not a URL such as http://127.0.0.1:8000',
+    );
+  return value;
+}
 
 /**
  * A Document client (undefined attributes removed, class instances not converted).
@@ -20,7 +53,7 @@ import {
  * `AWS_ACCESS_KEY_ID` is set.
  */
 export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
-  const endpoint = 'endpoint' in config ? config.endpoint : process.env.DYNAMODB_ENDPOINT;
+  const endpoint = 'endpoint' in config ? config.endpoint : dynamoEndpointFromEnv();
   const local = endpoint !== undefined && /localhost|127\.0\.0\.1|\[::1\]/.test(String(endpoint));
   const client = new DynamoDBClient({
     region: process.env.AWS_REGION ?? 'us-east-1',
@@ -33,7 +66,73 @@ export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoD
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
   addConflictRetry(doc);
+  nameMissingTable(doc, endpoint === undefined ? undefined : String(endpoint));
   return doc;
+}
+
+/** The table names a request addresses (`TableName`, transaction items, batch `RequestItems`). */
+function tablesOf(input: Record<string, unknown> | undefined): string[] {
+  if (!input) return [];
+  if (typeof input.TableName === 'string') return [input.TableName];
+  const items = (input.TransactItems ?? []) as Record<string, { TableName?: string }>[];
+  const fromItems = items.flatMap((i) => Object.values(i).map((op) => op?.TableName));
+  const batch = Object.keys((input.RequestItems ?? {}) as object);
+  return [...new Set([...fromItems, ...batch].filter((t): t is string => typeof t === 'string'))];
+}
+
+/**
+ * DynamoDB's `ResourceNotFoundException` does not say which table it looked for: prefix its message
+ * with the table name(s) of the request and where it was sent (the endpoint, else the region). The
+ * error keeps its name, so callers still recognise it.
+ */
+function nameMissingTable(doc: DynamoDBDocumentClient, endpoint: string | undefined): void {
+  doc.middlewareStack.add(
+    // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
+    (next: any) => async (args: any) => {
+      try {
+        return await next(args);
+      } catch (err) {
+        const e = err as Error;
+        const tables = tablesOf(args?.input);
+        if (e?.name !== 'ResourceNotFoundException' || tables.length === 0 || e.message.startsWith('table '))
+          throw err;
+        const where = endpoint ?? `region ${await doc.config.region().catch(() => '(unset)')}`;
+        e.message = `table ${tables.map((t) => JSON.stringify(t)).join(', ')} does not exist at ${where} (ResourceNotFoundException: ${e.message})`;
+        throw e;
+      }
+    },
+    { step: 'initialize', name: 'cronfenceMissingTable', override: true },
+  );
+}
+
+const NETWORK_ERROR = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ETIMEDOUT/;
+
+/**
+ * Make a network failure to reach `endpoint` an {@link EndpointUnreachableError} naming where the
+ * endpoint came from (`variable`: `DYNAMODB_ENDPOINT`, `--endpoint`, a state file) and its value,
+ * with `advice` on what to do. For clients on a configured endpoint (DynamoDB Local); the SDK's own
+ * retries run first.
+ */
+export function nameUnreachableEndpoint(
+  doc: DynamoDBDocumentClient,
+  variable: string,
+  endpoint: string,
+  advice: string,
+): void {
+  doc.middlewareStack.add(
+    // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
+    (next: any) => async (args: any) => {
+      try {
+        return await next(args);
+      } catch (err) {
+        const e = err as Error & { code?: string };
+        if (NETWORK_ERROR.test(`${e?.code ?? ''} ${e?.message ?? ''}`))
+          throw new EndpointUnreachableError(variable, endpoint, advice, { cause: err });
+        throw err;
+      }
+    },
+    { step: 'initialize', name: 'cronfenceUnreachableEndpoint', override: true },
+  );
 }
 
 /** Attempts per request when DynamoDB reports a transaction conflict (on top of the SDK's own retries). */

@@ -35,6 +35,7 @@ const ERRORS: Record<string, string> = {
   InvalidArgumentError: `'--from', 'x', 'bad'`,
   EffectNotInReviewError: `'k1', undefined, 'pay'`,
   ConfigurationError: `'CRONFENCE_TABLE', undefined, 'not set'`,
+  EndpointUnreachableError: `'DYNAMODB_ENDPOINT', 'http://127.0.0.1:9', 'start it'`,
 };
 
 describe('error names in the minified Lambda bundle', () => {

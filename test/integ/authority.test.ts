@@ -477,8 +477,6 @@ describe('7. a `sending` effect nobody can see or settle', () => {
         'not in the provider dashboard',
         '--by',
         'ops',
-        '--jobs',
-        'test/helpers/check-jobs/authority-probe.ts',
       ],
       stackEnv(stack),
     );

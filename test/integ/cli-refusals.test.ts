@@ -27,22 +27,10 @@ function tsx(script: string, args: readonly string[]): Promise<CliResult> {
 describe('bad input exits 2 with a message naming the flag and value', () => {
   it.each([
     [
-      'lease --shard 0 on an unsharded job',
-      ['lease', 'daily-report', '--shard', '0'],
+      'effects list --job with a malformed job name',
+      ['effects', 'list', '--job', 'no such'],
       {},
-      'cronfence: invalid --shard 0: job daily-report is not sharded (one lease, JOB#daily-report): drop --shard\n',
-    ],
-    [
-      'effects list --job with an unknown job',
-      ['effects', 'list', '--job', 'nosuch'],
-      {},
-      'cronfence: invalid <job> "nosuch": is not a job in functions/index.ts (known: "daily-report", "merchant-settlement"); point --jobs at the module exporting your handlers\n',
-    ],
-    [
-      'effects resolve --job with an unknown job',
-      ['effects', 'resolve', 'payout#M1#2026-11-27', '--job', 'nosuch', '--as', 'failed', '--note', 'x'],
-      {},
-      'cronfence: invalid <job> "nosuch": is not a job in functions/index.ts (known: "daily-report", "merchant-settlement"); point --jobs at the module exporting your handlers\n',
+      "error: option '--job <name>' argument 'no such' is invalid. --job \"no such\" is not a job name\n(run with --help for usage)\n",
     ],
     [
       'an empty CRONFENCE_TABLE (a failed `$(aws cloudformation ...)`)',
@@ -88,6 +76,48 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
     expect(r.stderr.split('\n').slice(1)).toEqual(['(run with --help for usage)', '']);
   });
 
+  it.each([
+    ['runs', ['runs', 'daily-report']],
+    ['start', ['start', '--from', '2026-11-20', '--to', '2026-11-20']],
+  ])('%s with an empty DYNAMODB_ENDPOINT (a failed `$(...)`): exit 2 naming it', async (_n, args) => {
+    expect(await cli(args, env({ DYNAMODB_ENDPOINT: '' }))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'cronfence: invalid DYNAMODB_ENDPOINT "": is set but empty (did the command that set it fail?): set it to a URL such as http://127.0.0.1:8000, or unset it\n',
+    });
+  });
+
+  it('start with an unreachable DYNAMODB_ENDPOINT names the variable and the value', async () => {
+    const r = await cli(['start', '--from', '2026-11-20', '--to', '2026-11-20'], env());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^cronfence: DYNAMODB_ENDPOINT "http:\/\/127\.0\.0\.1:9" cannot be reached \(.*ECONNREFUSED.*\): start DynamoDB Local there, or unset DYNAMODB_ENDPOINT \(npm start then starts one\)\n$/,
+    );
+  });
+
+  it('runs with an unreachable DYNAMODB_ENDPOINT names the variable and the value (exit 1: nothing was read)', async () => {
+    const r = await cli(['runs', 'daily-report'], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^cronfence: DYNAMODB_ENDPOINT "http:\/\/127\.0\.0\.1:9" cannot be reached \(.*ECONNREFUSED.*\): is DynamoDB Local up there\? Start it with `npm start -- --hold`, or fix DYNAMODB_ENDPOINT\n$/,
+    );
+  });
+
+  it.each([
+    ['--from', ['--from', '2099-01-01'], '2099-01-01T00:00:00.000Z'],
+    ['--to', ['--to', '2099-01-02'], '2099-01-02T00:00:00.000Z'],
+  ])('start with %s in the future (exit 2, like backfill)', async (flag, range, value) => {
+    const r = await cli(['start', ...range], env());
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^cronfence: invalid ${flag} "${value.replace(/\./g, '\\.')}": is in the future \\(now is [^)]+\\); npm start plays past occurrences only \\(backfill refuses the same\\)\\n$`,
+      ),
+    );
+  });
+
   it('start --from after --to', async () => {
     const r = await cli(['start', '--from', '2026-04-02', '--to', '2026-04-01'], env());
     expect(r).toEqual({
@@ -125,7 +155,7 @@ describe('help', () => {
       '--from <date> first day (yyyy-mm-dd, a whole UTC day) or instant (ISO-8601 with Z or an offset), inclusive (default: 3 days before --to)',
     );
     expect(text).toContain(
-      '--to <date> last day (yyyy-mm-dd, through its last UTC instant) or instant, inclusive (default: now)',
+      '--to <date> last day (yyyy-mm-dd, through its last UTC instant; today ends now) or instant, inclusive; not in the future (default: now)',
     );
   });
 });

@@ -198,7 +198,7 @@ describe('lease', () => {
   });
 
   it('shows the last holder, its fence, and the slots that succeeded', async () => {
-    const r = await cli(['lease', 'daily-report', '--jobs', 'functions/index.ts', '--json'], stackEnv(lease));
+    const r = await cli(['lease', 'daily-report', '--json'], stackEnv(lease));
     expect(json(r)).toMatchObject({
       job: 'daily-report',
       state: 'released',
@@ -220,11 +220,7 @@ describe('lease', () => {
 
 describe.concurrent('bad input exits 2 with a message naming the flag and value', () => {
   const cases: [string, string[], RegExp][] = [
-    [
-      'an unknown job',
-      ['runs', 'nope'],
-      /invalid <job> "nope": is not a job in functions\/index\.ts \(known: "daily-report", "merchant-settlement"\)/,
-    ],
+    ['a job name of a form no job has', ['runs', 'no#pe'], /<job> "no#pe" is not a job name/],
     [
       'a malformed --since',
       ['runs', 'daily-report', '--since', 'yesterday'],
@@ -249,12 +245,12 @@ describe.concurrent('bad input exits 2 with a message naming the flag and value'
     [
       'a --shard the job does not have',
       ['lease', 'daily-report', '--shard', '3'],
-      /invalid --shard 3: job daily-report is not sharded \(one lease, JOB#daily-report\): drop --shard/,
+      /invalid --shard 3: job daily-report is not sharded in table cf-lib-[0-9a-f]+ \(one lease, JOB#daily-report\): drop --shard/,
     ],
     [
-      'a --jobs module that cannot be imported',
+      '--jobs on a command that reads records only (no job code is imported)',
       ['lease', 'daily-report', '--jobs', './no-such-jobs.ts'],
-      /invalid --jobs "\.\/no-such-jobs\.ts": cannot be imported/,
+      /unknown option '--jobs'/,
     ],
     [
       'an endpoint that is not a URL',
@@ -266,6 +262,19 @@ describe.concurrent('bad input exits 2 with a message naming the flag and value'
     const r = await cli(args, stackEnv(stack));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
+  });
+
+  it.each([
+    ['runs', ['runs', 'daily-report']],
+    ['lease', ['lease', 'daily-report']],
+    ['effects', ['effects']],
+  ])('%s on a table that does not exist names the table it looked for', async (_n, args) => {
+    const r = await cli([...args, '--table', 'no-such-table'], stackEnv(stack));
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `cronfence: table "no-such-table" does not exist at ${stack.endpoint} (ResourceNotFoundException: Cannot do operations on a non-existent table): check --table (or CRONFENCE_TABLE), --region and --endpoint\n`,
+    });
   });
 
   it('refuses to run against AWS without credentials, naming --profile', async () => {

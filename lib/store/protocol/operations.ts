@@ -114,6 +114,8 @@ export const claim: Operation<
               renewedAtMs: req.nowMs,
               job: req.job,
               lambdaRequestId: req.lambdaRequestId ?? '-',
+              // Sharded jobs only: where the shard leases are, for readers without the job's code.
+              ...(req.shards !== undefined && req.shards > 1 && { shards: req.shards }),
               prevOwner: new IfNotExists('owner', NO_HOLDER),
               prevSlot: new IfNotExists('slot', NO_HOLDER),
               prevLeaseUntilMs: new IfNotExists('leaseUntilMs', 0),

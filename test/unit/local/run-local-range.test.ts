@@ -1,16 +1,8 @@
 /** unit: the range `npm start` plays (defaults, inclusive ends, the occurrence limit). */
 import { describe, expect, it } from 'vitest';
 import { type LocalApp, resolveRange } from '../../../harness/local/run-local.js';
-import { defineJob } from '../../../lib/runtime/define-job.js';
+import { hourly } from '../../helpers/hourly-job.js';
 
-const hourly = defineJob({
-  name: 'hourly',
-  schedule: 'cron(0 * * * ? *)',
-  timeZone: 'UTC',
-  lease: { durationSeconds: 60 },
-  timeoutSeconds: 120,
-  run: async () => undefined,
-});
 const app: LocalApp = { handlers: [hourly], tables: [], verify: async () => [] };
 const NOW = Date.parse('2026-11-30T12:34:56Z');
 const DAY = 86_400_000;
@@ -45,5 +37,14 @@ describe('the range npm start plays', () => {
     );
     expect(resolveRange(app, { fromMs, toMs, yes: true }, NOW)).toEqual({ fromMs, toMs });
     expect(() => resolveRange(app, { fromMs, toMs: fromMs + 41 * DAY - 1 }, NOW)).not.toThrow();
+  });
+
+  it('refuses a range in the future like backfill does, naming the flag and the value', () => {
+    expect(() => resolveRange(app, { fromMs: NOW + 1 }, NOW)).toThrow(
+      'invalid --from "2026-11-30T12:34:56.001Z": is in the future (now is 2026-11-30T12:34:56.000Z); npm start plays past occurrences only (backfill refuses the same)',
+    );
+    expect(() => resolveRange(app, { toMs: NOW + DAY }, NOW)).toThrow(
+      'invalid --to "2026-12-01T12:34:56.000Z": is in the future (now is 2026-11-30T12:34:56.000Z); npm start plays past occurrences only (backfill refuses the same)',
+    );
   });
 });
