@@ -73,11 +73,22 @@ const EventSchema = v.object({
   slot: v.optional(
     v.pipe(v.string('must be a string'), v.regex(LOCAL_MINUTE, 'must be a local time yyyy-MM-ddTHH:mm')),
   ),
+  // A job has at most 1000 shards (the job schema's `shards`).
   shard: v.optional(
-    v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(0, 'must be >= 0')),
+    v.pipe(
+      v.number('must be a number'),
+      v.integer('must be an integer'),
+      v.minValue(0, 'must be >= 0'),
+      v.maxValue(999, 'must be <= 999 (a job has at most 1000 shards)'),
+    ),
   ),
   shards: v.optional(
-    v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be >= 1')),
+    v.pipe(
+      v.number('must be a number'),
+      v.integer('must be an integer'),
+      v.minValue(1, 'must be >= 1'),
+      v.maxValue(1000, 'must be <= 1000 (a job has at most 1000 shards)'),
+    ),
   ),
   scheduleArn: v.optional(Text(2048)),
   executionId: v.optional(Text(256)),
@@ -87,6 +98,8 @@ const EventSchema = v.object({
       v.transform((x) => Number(x)),
       v.integer('must be a whole number'),
       v.minValue(1, 'must be >= 1'),
+      // EventBridge Scheduler retries at most 185 times (RetryPolicy.MaximumRetryAttempts, 0-185).
+      v.maxValue(186, 'must be <= 186 (EventBridge Scheduler makes at most 185 retries)'),
     ),
   ),
   requestedBy: v.optional(Text(128)),

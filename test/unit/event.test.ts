@@ -65,6 +65,10 @@ describe('parseInvocationEvent', () => {
     ['an unknown trigger', { ...scheduler, trigger: 'cron' }, 'trigger', 'cron'],
     ['a manual run without requestedBy', { ...scheduler, trigger: 'manual' }, 'requestedBy', undefined],
     ['attempt number 0', { ...scheduler, attemptNumber: '0' }, 'attemptNumber', '0'],
+    // Past Scheduler's 185 retries: bad input, not a DynamoDB error when the run record is written.
+    ['attempt number 1e308', { ...scheduler, attemptNumber: 1e308 }, 'attemptNumber', 1e308],
+    ['shard 1e308', { ...scheduler, shard: 1e308, shards: 2 }, 'shard', 1e308],
+    ['shards 5000', { ...scheduler, shard: 0, shards: 5000 }, 'shards', 5000],
     [
       'a nominal slot on a scheduled delivery',
       { ...scheduler, slot: '2026-03-29T02:30' },
