@@ -38,7 +38,11 @@ function parseRate(expression: string, body: string): ScheduleExpression {
     throw new InvalidScheduleError(expression, 'rate', 'expected rate(value unit), e.g. rate(5 minutes)');
   const [, valueText = '', unitText = ''] = match;
   if (!/^[1-9]\d{0,8}$/.test(valueText)) {
-    throw new InvalidScheduleError(expression, 'rate value', `${valueText} must be a positive integer`);
+    throw new InvalidScheduleError(
+      expression,
+      'rate value',
+      `${valueText} must be a whole number from 1 to 999999999`,
+    );
   }
   const value = Number(valueText);
   let unit: RateUnit;

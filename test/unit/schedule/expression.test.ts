@@ -145,6 +145,7 @@ describe('parseScheduleExpression rejects what Scheduler rejects, naming the par
     ['cron(30 2 L * 6L *)', 'day-of-month/day-of-week'],
     ['rate(0 minutes)', 'rate value'],
     ['rate(05 minutes)', 'rate value'],
+    ['rate(99999999999 minutes)', 'rate value'],
     ['rate(1 minutes)', 'rate unit'],
     ['rate(1 hours)', 'rate unit'],
     ['rate(5 minute)', 'rate unit'],
@@ -173,5 +174,13 @@ describe('parseScheduleExpression rejects what Scheduler rejects, naming the par
     expect(thrown).toBeInstanceOf(InvalidScheduleError);
     expect(thrown).toMatchObject({ code: 'INVALID_SCHEDULE', expression, part });
     expect((thrown as Error).message).toContain(part);
+  });
+});
+
+describe('a rate value out of range', () => {
+  it('states the range it must be in (a positive integer that is too large is not "not positive")', () => {
+    expect(() => parseScheduleExpression('rate(99999999999 minutes)')).toThrow(
+      'invalid schedule "rate(99999999999 minutes)": rate value: 99999999999 must be a whole number from 1 to 999999999',
+    );
   });
 });
