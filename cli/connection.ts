@@ -169,12 +169,14 @@ export function libraryTableName(
 }
 
 async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionFlags): Promise<void> {
-  try {
-    await client.config.region();
-  } catch {
+  // The SDK takes an empty AWS_REGION (or --region "") as a region and fails at the first request
+  // with "Region is missing": refuse it here, naming where it came from.
+  const region = await client.config.region().catch(() => undefined);
+  if (!region) {
+    const fromEnv = flags.region === undefined && process.env.AWS_REGION !== undefined;
     throw usage(
-      '--region',
-      flags.region ?? '(unset)',
+      fromEnv ? 'AWS_REGION' : '--region',
+      (fromEnv ? process.env.AWS_REGION : flags.region) ?? '(unset)',
       'no AWS region: pass --region, set AWS_REGION, or use --endpoint for DynamoDB Local',
     );
   }

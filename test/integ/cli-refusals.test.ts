@@ -66,6 +66,16 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
     expect(await cli(args, env(extra))).toEqual({ code: 2, stdout: '', stderr });
   });
 
+  it('an empty AWS_REGION against AWS names the variable (the SDK would say only "Region is missing")', async () => {
+    const { DYNAMODB_ENDPOINT: _local, ...aws } = env({ AWS_REGION: '' });
+    expect(await cli(['lease', 'daily-report'], aws)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'cronfence: invalid AWS_REGION "": no AWS region: pass --region, set AWS_REGION, or use --endpoint for DynamoDB Local\n',
+    });
+  });
+
   it('explore --runs abc', async () => {
     const r = await cli(['explore', '--runs', 'abc'], env());
     expect(r.code).toBe(2);
