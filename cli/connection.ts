@@ -8,6 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
 import { findLocalState } from '../harness/local/local-state.js';
 import {
+  checkedEndpoint,
   createDocumentClient,
   DYNAMODB_ENDPOINT_ENV,
   dynamoEndpointFromEnv,
@@ -95,17 +96,7 @@ export async function connect(
       stateRegion = found.state.region;
     }
   }
-  if (endpoint !== undefined) {
-    try {
-      if (!/^https?:$/.test(new URL(endpoint).protocol)) throw new Error('not http(s)');
-    } catch {
-      throw usage(
-        flags.endpoint ? '--endpoint' : source,
-        endpoint,
-        'is not a URL such as http://127.0.0.1:8000',
-      );
-    }
-  }
+  if (endpoint !== undefined) checkedEndpoint(flags.endpoint ? '--endpoint' : source, endpoint);
   const tableName = libraryTableName(flags, env, tables);
   const local = endpoint !== undefined;
   const region = flags.region ?? (local ? (env.AWS_REGION ?? stateRegion ?? 'us-east-1') : undefined);

@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { LocalApp } from '../harness/local/run-local.js';
+import { checkedEndpoint } from '../lib/store/client.js';
 
 /**
  * The drill harness, loaded only when `drill` runs: its catalog uses the example app's jobs, which an
@@ -59,7 +60,7 @@ export function registerDrill(program: Command, app: LocalApp | (() => Promise<L
         const theApp = typeof app === 'function' ? await app() : app;
         const target = await openTarget({
           ...(opts.aws && { aws: true }),
-          ...(opts.endpoint && { endpoint: opts.endpoint }),
+          ...(opts.endpoint !== undefined && { endpoint: checkedEndpoint('--endpoint', opts.endpoint) }),
         });
         console.log(`Drills against ${target.description}: ${drills.length} drill(s)\n`);
         try {

@@ -32,16 +32,22 @@ export function dynamoEndpointFromEnv(env: NodeJS.ProcessEnv = process.env): str
       value,
       'is set but empty (did the command that set it fail?): set it to a URL such as http://127.0.0.1:8000, or unset it',
     );
+  return checkedEndpoint(DYNAMODB_ENDPOINT_ENV, value);
+}
+
+/**
+ * A DynamoDB endpoint as given (`--endpoint`, `DYNAMODB_ENDPOINT`, a local state file), if it is an
+ * http(s) URL.
+ * @param source - what to name in the error: the flag, the variable or the file.
+ * @throws InvalidArgumentError naming `source` and the value otherwise.
+ */
+export function checkedEndpoint(source: string, value: string): string {
   let protocol = '';
   try {
     protocol = new URL(value).protocol;
   } catch {}
   if (!/^https?:$/.test(protocol))
-    throw new InvalidArgumentError(
-      DYNAMODB_ENDPOINT_ENV,
-      value,
-      'is not a URL such as http://127.0.0.1:8000',
-    );
+    throw new InvalidArgumentError(source, value, 'is not a URL such as http://127.0.0.1:8000');
   return value;
 }
 

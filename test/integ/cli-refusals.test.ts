@@ -57,6 +57,12 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
       'cronfence: invalid CRONFENCE_TABLE "": is set but empty (did the command that set it fail?): export CRONFENCE_TABLE=<LibraryTableName output>, unset it, or pass --table\n',
     ],
     [
+      'drill --endpoint that is not a URL (before any drill starts)',
+      ['drill', '--endpoint', 'notaurl', 'lease'],
+      {},
+      'cronfence: invalid --endpoint "notaurl": is not a URL such as http://127.0.0.1:8000\n',
+    ],
+    [
       'an empty --table',
       ['lease', 'daily-report', '--table', ''],
       {},
