@@ -12,7 +12,7 @@
  * registry (functions/index.ts) is the default. Installed, this file runs as compiled JavaScript.
  */
 import { pathToFileURL } from 'node:url';
-import { Command } from 'commander';
+import { Command, Help } from 'commander';
 import { registerBackfill } from '../cli/backfill.js';
 import { registerCheck } from '../cli/check.js';
 import { applyProjectConfig, CONFIG_FILE, loadProjectConfig, type ProjectConfig } from '../cli/config.js';
@@ -58,6 +58,13 @@ const program = new Command('cronfence')
   .description('One business effect per scheduled occurrence, on AWS.')
   // One line per error (the field and the value), then a pointer to --help rather than the whole usage text.
   .showHelpAfterError('(run with --help for usage)')
+  // --help marks each required option, so a user learns them all at once, not one error at a time.
+  .configureHelp({
+    optionDescription(option) {
+      const text = Help.prototype.optionDescription.call(this, option);
+      return option.mandatory ? `${text} (required)` : text;
+    },
+  })
   .exitOverride((err) => {
     process.exit(err.exitCode === 0 ? 0 : 2);
   });

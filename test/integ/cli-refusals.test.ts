@@ -82,6 +82,14 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
     });
   });
 
+  it('--help marks every required option: backfill (4) and effects resolve (3)', async () => {
+    const required = (r: CliResult) => r.stdout.split('(required)').length - 1;
+    const backfill = await cli(['backfill', '--help'], env());
+    expect([backfill.code, required(backfill)]).toEqual([0, 4]);
+    const resolve = await cli(['effects', 'resolve', '--help'], env());
+    expect([resolve.code, required(resolve)]).toEqual([0, 3]);
+  });
+
   it('explore --runs abc', async () => {
     const r = await cli(['explore', '--runs', 'abc'], env());
     expect(r.code).toBe(2);
