@@ -363,17 +363,22 @@ describe('5. a payout executed twice with a lookup-only provider', () => {
       { idempotencyKeys: false, lookup: true },
       { timeoutMs: 150, lookupSettleMs: 2_000 },
     );
-    service.inject({ kind: 'delay', delayMs: 600, match: { key: 'payout#c', method: 'POST' } });
+    // No real-time race: the slow POST is held until the looker's first lookup has answered 404.
+    const slowPost = gate();
+    service.inject({ kind: 'delay', until: slowPost.promise, match: { key: 'payout#c', method: 'POST' } });
     const job = probe((ctx) => ctx.effect('payout#c', PAYOUT, payments));
     const ra = await deliver(
       job.withDeps(() => stack.worker({ clock: new ControlledClock(-40_000) }).deps),
       { job: 'authority-probe', scheduledTimeMs: SLOT_MS, label: 'sender, 40 s slow' },
     );
     expect(ra.summary).toMatchObject({ outcome: 'failed', reason: 'error', fence: 1 });
-    const rb = await deliver(
+    const looker = deliver(
       job.withDeps(() => stack.worker({ clock: new ControlledClock(40_000) }).deps),
       { job: 'authority-probe', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'looker, 40 s fast' },
     );
+    await expect.poll(() => requests('payout#c').includes('GET 404'), { timeout: 30_000 }).toBe(true);
+    slowPost.open(); // the sender's request executes late, inside the looker's settle window
+    const rb = await looker;
     expect(rb.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
     expect(requests('payout#c')).toEqual(['GET 404', 'POST 201', 'GET 200']);
     expect(service.payouts('payout#c')).toHaveLength(1);
