@@ -3,7 +3,7 @@
  * the recently succeeded slots the lease item remembers (`doneSlots`). One GetItem per shard.
  */
 import type { Command } from 'commander';
-import type { LeaseItem } from '../lib/core/lease.js';
+import { doneSlotsFor, type LeaseItem } from '../lib/core/lease.js';
 import { DynamoLeaseStore } from '../lib/store/lease-store.js';
 import { intArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
@@ -63,7 +63,7 @@ export function leaseView(
     ...(item.renewedAtMs !== undefined && { renewedAtMs: item.renewedAtMs }),
     ...(item.releasedAtMs !== undefined && { releasedAtMs: item.releasedAtMs }),
     ...(item.lambdaRequestId !== undefined && { lambdaRequestId: item.lambdaRequestId }),
-    recentlySucceededSlots: [...(item.doneSlots ?? [])].sort().reverse(),
+    recentlySucceededSlots: [...doneSlotsFor(item, undefined)].sort().reverse(),
   };
 }
 
