@@ -4,7 +4,8 @@
  * and already succeeded) and per renewal, with the lease item's done set full (steady state).
  * Run: npx tsx bench/protocol-cost.ts
  */
-import { benchJob, benchWorker, deliverSlot } from './support/jobs.js';
+import { deliver } from '../harness/local/scheduler-emulator.js';
+import { benchJob, benchWorker, deliverSlot, slotMs } from './support/jobs.js';
 import { benchDynamo } from './support/local.js';
 import type { MeterSnapshot } from './support/meter.js';
 import { emit, round } from './support/report.js';
@@ -20,6 +21,12 @@ export const ON_DEMAND_PRICES = {
   writeRequestUnitUsdPerMillion: Number(process.env.BENCH_WRU_USD ?? 0.625),
   readRequestUnitUsdPerMillion: Number(process.env.BENCH_RRU_USD ?? 0.125),
 } as const;
+
+/**
+ * WCU of a successful Powertools `makeIdempotent` run (its in-progress PutItem and its completion
+ * UpdateItem, 1 WCU each), measured side by side by bench/peer.ts; issue 17's budget is this + 1.
+ */
+const POWERTOOLS_WCU_PER_RUN = 2;
 
 const WARM_SLOTS = 70; // > rememberSlots (64): the lease item carries a full done set
 const MEASURED = 50;
@@ -64,6 +71,30 @@ async function main(): Promise<void> {
     const freshJob = benchJob('bench-cost-fresh', async () => undefined);
     for (let i = 0; i < 5; i++) await deliverSlot(freshJob, fresh.deps, i);
     const successSmallDoneSet = per(fresh.meter.snapshot(), 5);
+
+    // The longest job name defineJob accepts (64 characters) with the highest shard index (999) and a full
+    // done set: the lease item must stay under 1 KB (issue 17), so a run costs no more WCU than above.
+    const longName = `m${'x'.repeat(63)}`;
+    const long = benchWorker(dyn);
+    const longNameJob = benchJob(longName, async () => undefined, { shards: 1000 });
+    const deliverShard = (i: number) =>
+      deliver(
+        longNameJob.withDeps(() => long.deps),
+        {
+          job: longName,
+          scheduledTimeMs: slotMs(i),
+          label: 'long name',
+          extra: { shard: 999, shards: 1000 },
+        },
+      );
+    for (let i = 0; i < WARM_SLOTS; i++) await deliverShard(i);
+    long.meter.reset();
+    for (let i = WARM_SLOTS; i < WARM_SLOTS + MEASURED; i++) {
+      const r = await deliverShard(i);
+      if (r.summary?.outcome !== 'succeeded')
+        throw new Error(`long-name run ${i} did not succeed: ${r.error}`);
+    }
+    const successLongestName = per(long.meter.snapshot(), MEASURED);
 
     // Duplicates while the lease is held (lease-held skips), on a second worker's meter.
     const dup = benchWorker(dyn);
@@ -140,8 +171,9 @@ async function main(): Promise<void> {
       {
         command: 'npx tsx bench/protocol-cost.ts',
         measuredRunsPerCase: MEASURED,
-        doneSetSize: 64,
+        doneSetSize: 32,
         perSuccessfulRun: success,
+        perSuccessfulRunLongestNameShard999: successLongestName,
         perSuccessfulRunDoneSetUnder5: successSmallDoneSet,
         perDuplicateLeaseHeld: leaseHeld,
         perDuplicateAlreadySucceeded: alreadySucceeded,
@@ -158,8 +190,17 @@ async function main(): Promise<void> {
           met: success.writes <= 3 && success.reads === 0,
         },
         {
-          figure: 'successful run: WCU (done set 64 / <5 slots)',
+          figure: 'successful run: WCU (done set 32 / <5 slots)',
           value: `${success.wcu} / ${successSmallDoneSet.wcu}`,
+        },
+        {
+          figure:
+            'successful run: WCU, 64-char name, shard 999, full done set (Powertools: 2, bench/peer.ts)',
+          value: successLongestName.wcu,
+          target: `<= ${POWERTOOLS_WCU_PER_RUN + 1}`,
+          met:
+            Math.max(success.wcu, successSmallDoneSet.wcu, successLongestName.wcu) <=
+            POWERTOOLS_WCU_PER_RUN + 1,
         },
         {
           figure: 'duplicate (lease held): writes / reads',

@@ -16,6 +16,7 @@ export const BENCHES = [
   'cold-start',
   'scale',
   'fan-out',
+  'peer',
 ] as const;
 
 function main(): number {

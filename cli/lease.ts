@@ -4,7 +4,7 @@
  * job's name, no job code): one GetItem, plus one per shard of a sharded job.
  */
 import type { Command } from 'commander';
-import type { LeaseItem } from '../lib/core/lease.js';
+import { doneSlotsFor, type LeaseItem } from '../lib/core/lease.js';
 import { DynamoLeaseStore } from '../lib/store/lease-store.js';
 import { intArg, jobNameArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
@@ -62,7 +62,7 @@ export function leaseView(
     ...(item.renewedAtMs !== undefined && { renewedAtMs: item.renewedAtMs }),
     ...(item.releasedAtMs !== undefined && { releasedAtMs: item.releasedAtMs }),
     ...(item.lambdaRequestId !== undefined && { lambdaRequestId: item.lambdaRequestId }),
-    recentlySucceededSlots: [...(item.doneSlots ?? [])].sort().reverse(),
+    recentlySucceededSlots: [...doneSlotsFor(item, undefined)].sort().reverse(),
   };
 }
 

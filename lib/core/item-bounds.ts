@@ -66,3 +66,38 @@ export function boundDetails(
 export function boundText(text: string, maxChars = MAX_ERROR_MESSAGE_CHARS): string {
   return text.length <= maxChars ? text : `${text.slice(0, maxChars)}… (truncated, ${text.length} chars)`;
 }
+
+/**
+ * An item's size as DynamoDB bills it, bytes (AWS docs "Item sizes and formats"): each attribute's
+ * name (UTF-8) plus its value — strings by UTF-8 length, numbers ~1 byte per two significant digits
+ * plus 1, booleans and null 1, sets the sum of their elements, lists and maps 3 bytes plus 1 per
+ * element plus the elements (map keys counted like names). Write capacity is 1 WCU per started KB of
+ * the larger of the item before and after a write.
+ */
+export function dynamoItemBytes(item: Record<string, unknown>): number {
+  let total = 0;
+  for (const [name, value] of Object.entries(item)) {
+    if (value === undefined) continue;
+    total += Buffer.byteLength(name, 'utf8') + valueBytes(value);
+  }
+  return total;
+}
+
+function valueBytes(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    const digits = String(value).replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+    return Math.ceil(Math.max(1, digits.length) / 2) + 1;
+  }
+  if (typeof value === 'boolean' || value === null) return 1;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) {
+    let n = 0;
+    for (const v of value) n += valueBytes(v);
+    return n;
+  }
+  if (Array.isArray(value)) return 3 + value.reduce<number>((n, v) => n + 1 + valueBytes(v), 0);
+  if (typeof value === 'object')
+    return 3 + Object.keys(value).length + dynamoItemBytes(value as Record<string, unknown>);
+  return 0;
+}

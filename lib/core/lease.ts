@@ -174,12 +174,61 @@ export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: str
 }
 
 /**
- * The item's done set as it applies to a claim under definition `def`: empty when the item's done set
- * was written under another definition (a zone, schedule or shard-count change between deploys).
+ * The item's done set as it applies to a claim under definition `def`, as slot ids (decoded from
+ * their stored keys, {@link slotIdOfDoneKey}): empty when the item's done set was written under another
+ * definition (a zone, schedule or shard-count change between deploys).
  */
 export function doneSlotsFor(item: LeaseItem | undefined, def: string | undefined): ReadonlySet<string> {
   if (def !== undefined && item?.def !== undefined && item.def !== def) return new Set();
-  return item?.doneSlots ?? new Set();
+  return new Set([...(item?.doneSlots ?? [])].map(slotIdOfDoneKey));
+}
+
+/** Width of a done key's base-36 minute count: 36^6 minutes reach past the year 6000. */
+const DONE_KEY_WIDTH = 6;
+const LOCAL_MINUTE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
+const UTC_MINUTE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):00Z$/;
+const DONE_KEY = /^([0-9a-z]{6})(z?)$/;
+
+/**
+ * The stored form of a slot id in the lease item's done set (`doneSlots`): the slot's minute counted
+ * from 1970-01-01T00:00 in base 36, 6 characters (`2026-03-28T17:00` → `hmdnm0`), plus `z` for a UTC
+ * instant id (`2026-03-28T17:00:00Z` → `hmdnm0z`) — 6–7 bytes instead of 16–20, so the done set of 32
+ * slots takes ~220 B of the item whatever the job's name. A per-slot function (never relative to a
+ * base that moves), so the claim's `NOT contains(doneSlots, key)` tests membership exactly and keys
+ * sort like their slot ids. Any other id (none is produced today) is stored as it is: it contains a
+ * `-`, so it never equals a key. Inverse: {@link slotIdOfDoneKey}.
+ */
+export function doneKey(slotId: string): string {
+  const m = LOCAL_MINUTE.exec(slotId) ?? UTC_MINUTE.exec(slotId);
+  if (!m) return slotId;
+  const [y, mo, d, h, mi] = m.slice(1).map(Number) as [number, number, number, number, number];
+  const minutes = Date.UTC(y, mo - 1, d, h, mi) / 60_000;
+  const digits = minutes.toString(36);
+  if (!(minutes >= 0) || digits.length > DONE_KEY_WIDTH) return slotId;
+  // Only a real calendar minute round-trips (no `2026-02-30T25:61`): else keep the id as it is.
+  const key = digits.padStart(DONE_KEY_WIDTH, '0') + (slotId.endsWith('Z') ? 'z' : '');
+  return slotIdOfDoneKey(key) === slotId ? key : slotId;
+}
+
+/** The slot id of a stored done key ({@link doneKey}'s inverse); any other string is an id as stored. */
+export function slotIdOfDoneKey(key: string): string {
+  const m = DONE_KEY.exec(key);
+  if (!m) return key;
+  const iso = new Date(Number.parseInt(m[1] as string, 36) * 60_000).toISOString();
+  return m[2] === 'z' ? `${iso.slice(0, 17)}00Z` : iso.slice(0, 16);
+}
+
+/**
+ * Most bytes the done set may take in the lease item (its stored keys; DynamoDB sizes a string set as
+ * the sum of its strings). With the longest job name, a shard suffix, a claim's open entry and every
+ * other attribute the item then stays under 1 KB, so a claim and a release cost 1 WCU each (see
+ * docs/design.md "Lease item size"). The default 32 slots take 192–224 B.
+ */
+export const DONE_SET_MAX_BYTES = 256;
+
+/** The done set as stored: each slot's {@link doneKey}. */
+export function storedDoneSet(done: ReadonlySet<string>): Set<string> {
+  return new Set([...done].map(doneKey));
 }
 
 /**
@@ -219,11 +268,25 @@ export function decideClaimFailed(
 
 /**
  * The done set after `slotId` succeeded: add it and keep the `max` newest ids (slot ids sort by time:
- * ISO local or UTC stamps). Computed from the claim's returned item, so release needs no read.
+ * ISO local or UTC stamps) that fit in {@link DONE_SET_MAX_BYTES} once stored — so a `rememberSlots`
+ * above what fits (about 36 slots) is capped there and the lease item stays under 1 KB. Computed from
+ * the claim's returned item, so release needs no read.
  */
-export function nextDoneSlots(done: ReadonlySet<string>, slotId: string, max: number): Set<string> {
-  const all = [...new Set([...done, slotId])].sort();
-  return new Set(all.slice(Math.max(0, all.length - max)));
+export function nextDoneSlots(
+  done: ReadonlySet<string>,
+  slotId: string,
+  max: number,
+  maxBytes = DONE_SET_MAX_BYTES,
+): Set<string> {
+  const all = [...new Set([...done, slotId])].sort().reverse();
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const id of all) {
+    bytes += Buffer.byteLength(doneKey(id));
+    if (kept.length >= max || (kept.length > 0 && bytes > maxBytes)) break;
+    kept.push(id);
+  }
+  return new Set(kept.reverse());
 }
 
 /**

@@ -12,7 +12,7 @@
  *   `running` (or open) holder of it whose lease is over. Such a slot is always caught up, whatever
  *   `catchUp` says (that setting is about slots Scheduler never delivered).
  */
-import { awaitsAbandonMark, type LeaseItem, openHolders } from './lease.js';
+import { awaitsAbandonMark, doneSlotsFor, type LeaseItem, openHolders } from './lease.js';
 import { Outcome, Reason } from './outcomes.js';
 import type { Slot } from './schedule/slot.js';
 
@@ -112,7 +112,7 @@ export function slotStatuses(input: {
   for (const [shard, item] of input.leases) {
     if (sharded !== (shard !== undefined) || !item) continue;
     if (item.def === undefined || item.def === input.def)
-      for (const id of item.doneSlots ?? []) succeeded.add(keyOf(id, shard));
+      for (const id of doneSlotsFor(item, undefined)) succeeded.add(keyOf(id, shard));
     if (awaitsAbandonMark(item.holderState) && (item.leaseUntilMs ?? 0) < input.nowMs && item.slot)
       started.add(keyOf(item.slot, shard));
     for (const h of openHolders(item)) if (h.leaseUntilMs < input.nowMs) started.add(keyOf(h.slot, shard));

@@ -38,7 +38,11 @@ export interface JobOptions {
   readonly dispatch?: ShardDispatcher;
   /** @default 30 */
   readonly runRetentionDays?: number;
-  /** @default 32 (keeps the lease item under 1 KB: a claim or release costs 1 write unit) */
+  /**
+   * How many recently succeeded slots the lease item remembers (1–1000). The set is also capped at
+   * 256 bytes of stored keys (36 UTC or 42 local slots), so the lease item stays under 1 KB for every
+   * valid name and a claim or release costs 1 write unit (docs/design.md "Lease item size"). @default 32
+   */
   readonly rememberSlots?: number;
   /**
    * Rate schedules only: the whole-minute instant the rate grid counts from (slots are anchor + k × period;

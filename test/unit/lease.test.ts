@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { decideClaimFailed, decideClaimSucceeded, leaseUntil, nextDoneSlots } from '../../lib/core/lease.js';
+import {
+  DONE_SET_MAX_BYTES,
+  decideClaimFailed,
+  decideClaimSucceeded,
+  doneKey,
+  doneSlotsFor,
+  leaseUntil,
+  nextDoneSlots,
+  slotIdOfDoneKey,
+  storedDoneSet,
+} from '../../lib/core/lease.js';
 
 describe('lease decisions', () => {
   it('gives the first claim fence 1 and no previous holder', () => {
@@ -75,5 +85,51 @@ describe('lease decisions', () => {
   it('never lets a lease outlive the Lambda deadline plus the margin', () => {
     expect(leaseUntil(1_000, 60_000, 10_000, 1_000)).toBe(12_000);
     expect(leaseUntil(1_000, 5_000, 10_000, 1_000)).toBe(6_000);
+  });
+});
+
+describe('the done set as stored (issue 17: no 1 KB cliff)', () => {
+  it('stores a slot as its minute since 1970 in base 36, 6 characters, plus z for a UTC instant id', () => {
+    expect(doneKey('2026-03-28T17:00')).toBe('0hlz0c');
+    expect(doneKey('1970-01-01T00:00')).toBe('000000');
+    expect(doneKey('1970-01-01T00:01:00Z')).toBe('000001z');
+    expect(doneKey('2026-03-28T17:00')).toBe(
+      (Date.UTC(2026, 2, 28, 17, 0) / 60_000).toString(36).padStart(6, '0'),
+    );
+    expect(doneKey('2026-03-28T17:00:00Z')).toBe(`${doneKey('2026-03-28T17:00')}z`);
+  });
+
+  it('round-trips every id it encodes, and keeps any other id as it is (it contains a "-", never a key)', () => {
+    for (const id of ['2026-03-28T17:00', '2026-03-28T17:00:00Z', '2026-10-25T02:30', '2099-12-31T23:59:00Z'])
+      expect(slotIdOfDoneKey(doneKey(id))).toBe(id);
+    for (const id of ['S1', 's', '2026-02-30T10:00', '2026-03-28T17:00Z', '2026-03-28T17:00:30Z'])
+      expect(doneKey(id)).toBe(id);
+  });
+
+  it('sorts keys like their slot ids', () => {
+    const ids = ['2026-03-28T17:00', '2026-03-28T17:01', '2026-03-29T00:00', '2027-01-01T00:00'];
+    expect(ids.map(doneKey)).toEqual([...ids.map(doneKey)].sort());
+  });
+
+  it('decodes a stored set, plain ids of a set written before the keys included', () => {
+    const item = { doneSlots: new Set([doneKey('2026-03-28T17:00'), '2026-03-28T16:00']) };
+    expect([...doneSlotsFor(item, undefined)].sort()).toEqual(['2026-03-28T16:00', '2026-03-28T17:00']);
+    expect(decideClaimFailed(item, { runId: 'me', slotId: '2026-03-28T17:00' })).toEqual({
+      kind: 'already-succeeded',
+      fence: 0,
+    });
+  });
+
+  it('caps the done set at DONE_SET_MAX_BYTES stored, whatever rememberSlots asks', () => {
+    let done: ReadonlySet<string> = new Set();
+    const base = Date.UTC(2026, 2, 28, 17, 0);
+    for (let i = 0; i < 100; i++)
+      done = nextDoneSlots(done, `${new Date(base + i * 60_000).toISOString().slice(0, 17)}00Z`, 1000);
+    // 7-byte keys: 36 fit in 256 bytes; the newest are kept.
+    expect(done.size).toBe(Math.floor(DONE_SET_MAX_BYTES / 7));
+    expect([...done].at(-1)).toBe(`${new Date(base + 99 * 60_000).toISOString().slice(0, 17)}00Z`);
+    expect([...storedDoneSet(done)].reduce((n, k) => n + k.length, 0)).toBeLessThanOrEqual(
+      DONE_SET_MAX_BYTES,
+    );
   });
 });

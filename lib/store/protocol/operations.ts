@@ -5,7 +5,14 @@
  * (lib/store/protocol/dynamo-backend.ts; the harness's memory backend), and the stores only choose
  * which operation to perform. Effect transitions: effect-operations.ts.
  */
-import { decideClaimFailed, decideClaimSucceeded, type LeaseItem, NO_HOLDER } from '../../core/lease.js';
+import {
+  decideClaimFailed,
+  decideClaimSucceeded,
+  doneKey,
+  type LeaseItem,
+  NO_HOLDER,
+  storedDoneSet,
+} from '../../core/lease.js';
 import { Outcome } from '../../core/outcomes.js';
 import type {
   ClaimRequest,
@@ -89,6 +96,13 @@ export const claim: Operation<
   request: (req) => {
     const free = or(notExists('leaseUntilMs'), lt('leaseUntilMs', req.nowMs));
     const key = Keys.lease(req.job, req.shard);
+    // The slot is stored as its compact done key; an item whose done set predates the keys holds the
+    // plain id, so both are checked until its next release rewrites the set in the compact form.
+    const stored = doneKey(req.slotId);
+    const notDone =
+      stored === req.slotId
+        ? notContains('doneSlots', stored)
+        : and(notContains('doneSlots', stored), notContains('doneSlots', req.slotId));
     return {
       tag: { op: ProtocolOp.Claim, name: 'claim', table: req.table, key, runId: req.runId },
       label: 'claim lease',
@@ -102,8 +116,8 @@ export const claim: Operation<
           condition: req.force
             ? free
             : req.def === undefined
-              ? and(free, notContains('doneSlots', req.slotId))
-              : and(free, or(notContains('doneSlots', req.slotId), and(exists('def'), ne('def', req.def)))),
+              ? and(free, notDone)
+              : and(free, or(notDone, and(exists('def'), ne('def', req.def)))),
           update: {
             set: {
               owner: req.runId,
@@ -112,7 +126,6 @@ export const claim: Operation<
               holderState: 'running',
               acquiredAtMs: req.nowMs,
               renewedAtMs: req.nowMs,
-              job: req.job,
               lambdaRequestId: req.lambdaRequestId ?? '-',
               // Sharded jobs only: where the shard leases are, for readers without the job's code.
               ...(req.shards !== undefined && req.shards > 1 && { shards: req.shards }),
@@ -204,7 +217,7 @@ export const release = ownedUpdate(
       leaseUntilMs: 0,
       holderState: 'released',
       releasedAtMs: ref.nowMs,
-      ...(done && { doneSlots: new Set(ref.doneSlots) }),
+      ...(done && { doneSlots: storedDoneSet(ref.doneSlots) }),
       ...(done && ref.def !== undefined && { def: ref.def }),
     };
   },

@@ -3,6 +3,7 @@
  * with the condition text docs/design.md documents, and the tag the fault layer classifies it by.
  */
 import { describe, expect, it } from 'vitest';
+import { doneKey } from '../../../lib/core/lease.js';
 import { effectInsert } from '../../../lib/store/protocol/effect-operations.js';
 import { compileExpressions } from '../../../lib/store/protocol/expression.js';
 import { claim, fencedWrite, release } from '../../../lib/store/protocol/operations.js';
@@ -30,10 +31,15 @@ describe('protocol declarations', () => {
     if (w.kind !== 'update') throw new Error('claim is an update');
     const c = compileExpressions(w.condition, w.update);
     expect(c.ConditionExpression).toBe(
-      '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0) AND NOT contains(#doneSlots, :v1)',
+      '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0) AND (NOT contains(#doneSlots, :v1) AND NOT contains(#doneSlots, :v2))',
     );
+    // The slot's compact done key first, then its plain id (a done set written before the keys).
+    expect([c.ExpressionAttributeValues?.[':v1'], c.ExpressionAttributeValues?.[':v2']]).toEqual([
+      doneKey('2026-03-01T02:00'),
+      '2026-03-01T02:00',
+    ]);
     expect(c.UpdateExpression).toMatch(
-      /^SET #owner = :v2, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+$/,
+      /^SET #owner = :v3, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+$/,
     );
     expect(w.returnValues).toBe('ALL_OLD');
   });
