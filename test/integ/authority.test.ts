@@ -102,11 +102,13 @@ describe('1. writes after the run’s record (a parallel body)', () => {
     service.inject({ kind: 'status', status: 503, match: { key: 'k-fails' } });
     const { payments } = providers(service);
     let late: unknown;
+    // The sibling branch wakes only after the handler has returned (no real-time race under load).
+    const handlerReturned = gate();
     const job = probe((ctx) =>
       Promise.all([
         ctx.effect('k-fails', PAYOUT, payments), // 503 → outcome unknown → the body rejects at once
         (async () => {
-          await sleep(1_500);
+          await handlerReturned.promise;
           await ctx.effect('k-late', PAYOUT, payments);
           await ctx.fencedPut(stack.reports, { reportDate: 'x' }, { body: 'late' });
         })().catch((e: unknown) => {
@@ -122,7 +124,8 @@ describe('1. writes after the run’s record (a parallel body)', () => {
     );
     expect(r.summary).toMatchObject({ outcome: 'failed', reason: 'error', fence: 1 });
     expect(r.error?.name).toBe('EffectOutcomeUnknownError');
-    await sleep(2_500); // the sibling branch wakes 1.5 s after the body started
+    handlerReturned.open();
+    await expect.poll(() => late, { timeout: 30_000 }).toBeDefined();
     expect((late as Error)?.name).toBe('RunFinishedError');
     expect(requests('k-fails')).toEqual(['POST 503']);
     expect(requests('k-late')).toEqual([]);
