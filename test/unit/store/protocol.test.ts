@@ -30,15 +30,15 @@ describe('protocol declarations', () => {
     if (w.kind !== 'update') throw new Error('claim is an update');
     const c = compileExpressions(w.condition, w.update);
     expect(c.ConditionExpression).toBe(
-      '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0) AND NOT contains(#doneSlots, :v1)',
+      '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0) AND (attribute_not_exists(#pausedAtMs) OR #pausedUntilMs < :v1) AND NOT contains(#doneSlots, :v2)',
     );
     expect(c.UpdateExpression).toMatch(
-      /^SET #owner = :v2, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+$/,
+      /^SET #owner = :v3, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+$/,
     );
     expect(w.returnValues).toBe('ALL_OLD');
   });
 
-  it('drops the done-set clause from a forced claim', () => {
+  it('drops the done-set clause from a forced claim but keeps the pause clause', () => {
     const [w] = claim.request({
       table: 'lib',
       job: 'j',
@@ -49,7 +49,7 @@ describe('protocol declarations', () => {
       force: true,
     }).writes;
     expect(compileExpressions(w.condition).ConditionExpression).toBe(
-      'attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0',
+      '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0) AND (attribute_not_exists(#pausedAtMs) OR #pausedUntilMs < :v1)',
     );
   });
 
