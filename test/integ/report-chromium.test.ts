@@ -116,10 +116,7 @@ afterAll(async () => {
 describe('cronfence report in headless Chromium', () => {
   it('counts what it read: 5 run records, 2 effects, the pause on the lease', () => {
     expect(written).toMatchObject({ job: JOB, runRecords: 5, effects: 2, paused: true });
-    expect(provider.executions.map((e) => e.key)).toEqual([
-      'pay#2026-03-10T09:00',
-      'pay#2026-03-10T10:00',
-    ]);
+    expect(provider.executions.map((e) => e.key)).toEqual(['pay#2026-03-10T09:00', 'pay#2026-03-10T10:00']);
   });
 
   it('draws one lane per run with its fence and outcome, the failure and both paused skips', async () => {
