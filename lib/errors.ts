@@ -309,12 +309,14 @@ export class JobPausedError extends CronfenceError {
     job: string,
     pause: { by: string; atMs: number; note: string; untilMs?: number } | undefined,
     item: Record<string, unknown> | undefined,
+    options?: ErrorOptions,
   ) {
     super(
       ErrorCode.JobPaused,
       pause
         ? `job ${job} is already paused by ${pause.by} since ${new Date(pause.atMs).toISOString()}${pause.untilMs !== undefined ? ` until ${new Date(pause.untilMs).toISOString()}` : ''} ("${pause.note}"): nothing changed; resume it first`
         : `job ${job}: the pause was refused (the lease item changed meanwhile): nothing changed`,
+      options,
     );
     this.job = job;
     this.item = item;
@@ -326,12 +328,13 @@ export class JobNotPausedError extends CronfenceError {
   override readonly name = 'JobNotPausedError';
   readonly job: string;
   readonly item: Record<string, unknown> | undefined;
-  constructor(job: string, item: Record<string, unknown> | undefined) {
+  constructor(job: string, item: Record<string, unknown> | undefined, options?: ErrorOptions) {
     super(
       ErrorCode.JobNotPaused,
       item?.pausedAtMs === undefined
         ? `job ${job} is not paused: nothing changed`
         : `job ${job} was paused again meanwhile (by ${String(item.pausedBy)}): nothing changed; run resume again to clear that pause`,
+      options,
     );
     this.job = job;
     this.item = item;

@@ -35,6 +35,8 @@ const ERRORS: Record<string, string> = {
   InvalidArgumentError: `'--from', 'x', 'bad'`,
   EffectNotInReviewError: `'k1', undefined, 'pay'`,
   ConfigurationError: `'CRONFENCE_TABLE', undefined, 'not set'`,
+  JobPausedError: `'daily-report', { by: 'ops', atMs: 0, note: 'n' }, undefined`,
+  JobNotPausedError: `'daily-report', undefined`,
 };
 
 describe('error names in the minified Lambda bundle', () => {
