@@ -1,24 +1,24 @@
 /**
  * `cronfence report` on a known history in DynamoDB Local, opened in headless Chromium (Debian package
- * `chromium`, driven by playwright-core like test/unit/drills/timeline.test.ts): the CLI builds the page
+ * `chromium`, driven by playwright-core: test/helpers/chromium.ts): the CLI builds the page
  * from the real run records, lease item and effect records; the page shows one lane per run with its
  * fence and outcome, the skips with their reason, the pause with its note and the effect transitions,
  * and loads nothing from the network. A screenshot is written to test-output/report-chromium.png.
  * Fails (never skips) when /usr/bin/chromium is missing.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlledClock } from '../../harness/faults/clock.js';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { DynamoPauseStore } from '../../lib/store/pause-store.js';
+import { openHeadless, requireChromium } from '../helpers/chromium.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { cli, json, stackEnv } from './cli-harness.js';
 import { FAIL_ONCE, provider, reportHourly } from './fixtures/report-jobs.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const JOB = 'report-hourly';
 const H = 3_600_000;
 const T9 = Date.parse('2026-03-10T09:00:00Z');
@@ -29,7 +29,7 @@ let context: BrowserContext;
 let page: Page;
 let dir: string;
 let written: Record<string, unknown>;
-const requests: string[] = [];
+let requests: string[] = [];
 
 /** Deliver the slot at `slotMs` from a worker whose clock reads `slotMs + afterMs`. */
 async function at(slotMs: number, afterMs: number, attemptNumber = 1) {
@@ -61,10 +61,7 @@ async function history(): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `${CHROMIUM} not found: install the Debian package (apt-get update && apt-get install -y chromium); npm test installs it first when run as root (scripts/test-prerequisites.sh)`,
-    );
+  requireChromium();
   stack = await localStack();
   await history();
   dir = mkdtempSync(join(tmpdir(), 'cronfence-report-'));
@@ -87,23 +84,7 @@ beforeAll(async () => {
   );
   expect(r.code, r.stderr).toBe(0);
   written = json(r);
-  // A fresh profile directory: playwright passes it to Chromium as --user-data-dir.
-  context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  page = await context.newPage();
-  page.on('request', (req) => requests.push(req.url()));
-  await page.goto(`file://${file}`);
+  ({ context, page, requests } = await openHeadless(dir, file));
   mkdirSync(resolve('test-output'), { recursive: true });
   await page.screenshot({ path: SHOT, fullPage: true });
 }, 120_000);
