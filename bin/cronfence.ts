@@ -19,10 +19,14 @@ import { applyProjectConfig, CONFIG_FILE, loadProjectConfig, type ProjectConfig 
 import { registerDrill } from '../cli/drill.js';
 import { registerEffects } from '../cli/effects.js';
 import { registerExplore } from '../cli/explore.js';
+import { registerJobs } from '../cli/jobs.js';
 import { registerLease } from '../cli/lease.js';
+import { registerPause } from '../cli/pause.js';
 import { DEFAULT_REGISTRY, type HandlerList, loadOrExplain } from '../cli/registry.js';
+import { registerReport } from '../cli/report.js';
 import { registerRuns } from '../cli/runs.js';
 import { registerStart } from '../cli/start.js';
+import { registerTrigger } from '../cli/trigger.js';
 
 let config: ProjectConfig | undefined;
 try {
@@ -77,6 +81,11 @@ registerEffects(program);
 registerDrill(program, app);
 registerExplore(program);
 registerCheck(program, handlers);
+// Operators' controls (issue 16).
+registerJobs(program, handlers);
+registerPause(program, handlers);
+registerTrigger(program, handlers);
+registerReport(program, handlers);
 
 program.parseAsync().catch((err: Error) => {
   console.error(`cronfence: ${err.message}`);

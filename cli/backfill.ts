@@ -98,7 +98,12 @@ function printDryRun(job: string, handler: JobHandler, plan: BackfillPlan, shard
  * (or `AWS_ENDPOINT_URL_LAMBDA` points the Lambda client at a local emulator).
  * @throws InvalidArgumentError naming `--local`/`--invoke-aws` (exit 2) before anything is sent.
  */
-async function openInvoker(conn: Connection, job: string, handler: JobHandler, flags: BackfillFlags) {
+export async function openInvoker(
+  conn: Connection,
+  job: string,
+  handler: JobHandler,
+  flags: Pick<BackfillFlags, 'local' | 'invokeAws' | 'function'>,
+) {
   if (flags.local) return localInvoker(conn, handler);
   if (conn.mode === 'local' && !flags.invokeAws && !process.env.AWS_ENDPOINT_URL_LAMBDA) {
     throw usage(

@@ -23,6 +23,8 @@ export const ErrorCode = {
   InvalidArgument: 'INVALID_ARGUMENT',
   Configuration: 'CONFIGURATION',
   EndpointUnreachable: 'ENDPOINT_UNREACHABLE',
+  JobPaused: 'JOB_PAUSED',
+  JobNotPaused: 'JOB_NOT_PAUSED',
 } as const;
 /** Union of {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -316,5 +318,49 @@ export class EndpointUnreachableError extends CronfenceError {
     );
     this.variable = variable;
     this.endpoint = endpoint;
+  }
+}
+
+/**
+ * `cronfence pause` found a pause already in force on the job's lease: nothing was changed. Carries
+ * the lease item as it is (resume first, or wait for its `--until`).
+ */
+export class JobPausedError extends CronfenceError {
+  override readonly name = 'JobPausedError';
+  readonly job: string;
+  readonly item: Record<string, unknown> | undefined;
+  constructor(
+    job: string,
+    pause: { by: string; atMs: number; note: string; untilMs?: number } | undefined,
+    item: Record<string, unknown> | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(
+      ErrorCode.JobPaused,
+      pause
+        ? `job ${job} is already paused by ${pause.by} since ${new Date(pause.atMs).toISOString()}${pause.untilMs !== undefined ? ` until ${new Date(pause.untilMs).toISOString()}` : ''} ("${pause.note}"): nothing changed; resume it first`
+        : `job ${job}: the pause was refused (the lease item changed meanwhile): nothing changed`,
+      options,
+    );
+    this.job = job;
+    this.item = item;
+  }
+}
+
+/** `cronfence resume` found no pause (or another one than it read) on the job's lease: nothing changed. */
+export class JobNotPausedError extends CronfenceError {
+  override readonly name = 'JobNotPausedError';
+  readonly job: string;
+  readonly item: Record<string, unknown> | undefined;
+  constructor(job: string, item: Record<string, unknown> | undefined, options?: ErrorOptions) {
+    super(
+      ErrorCode.JobNotPaused,
+      item?.pausedAtMs === undefined
+        ? `job ${job} is not paused: nothing changed`
+        : `job ${job} was paused again meanwhile (by ${String(item.pausedBy)}): nothing changed; run resume again to clear that pause`,
+      options,
+    );
+    this.job = job;
+    this.item = item;
   }
 }

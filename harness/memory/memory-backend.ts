@@ -9,6 +9,7 @@
 import { DYNAMODB_ITEM_LIMIT_BYTES } from '../../lib/core/item-bounds.js';
 import { TableEffectStore } from '../../lib/store/effect-store.js';
 import { TableLeaseStore } from '../../lib/store/lease-store.js';
+import { TablePauseStore } from '../../lib/store/pause-store.js';
 import type { Condition } from '../../lib/store/protocol/expression.js';
 import type { ProtocolOp } from '../../lib/store/protocol/ops.js';
 import type {
@@ -148,5 +149,6 @@ export function memoryStores(client: MemoryClient, tableName: string) {
     runs: new TableRunStore(backend, tableName),
     results: new TableResultStore(backend, tableName),
     effects: (job: string) => new TableEffectStore(backend, tableName, job),
+    pauses: new TablePauseStore(backend, tableName),
   };
 }

@@ -42,7 +42,7 @@ export type Recorded =
       readonly kind: 'process';
       readonly atMs: number;
       readonly worker: string;
-      readonly what: 'kill' | 'suspend' | 'skew' | 'deliver' | 'provider-fault';
+      readonly what: 'kill' | 'suspend' | 'skew' | 'deliver' | 'provider-fault' | 'pause';
       readonly detail: string;
     };
 

@@ -124,6 +124,7 @@ export const JobOptionsSchema = v.pipe(
     shards: v.optional(integer(1, 1000), 1),
     runRetentionDays: v.optional(positive(3650), 30),
     rememberSlots: v.optional(integer(1, 1000), 32),
+    pauseOnFailure: v.optional(integer(1, 100)),
     rateAnchor: v.optional(WholeMinuteSchema),
     rateAnchorMs: v.optional(
       v.pipe(
@@ -201,6 +202,13 @@ export function parseJobDefinition(
   if (o.catchUp !== undefined) {
     validateCatchUp(o.catchUp, { schedule: expression, runRetentionDays: o.runRetentionDays }, nowMs);
   }
+  if (o.pauseOnFailure !== undefined && o.shards > 1) {
+    throw new InvalidJobDefinitionError(
+      'pauseOnFailure',
+      o.pauseOnFailure,
+      `counts the failed occurrences of one lease; job has ${o.shards} shards (each its own lease): pause it with \`cronfence pause\` instead`,
+    );
+  }
   const anchorMs = o.rateAnchorMs ?? o.rateAnchor;
   if (anchorMs !== undefined && expression.kind !== 'rate') {
     throw new InvalidJobDefinitionError(
@@ -221,6 +229,7 @@ export function parseJobDefinition(
     shards: o.shards,
     runRetentionDays: o.runRetentionDays,
     rememberSlots: o.rememberSlots,
+    ...(o.pauseOnFailure !== undefined && { pauseOnFailure: o.pauseOnFailure }),
     ...(expression.kind === 'rate' && { rateAnchorMs: anchorMs ?? 0 }),
   };
   return { definition, expression };

@@ -45,6 +45,12 @@ export interface JobDefinition {
   /** How many recently succeeded slots the lease item remembers (its bounded done set). @default 32 */
   readonly rememberSlots: number;
   /**
+   * Pause the job itself after this many consecutive failed occurrences (like Temporal's
+   * pause-on-failure): the failing run's release writes the pause on the lease item, naming the
+   * failing runs (lib/core/pause.ts). Unsharded jobs only. @default none (never pauses itself)
+   */
+  readonly pauseOnFailure?: number;
+  /**
    * Rate schedules only: the instant, epoch ms (a whole minute), the rate grid counts from — slots are
    * `rateAnchorMs + k × period`. The deployment derives Scheduler's StartDate from it (the next grid
    * instant), so slot ids stay the same across redeploys. @default 0 (1970-01-01T00:00:00Z)

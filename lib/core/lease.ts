@@ -3,8 +3,13 @@
  * bounded set of recently succeeded slots. The stores turn these into requests; nothing here does I/O.
  */
 
-/** The lease item as stored (`pk = JOB#<job>[#<shard>]`, `sk = LEASE`). */
-export interface LeaseItem {
+import { type FailedOccurrence, type PauseFields, type PauseState, pauseInForce } from './pause.js';
+
+/**
+ * The lease item as stored (`pk = JOB#<job>[#<shard>]`, `sk = LEASE`), with the pause an operator or
+ * `pauseOnFailure` wrote on it (lib/core/pause.ts).
+ */
+export interface LeaseItem extends PauseFields {
   /** Owner token of the current or last holder: the run id of one invocation attempt. */
   readonly owner?: string;
   /** Fencing token: incremented by every claim, never reset (the item is never deleted). */
@@ -133,7 +138,11 @@ export type ClaimDecision =
       readonly ownWrite: boolean;
       /** Earlier claims that never released (the item's `open` list before ours), oldest first. */
       readonly open: readonly OpenHolder[];
+      /** `pauseOnFailure` jobs: the failure streak before this run (the item's `failedSlots`). */
+      readonly failedSlots?: readonly FailedOccurrence[];
     }
+  /** A pause is in force on the lease (docs/design.md "Pause"): the delivery is recorded `skipped / paused`. */
+  | { readonly kind: 'paused'; readonly pause: PauseState; readonly fence: number }
   | {
       readonly kind: 'held';
       readonly holderRunId: string;
@@ -170,6 +179,7 @@ export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: str
     ownWrite: false,
     open: openHolders(old),
     ...(previous && { previous }),
+    ...(old?.failedSlots !== undefined && { failedSlots: old.failedSlots }),
   };
 }
 
@@ -239,7 +249,7 @@ export function storedDoneSet(done: ReadonlySet<string>): Set<string> {
  */
 export function decideClaimFailed(
   current: LeaseItem | undefined,
-  me: { runId: string; slotId: string; force?: boolean; def?: string },
+  me: { runId: string; slotId: string; force?: boolean; def?: string; nowMs?: number },
 ): ClaimDecision {
   if (current?.owner === me.runId && current.fence !== undefined) {
     const previous = displaced(current);
@@ -250,8 +260,13 @@ export function decideClaimFailed(
       ownWrite: true,
       open: openHolders(current).filter((h) => h.runId !== me.runId),
       ...(previous && { previous }),
+      ...(current.failedSlots !== undefined && { failedSlots: current.failedSlots }),
     };
   }
+  // Paused: the claim's condition refused whatever else holds (a done or held slot too), so every
+  // delivery of a paused job is recorded `skipped / paused` naming the pause.
+  const pause = me.nowMs === undefined ? undefined : pauseInForce(current, me.nowMs);
+  if (pause) return { kind: 'paused', pause, fence: current?.fence ?? 0 };
   if (!me.force && doneSlotsFor(current, me.def).has(me.slotId)) {
     return { kind: 'already-succeeded', fence: current?.fence ?? 0 };
   }

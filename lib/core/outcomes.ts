@@ -67,6 +67,11 @@ export const Reason = {
   NotOnSchedule: 'not-on-schedule',
   /** A shard event cut for another shard count: re-fanned out for the current count, not run. */
   Resharded: 'resharded',
+  /**
+   * The job is paused (`cronfence pause`, or `pauseOnFailure`): the claim refused; the record's
+   * `details.pause` names who, when and the note. Left to the catch-up rule after `resume`.
+   */
+  Paused: 'paused',
 } as const;
 /** Union of {@link Reason} values. */
 export type Reason = (typeof Reason)[keyof typeof Reason];

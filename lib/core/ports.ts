@@ -5,6 +5,7 @@
 import type { EffectItem, EffectStatus } from './effects.js';
 import type { ClaimDecision, LeaseItem } from './lease.js';
 import type { Outcome, Reason, Trigger } from './outcomes.js';
+import type { FailedOccurrence, PauseFields } from './pause.js';
 import type { RecordFacts } from './slot-status.js';
 
 /** Source of the current time, epoch ms. Tests and drills inject skewed or controlled clocks. */
@@ -111,6 +112,13 @@ export interface ReleaseRequest extends LeaseRef {
    * @default true
    */
   readonly recorded?: boolean;
+  /**
+   * `pauseOnFailure` jobs: the failure streak to store (a failed run), or `null` to remove it (a
+   * success after failures). @default unchanged
+   */
+  readonly failedSlots?: readonly FailedOccurrence[] | null;
+  /** With `failedSlots`: the pause the streak reached (written unless a pause is already stored). */
+  readonly pause?: PauseFields;
 }
 
 /** Lease operations, each one conditional write (docs/design.md steps 1, 2, 6). */

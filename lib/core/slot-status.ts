@@ -54,6 +54,8 @@ const NOT_DELIVERED: readonly string[] = [
   Reason.NotOnSchedule,
   Reason.Resharded,
   Reason.AlreadySucceeded,
+  // Refused while paused: after `resume` such a slot is a missed one, left to the job's catch-up rule.
+  Reason.Paused,
 ];
 
 const underDef = (def: string) => (r: { def?: string }) => r.def === undefined || r.def === def;

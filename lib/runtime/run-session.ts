@@ -8,7 +8,8 @@ import type { JobDefinition } from '../core/job-definition.js';
 import { CLOCK_SKEW_BUDGET_MS, type ClaimDecision, leaseUntil, nextDoneSlots } from '../core/lease.js';
 import { definitionId, holdersToMark, needsDoneCheck, sameSlotHeldAction } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
-import type { HolderSeen, RunRecord } from '../core/ports.js';
+import { type FailedOccurrence, failurePause, nextFailedSlots, type PauseFields } from '../core/pause.js';
+import type { HolderSeen, ReleaseRequest, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
 import { MAX_SLOT_AHEAD_MS, validateSlot } from '../core/schedule/validate-slot.js';
@@ -55,6 +56,10 @@ export class RunSession {
   private readonly startedAtMs: number;
   private fence: number | undefined;
   private doneSlots: ReadonlySet<string> = new Set();
+  /** `pauseOnFailure` jobs: the failure streak the claim saw (lib/core/pause.ts). */
+  private failedSlots: readonly FailedOccurrence[] | undefined;
+  /** Set by a failure that completes the streak: the release writes it. */
+  private failureStreak: { slots: FailedOccurrence[]; pause?: PauseFields } | undefined;
   private keeper: LeaseKeeper | undefined;
   private finished = false;
   /** Protected operations the body started and that have not settled yet. */
@@ -132,6 +137,7 @@ export class RunSession {
     if (decision.kind !== 'acquired') return { kind: 'skipped', summary: await this.skip(decision) };
     this.fence = decision.fence;
     this.doneSlots = decision.doneSlots;
+    this.failedSlots = decision.failedSlots;
     this.emit({
       type: 'claim-won',
       leaseUntilMs: untilMs,
@@ -275,11 +281,16 @@ export class RunSession {
     return summary;
   }
 
-  /** Record the skip a refused claim decided: already succeeded, or held (same slot / overlap). */
+  /** Record the skip a refused claim decided: already succeeded, paused, or held (same slot / overlap). */
   private async skip(decision: Exclude<ClaimDecision, { kind: 'acquired' }>): Promise<RunSummary> {
     if (decision.kind === 'already-succeeded') {
       this.emit({ type: 'claim-lost', reason: Reason.AlreadySucceeded });
       return this.record(Outcome.Skipped, Reason.AlreadySucceeded);
+    }
+    if (decision.kind === 'paused') {
+      this.details.pause = decision.pause;
+      this.emit({ type: 'claim-lost', reason: Reason.Paused });
+      return this.record(Outcome.Skipped, Reason.Paused);
     }
     const holderSeen = {
       runId: decision.holderRunId,
@@ -451,6 +462,7 @@ export class RunSession {
         : err instanceof StoreError
           ? Reason.StoreError
           : Reason.Error;
+    this.failureStreak = this.nextFailureStreak();
     let recorded = false;
     try {
       const summary = await this.record(Outcome.Failed, reason, { error: err });
@@ -500,6 +512,26 @@ export class RunSession {
     }
   }
 
+  /**
+   * `pauseOnFailure` jobs: the streak after this failed occurrence and, when it reaches the limit, the
+   * pause the release writes (noted on this run's record as `details.pausedJob`).
+   */
+  private nextFailureStreak(): { slots: FailedOccurrence[]; pause?: PauseFields } | undefined {
+    const n = this.def.pauseOnFailure;
+    if (n === undefined) return undefined;
+    const slots = nextFailedSlots(this.failedSlots, { slot: this.slot.id, runId: this.runId }, n);
+    const pause = failurePause(slots, n, this.deps.clock.now());
+    if (pause) this.details.pausedJob = { note: pause.pauseNote, runIds: pause.pausedRuns };
+    return { slots, ...(pause && { pause }) };
+  }
+
+  /** What the release does to a `pauseOnFailure` streak: store it (failed), clear it (succeeded). */
+  private streakUpdate(done: boolean): Pick<ReleaseRequest, 'failedSlots' | 'pause'> {
+    if (done) return (this.failedSlots?.length ?? 0) > 0 ? { failedSlots: null } : {};
+    const s = this.failureStreak;
+    return s ? { failedSlots: s.slots, ...(s.pause && { pause: s.pause }) } : {};
+  }
+
   private async release(done: boolean, recorded = true): Promise<void> {
     if (this.fence === undefined) return;
     await this.deps.leases.release({
@@ -512,6 +544,7 @@ export class RunSession {
       clearOpen: this.marked && recorded,
       recorded,
       ...(done && { doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def.rememberSlots) }),
+      ...this.streakUpdate(done),
     });
   }
 

@@ -8,6 +8,7 @@ import type { JobDefinition } from '../core/job-definition.js';
 import { awaitsAbandonMark, type LeaseItem, openHolders } from '../core/lease.js';
 import { definitionId, holdersToMark } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
+import { pauseInForce } from '../core/pause.js';
 import type { Clock, LeaseStore, RunStore } from '../core/ports.js';
 import { planCatchUp, sweepWindow } from '../core/schedule/catch-up.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
@@ -169,6 +170,14 @@ export async function sweep(
           t.definition.runRetentionDays,
         );
       }
+    }
+    // Paused (docs/design.md "Pause"): nothing is triggered (a claim would only record skipped/paused);
+    // after resume the missed slots are this job's catch-up rule's, as if Scheduler never delivered them.
+    const paused = pauseInForce(leases.get(undefined), nowMs);
+    if (paused) {
+      report.jobs.push({ job, expected: expected.length, succeeded: 0, missing: 0 });
+      decide({ job, slot: '*', action: 'skipped', reason: `paused by ${paused.by}: ${paused.note}` });
+      continue;
     }
     // Delivered and never finished: always caught up (whatever catchUp says; that setting is about
     // slots Scheduler never delivered), the missing shards only, at most MAX_CATCH_UP_ATTEMPTS times.

@@ -36,6 +36,8 @@ const ERRORS: Record<string, string> = {
   EffectNotInReviewError: `'k1', undefined, 'pay'`,
   ConfigurationError: `'CRONFENCE_TABLE', undefined, 'not set'`,
   EndpointUnreachableError: `'DYNAMODB_ENDPOINT', 'http://127.0.0.1:9', 'start it'`,
+  JobPausedError: `'daily-report', { by: 'ops', atMs: 0, note: 'n' }, undefined`,
+  JobNotPausedError: `'daily-report', undefined`,
 };
 
 describe('error names in the minified Lambda bundle', () => {

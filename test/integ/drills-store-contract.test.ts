@@ -4,6 +4,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoEffectStore } from '../../lib/store/effect-store.js';
+import { DynamoPauseStore } from '../../lib/store/pause-store.js';
 import { storeContracts } from '../helpers/contracts/index.js';
 import { localStack } from '../helpers/local-stack.js';
 
@@ -15,6 +16,7 @@ storeContracts('DynamoDB stores', async () => {
     runs: deps.runs,
     results: deps.results,
     effects: new DynamoEffectStore(deps.doc, stack.tableName, 'contract-job'),
+    pauses: new DynamoPauseStore(deps.doc, stack.tableName),
     tableName: stack.tableName,
     reports: stack.reports,
     settlements: stack.settlements,

@@ -83,7 +83,15 @@ export function releasedBy(item: Item | undefined, ref: { runId: string; fence: 
 }
 
 /**
- * Claim (step 1): lease free or expired by the caller's clock, and (unless forced: a manual re-run)
+ * No pause in force by the caller's clock (docs/design.md "Pause"; lib/core/pause.ts `pauseInForce`):
+ * never paused, resumed, or paused with an expiry that has passed. Part of every claim's condition.
+ */
+export function notPaused(nowMs: number): Condition {
+  return or(notExists('pausedAtMs'), lt('pausedUntilMs', nowMs));
+}
+
+/**
+ * Claim (step 1): lease free or expired by the caller's clock, not paused ({@link notPaused}), and (unless forced: a manual re-run)
  * the slot not already succeeded. Sets the holder, `ADD fence 1`, and keeps the displaced holder as
  * `prev*` so a claim whose response was lost can still mark it abandoned. Returns ALL_OLD.
  * Refused: the returned item decides (ours after a lost response, already succeeded, held, overlap).
@@ -95,6 +103,7 @@ export const claim: Operation<
   name: ProtocolOp.Claim,
   request: (req) => {
     const free = or(notExists('leaseUntilMs'), lt('leaseUntilMs', req.nowMs));
+    const open = notPaused(req.nowMs);
     const key = Keys.lease(req.job, req.shard);
     // The slot is stored as its compact done key; an item whose done set predates the keys holds the
     // plain id, so both are checked until its next release rewrites the set in the compact form.
@@ -114,10 +123,10 @@ export const claim: Operation<
           // Not done under this definition: a done set written under another definition id (a zone,
           // schedule or shard-count change between deploys) does not count.
           condition: req.force
-            ? free
+            ? and(free, open)
             : req.def === undefined
-              ? and(free, notDone)
-              : and(free, or(notDone, and(exists('def'), ne('def', req.def)))),
+              ? and(free, open, notDone)
+              : and(free, open, or(notDone, and(exists('def'), ne('def', req.def)))),
           update: {
             set: {
               owner: req.runId,
@@ -219,10 +228,28 @@ export const release = ownedUpdate(
       releasedAtMs: ref.nowMs,
       ...(done && { doneSlots: storedDoneSet(ref.doneSlots) }),
       ...(done && ref.def !== undefined && { def: ref.def }),
+      ...failureSets(ref),
     };
   },
-  (ref) => (ref.recorded !== false && ref.clearOpen ? ['open'] : []),
+  (ref) => [
+    ...(ref.recorded !== false && ref.clearOpen ? ['open'] : []),
+    ...(ref.failedSlots === null ? ['failedSlots'] : []),
+    ...(ref.failedSlots && ref.pause ? ['pausedUntilMs'] : []),
+  ],
 );
+
+/**
+ * `pauseOnFailure` (lib/core/pause.ts): the release of a failed run stores the streak; the one that
+ * completes it also pauses the job until resumed (replacing an expired `--until` pause; no request is
+ * added: it is the release the run sends anyway).
+ */
+function failureSets(ref: Partial<ReleaseRequest>): Item {
+  if (!ref.failedSlots) return {};
+  return {
+    failedSlots: ref.failedSlots.map((f) => ({ slot: f.slot, runId: f.runId })),
+    ...(ref.pause && { ...ref.pause }),
+  };
+}
 
 /**
  * Best-effort release after a claim request failed (its response lost, every retry refused): only if

@@ -5,6 +5,7 @@
 
 import type { FaultInjector } from '../../../harness/faults/sdk-faults.js';
 import type { EffectStore, LeaseStore, ResultStore, RunStore } from '../../../lib/core/ports.js';
+import type { TablePauseStore } from '../../../lib/store/pause-store.js';
 
 /** One implementation's stores on fresh tables. */
 export interface StoreFixture {
@@ -13,6 +14,8 @@ export interface StoreFixture {
   readonly results: ResultStore;
   /** Effect records of job `contract-job` (the library table). */
   readonly effects: EffectStore;
+  /** Pause and resume (docs/design.md "Pause") on the library table. */
+  readonly pauses: TablePauseStore;
   /** Library table (leases, run records). */
   readonly tableName: string;
   /** A business table keyed by `reportDate` (S): fenced writes. */

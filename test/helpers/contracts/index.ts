@@ -6,6 +6,7 @@
 import { effectStoreContract } from './effect-store.contract.js';
 import type { StoreFixture } from './fixture.js';
 import { leaseStoreContract } from './lease-store.contract.js';
+import { pauseContract } from './pause.contract.js';
 import { runAndResultStoreContract } from './run-result.contract.js';
 
 export type { StoreFixture } from './fixture.js';
@@ -15,4 +16,5 @@ export function storeContracts(name: string, make: () => Promise<StoreFixture>):
   leaseStoreContract(name, make);
   runAndResultStoreContract(name, make);
   effectStoreContract(name, make);
+  pauseContract(name, make);
 }

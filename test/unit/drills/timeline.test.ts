@@ -4,10 +4,10 @@
  * and outcomes, a stale write refused, effect transitions, a killed holder, injected faults — and
  * that it loads nothing from the network. Fails (never skips) when /usr/bin/chromium is missing.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explorerJobs } from '../../../harness/drills/explorer/jobs.js';
 import { SimProvider } from '../../../harness/drills/explorer/provider.js';
@@ -17,8 +17,8 @@ import { forever } from '../../../harness/faults/pause-points.js';
 import { on } from '../../../harness/faults/sdk-faults.js';
 import { MemoryDb } from '../../../harness/memory/index.js';
 import { renderTimeline } from '../../../harness/report/timeline.js';
+import { openHeadless, requireChromium } from '../../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const T0 = Date.parse('2026-01-05T00:00:00Z');
 
 /** A recorded scenario: a stale report write refused by the fence, a killed settle holder, a lost provider response. */
@@ -88,34 +88,14 @@ describe('timeline report in headless Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   let dir: string;
-  const requests: string[] = [];
+  let requests: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} not found: install the Debian package (apt-get update && apt-get install -y chromium); npm test installs it first when run as root (scripts/test-prerequisites.sh)`,
-      );
-    }
+    requireChromium();
     dir = mkdtempSync(join(tmpdir(), 'cronfence-timeline-'));
     const file = join(dir, 'timeline.html');
     writeFileSync(file, await scenarioHtml());
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--disable-quic',
-      ],
-    });
-    page = await context.newPage();
-    page.on('request', (r) => requests.push(r.url()));
-    await page.goto(`file://${file}`);
+    ({ context, page, requests } = await openHeadless(dir, file));
   }, 60_000);
 
   afterAll(async () => {

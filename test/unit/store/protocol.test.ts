@@ -31,20 +31,20 @@ describe('protocol declarations', () => {
     if (w.kind !== 'update') throw new Error('claim is an update');
     const c = compileExpressions(w.condition, w.update);
     expect(c.ConditionExpression).toBe(
-      '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0) AND (NOT contains(#doneSlots, :v1) AND NOT contains(#doneSlots, :v2))',
+      '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0) AND (attribute_not_exists(#pausedAtMs) OR #pausedUntilMs < :v1) AND (NOT contains(#doneSlots, :v2) AND NOT contains(#doneSlots, :v3))',
     );
     // The slot's compact done key first, then its plain id (a done set written before the keys).
-    expect([c.ExpressionAttributeValues?.[':v1'], c.ExpressionAttributeValues?.[':v2']]).toEqual([
+    expect([c.ExpressionAttributeValues?.[':v2'], c.ExpressionAttributeValues?.[':v3']]).toEqual([
       doneKey('2026-03-01T02:00'),
       '2026-03-01T02:00',
     ]);
     expect(c.UpdateExpression).toMatch(
-      /^SET #owner = :v3, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+$/,
+      /^SET #owner = :v4, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+$/,
     );
     expect(w.returnValues).toBe('ALL_OLD');
   });
 
-  it('drops the done-set clause from a forced claim', () => {
+  it('drops the done-set clause from a forced claim but keeps the pause clause', () => {
     const [w] = claim.request({
       table: 'lib',
       job: 'j',
@@ -55,7 +55,7 @@ describe('protocol declarations', () => {
       force: true,
     }).writes;
     expect(compileExpressions(w.condition).ConditionExpression).toBe(
-      'attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0',
+      '(attribute_not_exists(#leaseUntilMs) OR #leaseUntilMs < :v0) AND (attribute_not_exists(#pausedAtMs) OR #pausedUntilMs < :v1)',
     );
   });
 

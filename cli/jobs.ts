@@ -1,0 +1,194 @@
+/**
+ * `cronfence jobs`: one table of every job — schedule, zone, pause (with its note), next occurrence
+ * (local and UTC), last occurrence with its outcome and reason, the lease holder if held, and the
+ * count of problem records (failed / stale / abandoned, and problem skips) in the last 7 days.
+ * Per job: ONE GetItem of the job lease and ONE Query of its run records of the last 7 days (a few
+ * attributes projected), in parallel across jobs.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Command } from 'commander';
+import type { LeaseItem } from '../lib/core/lease.js';
+import { pauseInForce } from '../lib/core/pause.js';
+import { iterateSlots } from '../lib/core/schedule/enumerate.js';
+import type { JobHandler } from '../lib/runtime/define-job.js';
+import { queryItems } from '../lib/store/client.js';
+import { DynamoPauseStore } from '../lib/store/pause-store.js';
+import { Attr, Keys } from '../lib/store/schema.js';
+import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
+import { action, cell, ExitCode, iso, out, table, toJson } from './output.js';
+import { type HandlerSource, loadRegistry, withJobsOption } from './registry.js';
+
+/** How far back `jobs` counts problems and looks for the last occurrence, ms. */
+export const JOBS_LOOKBACK_MS = 7 * 86_400_000;
+
+/** One row of `cronfence jobs`. */
+export interface JobRow {
+  readonly job: string;
+  readonly schedule: string;
+  readonly timeZone: string;
+  readonly shards: number;
+  readonly paused: { by: string; since: string; note: string; until?: string } | null;
+  readonly next: { slot: string; local: string; utc: string } | null;
+  readonly last: {
+    slot: string;
+    scheduledTime: string;
+    outcome: string;
+    reason?: string;
+    trigger: string;
+    runId: string;
+  } | null;
+  readonly holder: { runId: string; slot: string; fence: number; leaseUntil: string } | null;
+  readonly problems7d: number;
+}
+
+async function runsOf(doc: DynamoDBDocumentClient, table: string, job: string, nowMs: number) {
+  // Slot ids start with a date (local or UTC); a day more than the look-back covers every zone.
+  const from = new Date(nowMs - JOBS_LOOKBACK_MS - 86_400_000).toISOString().slice(0, 10);
+  return queryItems(doc, {
+    TableName: table,
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+    ExpressionAttributeNames: {
+      '#pk': Attr.pk,
+      '#sk': Attr.sk,
+      '#slot': 'slot',
+      '#outcome': 'outcome',
+      '#reason': 'reason',
+      '#trigger': 'trigger',
+      '#runId': 'runId',
+      '#st': 'scheduledTime',
+      '#fin': 'finishedAtMs',
+      '#problem': Attr.problem,
+      '#shard': 'shard',
+    },
+    ExpressionAttributeValues: { ':pk': Keys.lease(job).pk, ':from': `RUN#${from}`, ':to': 'RUN#\uffff' },
+    ProjectionExpression: '#slot, #outcome, #reason, #trigger, #runId, #st, #fin, #problem, #shard',
+  });
+}
+
+/** Build a job's row from its lease item and run records (pure). */
+export function jobRow(
+  handler: JobHandler,
+  lease: LeaseItem | undefined,
+  runs: readonly Record<string, unknown>[],
+  nowMs: number,
+): JobRow {
+  const def = handler.job;
+  const pause = pauseInForce(lease, nowMs);
+  const src = { ...def, schedule: handler.expression, startMs: def.rateAnchorMs ?? 0 };
+  const next = iterateSlots(src, nowMs, nowMs + 400 * 86_400_000).next().value;
+  const recent = runs.filter((r) => Number(r.finishedAtMs ?? 0) >= nowMs - JOBS_LOOKBACK_MS);
+  // The newest occurrence with a record; of its attempts, a success if any, else the latest one.
+  const newestSlot = [...runs]
+    .map((r) => String(r.slot))
+    .sort()
+    .pop();
+  const attempts = runs
+    .filter((r) => String(r.slot) === newestSlot)
+    .sort((a, b) => Number(a.finishedAtMs ?? 0) - Number(b.finishedAtMs ?? 0));
+  const lastRun = attempts.find((r) => r.outcome === 'succeeded') ?? attempts[attempts.length - 1];
+  const held = lease?.holderState === 'running' && (lease.leaseUntilMs ?? 0) > nowMs;
+  return {
+    job: def.name,
+    schedule: def.schedule,
+    timeZone: def.timeZone,
+    shards: def.shards,
+    paused: pause
+      ? {
+          by: pause.by,
+          since: iso(pause.atMs),
+          note: pause.note,
+          ...(pause.untilMs !== undefined && { until: iso(pause.untilMs) }),
+        }
+      : null,
+    next: next
+      ? { slot: next.id, local: `${next.localTime} ${def.timeZone}`, utc: iso(next.scheduledTimeMs) }
+      : null,
+    last: lastRun
+      ? {
+          slot: String(lastRun.slot),
+          scheduledTime: String(lastRun.scheduledTime ?? ''),
+          outcome: String(lastRun.outcome),
+          ...(lastRun.reason !== undefined && { reason: String(lastRun.reason) }),
+          trigger: String(lastRun.trigger),
+          runId: String(lastRun.runId),
+        }
+      : null,
+    holder:
+      held && lease?.owner
+        ? {
+            runId: lease.owner,
+            slot: String(lease.slot),
+            fence: Number(lease.fence),
+            leaseUntil: iso(lease.leaseUntilMs),
+          }
+        : null,
+    problems7d: recent.filter((r) => r[Attr.problem] !== undefined).length,
+  };
+}
+
+/**
+ * Every job's row: per job ONE GetItem (its lease) and ONE Query (its run records of the last 7
+ * days), jobs in parallel. @throws StoreError / the SDK's error
+ */
+export async function jobRows(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  handlers: readonly JobHandler[],
+  nowMs: number,
+): Promise<JobRow[]> {
+  const leases = new DynamoPauseStore(doc, tableName);
+  return Promise.all(
+    handlers.map(async (h) => {
+      const [lease, runs] = await Promise.all([
+        leases.lease(h.job.name),
+        runsOf(doc, tableName, h.job.name, nowMs),
+      ]);
+      return jobRow(h, lease, runs, nowMs);
+    }),
+  );
+}
+
+/** Register `jobs`. @param defaults the job registry used without `--jobs`. */
+export function registerJobs(program: Command, defaults: HandlerSource): void {
+  const cmd = program
+    .command('jobs')
+    .description(
+      'List every job: schedule, pause, next and last occurrence, lease holder, problems in 7 days',
+    );
+  withJobsOption(withConnectionOptions(cmd)).action(
+    action(async (flags: ConnectionFlags & { jobs?: string }) => {
+      const registry = await loadRegistry(flags.jobs, defaults);
+      const conn = await connect(flags);
+      try {
+        const rows = await jobRows(conn.doc, conn.tableName, [...registry.jobs.values()], Date.now());
+        if (flags.json) {
+          out(toJson(rows));
+          return ExitCode.Ok;
+        }
+        out(
+          table(rows, [
+            { header: 'JOB', cell: (r) => r.job },
+            { header: 'SCHEDULE', cell: (r) => r.schedule, max: 32 },
+            { header: 'ZONE', cell: (r) => r.timeZone },
+            { header: 'PAUSED', cell: (r) => (r.paused ? `${r.paused.by}: ${r.paused.note}` : '-'), max: 40 },
+            { header: 'NEXT (LOCAL)', cell: (r) => cell(r.next?.local) },
+            { header: 'NEXT (UTC)', cell: (r) => cell(r.next?.utc) },
+            {
+              header: 'LAST',
+              cell: (r) =>
+                r.last ? `${r.last.slot} ${r.last.outcome}${r.last.reason ? `/${r.last.reason}` : ''}` : '-',
+            },
+            {
+              header: 'HOLDER',
+              cell: (r) => (r.holder ? `${r.holder.runId} (fence ${r.holder.fence})` : '-'),
+            },
+            { header: 'PROBLEMS 7D', cell: (r) => String(r.problems7d) },
+          ]),
+        );
+        return ExitCode.Ok;
+      } finally {
+        conn.close();
+      }
+    }),
+  );
+}
