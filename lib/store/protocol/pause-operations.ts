@@ -72,7 +72,6 @@ export const pause: Operation<PauseInput, void> = {
           pausedAtMs: p.nowMs,
           pausedBy: p.by,
           pauseNote: p.note,
-          job: p.job,
           ...(p.untilMs !== undefined && { pausedUntilMs: p.untilMs }),
         },
         remove: [...(p.untilMs === undefined ? ['pausedUntilMs'] : []), 'pausedRuns'],
@@ -116,7 +115,7 @@ export const resume: Operation<ResumeInput, void> = {
       key,
       condition,
       update: {
-        set: { job: r.job },
+        set: {},
         remove: ['pausedAtMs', 'pausedBy', 'pauseNote', 'pausedUntilMs', 'pausedRuns', 'failedSlots'],
       },
     });
