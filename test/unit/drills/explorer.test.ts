@@ -172,6 +172,49 @@ describe('history explorer (in memory)', () => {
     expect(report.shapes['off-schedule']).toBe(1);
   }, 300_000);
 
+  it('a slot delivered and skipped `overlap`, then a redeploy whose schedule no longer has it (seed 202 kind): the sweeper records it `skipped/not-on-schedule`, a problem record', async () => {
+    const spec: HistorySpec = {
+      skewsMs: [0, 0],
+      provider,
+      workMs: 90_000,
+      deliveries: [
+        { job: 'report', slot: 2, worker: 1, delayMs: 240_000, attempt: 1, manual: false },
+        { job: 'report', slot: 3, worker: 0, delayMs: 0, attempt: 1, manual: false },
+      ],
+      faults: [],
+      lambda: true,
+      redeploy: { afterMs: 900_001, change: 'schedule' },
+    };
+    const broken = await replayHistory(spec, memoryBackend, { variant: 'skip-is-final' });
+    expect(broken.find((c) => c.name === 'liveness')?.detail).toBe(
+      'silently lost: ex-report 2026-01-05T00:15:00.000Z: skipped/overlap',
+    );
+    const outcome = await runHistory(spec, memoryBackend);
+    const of15 = outcome.records
+      .filter((r) => r.slot === '2026-01-05T00:15')
+      .map(
+        (r) =>
+          `${r.outcome}/${r.reason} ${r.trigger} ${String(r.runId).startsWith('sweeper') ? String(r.runId) : 'run'}`,
+      );
+    expect(of15.sort()).toEqual([
+      'skipped/not-on-schedule catch-up sweeper-not-on-schedule',
+      'skipped/overlap schedule run',
+    ]);
+    const marker = outcome.records.find((r) => r.runId === 'sweeper-not-on-schedule');
+    expect(marker).toMatchObject({
+      job: 'ex-report',
+      scheduledTime: '2026-01-05T00:15:00.000Z',
+      businessDate: '2026-01-05',
+      outcome: 'skipped',
+      reason: 'not-on-schedule',
+      requestedBy: 'sweeper',
+      problem: 'skipped',
+      details: { delivered: 'unfinished', currentSchedule: 'cron(0/10 * * * ? *)' },
+    });
+    const checks = await replayHistory(spec);
+    expect(checks.filter((c) => !c.ok)).toEqual([]);
+  });
+
   it('replays one history the same way twice (virtual time, in memory)', async () => {
     const spec = Object.values(FOUND)[1] as HistorySpec;
     const shape = async () =>
