@@ -96,6 +96,16 @@ const recordsOf = async (job = 'authority-probe') =>
 const lease = async (pk: string) =>
   (await stack.scan(stack.tableName)).find((i) => i.pk === pk && i.sk === 'LEASE');
 
+/** `cronfence effects resolve <key> --as <as>` by operator `ops` on the probe job. */
+const resolveAsOps = (key: string, as: string, note: string) =>
+  cli(
+    [
+      ...['effects', 'resolve', key, '--job', 'authority-probe', '--as', as, '--note', note, '--by', 'ops'],
+      ...['--jobs', 'test/helpers/check-jobs/authority-probe.ts'],
+    ],
+    stackEnv(stack),
+  );
+
 describe('1. writes after the run’s record (a parallel body)', () => {
   it('refuses the sibling branch’s effect and fenced write once the run is recorded, in the process and in DynamoDB', async () => {
     service = await startPaymentService({ idempotencyKeys: true });
@@ -469,24 +479,7 @@ describe('7. a `sending` effect nobody can see or settle', () => {
     expect(json<{ key: string; status: string }[]>(listed).map((e) => `${e.key} ${e.status}`)).toEqual([
       'payout#7 sending',
     ]);
-    const resolved = await cli(
-      [
-        'effects',
-        'resolve',
-        'payout#7',
-        '--job',
-        'authority-probe',
-        '--as',
-        'not-executed',
-        '--note',
-        'not in the provider dashboard',
-        '--by',
-        'ops',
-        '--jobs',
-        'test/helpers/check-jobs/authority-probe.ts',
-      ],
-      stackEnv(stack),
-    );
+    const resolved = await resolveAsOps('payout#7', 'not-executed', 'not in the provider dashboard');
     expect(resolved.code).toBe(0);
     expect(await effectItem(stack, 'payout#7')).toMatchObject({
       status: 'pending',
@@ -555,24 +548,7 @@ describe('7b. an effect in needs-review', () => {
     expect(rc.summary).toMatchObject({ outcome: 'failed', reason: 'effect-needs-review', fence: 3 });
     expect(requests('payout#r')).toEqual(['POST dropped']);
     expect((await lease('JOB#authority-probe'))?.doneSlots ?? []).not.toContain(slotId);
-    const resolved = await cli(
-      [
-        'effects',
-        'resolve',
-        'payout#r',
-        '--job',
-        'authority-probe',
-        '--as',
-        'succeeded',
-        '--note',
-        'paid per the provider dashboard',
-        '--by',
-        'ops',
-        '--jobs',
-        'test/helpers/check-jobs/authority-probe.ts',
-      ],
-      stackEnv(stack),
-    );
+    const resolved = await resolveAsOps('payout#r', 'succeeded', 'paid per the provider dashboard');
     expect(resolved.code).toBe(0);
     const rd = await deliver(
       job.withDeps(() => stack.worker().deps),
