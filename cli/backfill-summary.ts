@@ -3,6 +3,7 @@
  * the planned slots' sort keys, filtered to manual runs by this requester and reason since the start.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Reason } from '../lib/core/outcomes.js';
 import type { Slot } from '../lib/core/schedule/slot.js';
 import { queryItems } from '../lib/store/client.js';
 import { Attr, Keys } from '../lib/store/schema.js';
@@ -20,8 +21,8 @@ export interface BackfillRow {
   readonly scheduledTime: string;
   readonly shard?: number;
   /**
-   * The latest attempt's outcome; `needs-review` when it succeeded but left an effect whose outcome is
-   * unknown (not a plain success: someone must check the provider); `pending` when no record has
+   * The latest attempt's outcome; `needs-review` when it stopped at an effect whose outcome is unknown
+   * (recorded `failed / effect-needs-review`: someone must check the provider and resolve it); `pending` when no record has
    * appeared yet, `not-sent` when the hand-off failed.
    */
   readonly outcome: string;
@@ -35,7 +36,7 @@ export interface BackfillRow {
   readonly needsReview?: readonly string[];
 }
 
-/** The outcome a backfill row reports for a run that succeeded but left effects in needs-review. */
+/** The outcome a backfill row reports for a run recorded `failed / effect-needs-review`. */
 export const NEEDS_REVIEW_OUTCOME = 'needs-review';
 
 function reviewKeys(record: Item): string[] {
@@ -102,10 +103,9 @@ export function summarize(
     if (!latest) return { ...base, outcome: err ? 'not-sent' : 'pending', ...(err && { error: err }) };
     const e = latest.error as { name?: string; message?: string } | undefined;
     const review = reviewKeys(latest);
-    const succeeded = latest.outcome === 'succeeded';
     return {
       ...base,
-      outcome: succeeded && review.length > 0 ? NEEDS_REVIEW_OUTCOME : String(latest.outcome),
+      outcome: latest.reason === Reason.EffectNeedsReview ? NEEDS_REVIEW_OUTCOME : String(latest.outcome),
       ...(review.length > 0 && { needsReview: review }),
       ...(latest.reason !== undefined && { reason: String(latest.reason) }),
       ...(typeof latest.fence === 'number' && { fence: latest.fence }),

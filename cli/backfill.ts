@@ -190,7 +190,7 @@ function printSummary(
   }
   if (counts[NEEDS_REVIEW_OUTCOME]) {
     out(
-      `needs-review: the run finished but an effect's outcome is unknown (${rows.flatMap((r) => r.needsReview ?? []).join(', ')}); check the provider, then \`cronfence effects --job ${job}\` and \`cronfence effects resolve\`.`,
+      `needs-review: the run stopped at an effect whose outcome is unknown (${rows.flatMap((r) => r.needsReview ?? []).join(', ')}), recorded failed / effect-needs-review: the slot is not done; check the provider, then \`cronfence effects --job ${job}\` and \`cronfence effects resolve\`, then re-run the date.`,
     );
   }
 }

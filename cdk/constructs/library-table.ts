@@ -40,6 +40,13 @@ export interface JobLibraryUse {
   readonly shards: boolean;
   /** The job records effects (`EFFECT#<job>#<key>`). */
   readonly effects: boolean;
+  /**
+   * The job's `uses` declare `fencedPut` writes: reconciling an item last written under another lease
+   * of the job (a reshard: `JOB#<job>` ↔ `JOB#<job>#<shard>`) checks both leases inside one
+   * TransactWriteItems (ConditionCheckItem; lib/store/protocol/operations.ts `crossLeaseWrite`).
+   * @default false
+   */
+  readonly fencedWrites?: boolean;
 }
 
 /**
@@ -91,7 +98,8 @@ export class LibraryTable extends Construct {
 
   /**
    * Let a job function touch only its own items, each with only the actions the runtime sends for
-   * it: UpdateItem on its lease(s) (+ ConditionCheckItem with effects), PutItem on its run records,
+   * it: UpdateItem on its lease(s) (+ ConditionCheckItem with effects, and on `JOB#<job>` and
+   * `JOB#<job>#*` with fencedPut writes), PutItem on its run records,
    * PutItem/UpdateItem on its effect records. Every statement carries a `dynamodb:LeadingKeys`
    * condition, so a job can never reach another job's lease, runs or effects.
    * @returns the grants, one per statement.
@@ -106,8 +114,14 @@ export class LibraryTable extends Construct {
         resourceArns: [this.table.tableArn],
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } },
       });
+    // ConditionCheckItem: the lease check of effect transactions (the job's own leases) and, for
+    // fencedPut writers, the cross-lease reconciliation, which checks the other lease of the same job
+    // too: `JOB#<job>` and its shard leases `JOB#<job>#*` whatever the current shard count.
+    const checkKeys = use.fencedWrites ? [jobKey, `${jobKey}#*`] : use.effects ? leaseKeys : [];
+    const sameKeys = checkKeys.join() === leaseKeys.join();
     return [
-      grant([...JOB_LEASE_ACTIONS, ...(use.effects ? [JOB_LEASE_CHECK_ACTION] : [])], leaseKeys),
+      grant([...JOB_LEASE_ACTIONS, ...(sameKeys ? [JOB_LEASE_CHECK_ACTION] : [])], leaseKeys),
+      ...(checkKeys.length > 0 && !sameKeys ? [grant([JOB_LEASE_CHECK_ACTION], checkKeys)] : []),
       grant(JOB_RUN_ACTIONS, [jobKey]),
       ...(use.effects ? [grant(JOB_EFFECT_ACTIONS, [`${Keys.effect(job, '').pk}*`])] : []),
     ];

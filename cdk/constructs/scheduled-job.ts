@@ -194,6 +194,7 @@ export class ScheduledJob extends Construct {
     props.libraryTable.grantJob(this.role, definition.name, {
       shards: definition.shards > 1,
       effects: props.effects ?? false,
+      fencedWrites: tables.some((use) => use.writes.includes('fencedPut')),
     });
     for (const use of tables) grantApplicationTable(use.table.table, this.role, use.writes);
     const schedule = new FunctionSchedule(this, 'Schedule', {

@@ -72,6 +72,12 @@ export const Reason = {
    * `details.pause` names who, when and the note. Left to the catch-up rule after `resume`.
    */
   Paused: 'paused',
+  /**
+   * The body finished but an effect it met is in `needs-review` (outcome unknown, nothing sent): the run
+   * is `failed` with this reason and the effect keys under `details.effectsNeedingReview`; the slot is
+   * not done until an operator resolves the effect (`cronfence effects resolve`) and a re-run finishes.
+   */
+  EffectNeedsReview: 'effect-needs-review',
 } as const;
 /** Union of {@link Reason} values. */
 export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -11,6 +11,10 @@
  *   stale, abandoned, or skipped lease-held / overlap / deadline), or a lease item still shows a
  *   `running` (or open) holder of it whose lease is over. Such a slot is always caught up, whatever
  *   `catchUp` says (that setting is about slots Scheduler never delivered).
+ * - A delivered, unfinished occurrence the current definition no longer has (a redeploy changed the
+ *   schedule: `cron(0/5 …)` to `cron(0/10 …)` leaves :05 skipped `overlap` off the schedule) cannot be
+ *   caught up: {@link offScheduleSlots} names it, and the sweeper records it `skipped/not-on-schedule`
+ *   (a problem record the alarms count).
  */
 import { awaitsAbandonMark, doneSlotsFor, type LeaseItem, openHolders } from './lease.js';
 import { Outcome, Reason } from './outcomes.js';
@@ -143,4 +147,64 @@ export function slotStatuses(input: {
       failedCatchUps: failedCatchUps.get(slot.id) ?? 0,
     };
   });
+}
+
+/** Records that already make an occurrence a problem the alarms count. */
+const PROBLEM: readonly string[] = [Outcome.Failed, Outcome.Stale];
+
+/** A delivered, unfinished occurrence that is not on the current schedule (see {@link offScheduleSlots}). */
+export interface OffScheduleSlot {
+  /** The slot id its records carry (under the definition that delivered it). */
+  readonly slot: string;
+  /** The occurrence's instant, epoch ms. */
+  readonly scheduledTimeMs: number;
+}
+
+/**
+ * Delivered occurrences the current definition no longer has, that never finished and were never
+ * recorded as a problem: an occurrence with a delivered-and-unfinished record (an `overlap` /
+ * `lease-held` / `deadline` skip, ...: not `succeeded`, not one of the sweeper's or the refusals' own
+ * records), whose instant lies in `[fromMs, toMs]` but matches no expected slot (by instant or by id),
+ * and that has no `succeeded` record (unsharded; sharded: every shard of one count, under one
+ * definition) and no problem record yet (`failed`, `stale`, `not-on-schedule`). Records without an
+ * instant (abandoned marks) are left out: the killed holder's event is retried by Lambda, whose retry
+ * under the new definition records `not-on-schedule` itself (or the event lands in the dead-letter queue).
+ * @param fromMs first instant of the sweep window, epoch ms (inclusive).
+ * @param toMs last instant of the sweep window, epoch ms (inclusive).
+ */
+export function offScheduleSlots(input: {
+  readonly expected: readonly Slot[];
+  readonly records: readonly RecordFacts[];
+  readonly fromMs: number;
+  readonly toMs: number;
+}): OffScheduleSlot[] {
+  const expectedAt = new Set(input.expected.map((s) => s.scheduledTimeMs));
+  const expectedIds = new Set(input.expected.map((s) => s.id));
+  const byInstant = new Map<number, RecordFacts[]>();
+  for (const r of input.records) {
+    if (!r.scheduledTime) continue;
+    const at = Date.parse(r.scheduledTime);
+    if (!Number.isFinite(at) || at < input.fromMs || at > input.toMs) continue;
+    if (expectedAt.has(at) || expectedIds.has(r.slot)) continue;
+    byInstant.set(at, [...(byInstant.get(at) ?? []), r]);
+  }
+  const out: OffScheduleSlot[] = [];
+  for (const [at, rs] of byInstant) {
+    const unfinished = rs.find(
+      (r) => r.outcome !== Outcome.Succeeded && !NOT_DELIVERED.includes(r.reason ?? ''),
+    );
+    if (!unfinished || rs.some((r) => PROBLEM.includes(r.outcome) || r.reason === Reason.NotOnSchedule))
+      continue;
+    const sharded = rs.some((r) => r.shard !== undefined);
+    if (!sharded && rs.some((r) => r.outcome === Outcome.Succeeded)) continue;
+    const shardsDone = new Map<string, Set<number>>();
+    for (const r of rs) {
+      if (r.outcome !== Outcome.Succeeded || r.shard === undefined || r.shards === undefined) continue;
+      const k = `${r.def ?? ''}|${r.shards}`;
+      shardsDone.set(k, (shardsDone.get(k) ?? new Set<number>()).add(r.shard));
+    }
+    if ([...shardsDone].some(([k, got]) => got.size >= Number(k.slice(k.indexOf('|') + 1)))) continue;
+    out.push({ slot: unfinished.slot, scheduledTimeMs: at });
+  }
+  return out.sort((a, b) => a.scheduledTimeMs - b.scheduledTimeMs);
 }

@@ -373,6 +373,7 @@ export class RunSession {
     await this.pause('before-finish');
     this.keeper?.assertHeld();
     await this.endAuthority();
+    if (this.reviewKeys().length > 0) return this.stopForReview();
     // `succeeded` only where no successor left an abandoned mark (else LeaseLostError → fail() records
     // `stale / lease-lost`); then the release, conditional on still holding the lease. A refused
     // release means a successor displaced this run before its mark could land: the record is corrected
@@ -396,6 +397,32 @@ export class RunSession {
       this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: err.message });
     }
     return summary;
+  }
+
+  /** Keys of the effects this run met or marked in `needs-review` (`details.effectsNeedingReview`). */
+  private reviewKeys(): string[] {
+    const list = (this.details.effectsNeedingReview ?? []) as { key: string }[];
+    return list.map((n) => n.key);
+  }
+
+  /**
+   * The one rule for a body that finished while an effect it met is in `needs-review` (docs/design.md
+   * "An effect in needs-review"): the run is a problem — recorded `failed / effect-needs-review`, the
+   * keys under `details.effectsNeedingReview` — and the slot is not done (released without adding it to
+   * the done set). No rethrow: a Lambda retry would only reach the same effect and stop again. A later
+   * re-run (the sweeper's catch-up, a manual run) gets the stored `needs-review` outcome with zero
+   * provider calls and stops the same way, until an operator resolves the effect; then the re-run
+   * meets the resolution and the slot can succeed. @throws StoreError when the record cannot be written
+   */
+  private async stopForReview(): Promise<RunSummary> {
+    let recorded = false;
+    try {
+      const summary = await this.record(Outcome.Failed, Reason.EffectNeedsReview);
+      recorded = true;
+      return summary;
+    } finally {
+      await this.release(false, recorded).catch(() => undefined);
+    }
   }
 
   /**

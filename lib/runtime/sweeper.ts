@@ -14,7 +14,7 @@ import { planCatchUp, sweepWindow } from '../core/schedule/catch-up.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import type { Slot } from '../core/schedule/slot.js';
-import { type RecordFacts, slotStatuses } from '../core/slot-status.js';
+import { offScheduleSlots, type RecordFacts, slotStatuses } from '../core/slot-status.js';
 import { shardPayloads } from './fan-out.js';
 
 /** A job the sweeper watches, and how to invoke it. */
@@ -68,6 +68,9 @@ export interface SweepDeps {
 /** The most two zones' local times differ (UTC-12 .. UTC+14), ms. */
 const ZONE_SPAN_MS = 26 * 3_600_000;
 
+/** The run id of the sweeper's `skipped / not-on-schedule` record of a delivered slot a redeploy removed. */
+export const OFF_SCHEDULE_RUN_ID = 'sweeper-not-on-schedule';
+
 /** Catch-up attempts of one unfinished slot after which the sweeper stops re-triggering it. */
 export const MAX_CATCH_UP_ATTEMPTS = 3;
 
@@ -82,17 +85,20 @@ async function leaseItems(
   return out;
 }
 
-async function recordsOf(deps: SweepDeps, job: string, slots: readonly Slot[]): Promise<RecordFacts[]> {
-  if (slots.length === 0) return [];
+async function recordsOf(
+  deps: SweepDeps,
+  job: string,
+  slots: readonly Slot[],
+  fromMs: number,
+  toMs: number,
+): Promise<RecordFacts[]> {
+  if (toMs < fromMs) return [];
   // Slot ids are local minutes: a zone change between deploys gives the same occurrences other ids,
-  // up to 26 h apart. Read that much around the window so records of the old ids are seen too.
-  const times = slots.map((s) => s.scheduledTimeMs);
+  // up to 26 h apart. Read that much around the window so records of the old ids are seen too — and
+  // read the whole window even when the current schedule has no slot in it (a redeploy may have
+  // removed slots that were delivered: offScheduleSlots).
   const minute = (ms: number) => new Date(ms).toISOString().slice(0, 16);
-  const ids = [
-    ...slots.map((s) => s.id),
-    minute(Math.min(...times) - ZONE_SPAN_MS),
-    minute(Math.max(...times) + ZONE_SPAN_MS),
-  ].sort();
+  const ids = [...slots.map((s) => s.id), minute(fromMs - ZONE_SPAN_MS), minute(toMs + ZONE_SPAN_MS)].sort();
   return deps.runs.slotRecords(job, ids[0] as string, ids[ids.length - 1] as string);
 }
 
@@ -137,9 +143,10 @@ export async function sweep(
     const def = definitionId(t.definition);
     const shards = t.definition.shards;
     const leases = await leaseItems(deps, job, shards);
+    const records = await recordsOf(deps, job, expected, fromMs, toMs);
     const statuses = slotStatuses({
       expected,
-      records: await recordsOf(deps, job, expected),
+      records,
       leases,
       shards,
       def,
@@ -197,6 +204,34 @@ export async function sweep(
         action: 'triggered',
         reason: shards > 1 ? `unfinished: shards ${st.missingShards.join(',')}` : 'unfinished',
       });
+    }
+    // Delivered, never finished, and no longer on the schedule (a redeploy removed it): it cannot be
+    // caught up, so it ends here as a problem record the alarms count (`skipped/not-on-schedule`), at
+    // the first sweep that sees its record inside the window (bound: one sweep period after the slot's
+    // grace, while the slot is within `catchUp.windowHours`).
+    if (deps.catchUpUnfinished !== false) {
+      for (const off of offScheduleSlots({ expected, records, fromMs, toMs })) {
+        await deps.runs.put(
+          {
+            job,
+            slot: off.slot,
+            scheduledTime: new Date(off.scheduledTimeMs).toISOString(),
+            businessDate: off.slot.slice(0, 10),
+            runId: OFF_SCHEDULE_RUN_ID,
+            trigger: Trigger.CatchUp,
+            requestedBy: 'sweeper',
+            outcome: Outcome.Skipped,
+            reason: Reason.NotOnSchedule,
+            startedAtMs: nowMs,
+            finishedAtMs: nowMs,
+            durationMs: 0,
+            details: { delivered: 'unfinished', currentSchedule: t.definition.schedule, def },
+            def,
+          },
+          t.definition.runRetentionDays,
+        );
+        decide({ job, slot: off.slot, action: 'skipped', reason: Reason.NotOnSchedule });
+      }
     }
     const done = new Set(statuses.filter((st) => st.done || st.started).map((st) => st.slot.id));
     const plan = planCatchUp({

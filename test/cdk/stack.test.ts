@@ -20,6 +20,8 @@ const JOBS = [
     tableActions: 'dynamodb:UpdateItem',
     lease: ['dynamodb:UpdateItem'],
     effects: false,
+    /** fencedPut writes: the cross-lease reconciliation checks the job's leases, shard leases too. */
+    crossLeaseCheck: true,
   },
   {
     name: 'merchant-settlement',
@@ -31,6 +33,7 @@ const JOBS = [
     tableActions: 'dynamodb:PutItem',
     lease: ['dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     effects: true,
+    crossLeaseCheck: false,
   },
 ] as const;
 
@@ -149,6 +152,16 @@ describe.each(JOBS)('job $name', (job) => {
     const lease = job.lease.length === 1 ? job.lease[0] : job.lease;
     expect(jobStatements(job.name).filter((st) => JSON.stringify(st.Resource).includes('Library'))).toEqual([
       { Effect: 'Allow', Action: lease, Resource: library, Condition: keys(`JOB#${job.name}`) },
+      ...(job.crossLeaseCheck
+        ? [
+            {
+              Effect: 'Allow',
+              Action: 'dynamodb:ConditionCheckItem',
+              Resource: library,
+              Condition: keys(`JOB#${job.name}`, `JOB#${job.name}#*`),
+            },
+          ]
+        : []),
       {
         Effect: 'Allow',
         Action: ['dynamodb:PutItem', 'dynamodb:Query'],

@@ -96,6 +96,13 @@ const recordsOf = async (job = 'authority-probe') =>
 const lease = async (pk: string) =>
   (await stack.scan(stack.tableName)).find((i) => i.pk === pk && i.sk === 'LEASE');
 
+/** `cronfence effects resolve <key> --as <as>` by operator `ops` on the probe job. */
+const resolveAsOps = (key: string, as: string, note: string) =>
+  cli(
+    ['effects', 'resolve', key, '--job', 'authority-probe', '--as', as, '--note', note, '--by', 'ops'],
+    stackEnv(stack),
+  );
+
 describe('1. writes after the run’s record (a parallel body)', () => {
   it('refuses the sibling branch’s effect and fenced write once the run is recorded, in the process and in DynamoDB', async () => {
     service = await startPaymentService({ idempotencyKeys: true });
@@ -432,7 +439,12 @@ describe('6. a resend after the provider forgot the key', () => {
         label: 'manual replay',
       },
     );
-    expect(rb.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
+    // needs-review: the run is a problem (the slot is not done); looked up: the run succeeded
+    expect(rb.summary).toMatchObject(
+      status === 'needs-review'
+        ? { outcome: 'failed', reason: 'effect-needs-review', fence: 2 }
+        : { outcome: 'succeeded', fence: 2 },
+    );
     expect(requests('payout#6')).toEqual(expected);
     expect(service.payouts('payout#6')).toHaveLength(1);
     const item = await effectItem(stack, 'payout#6');
@@ -472,22 +484,7 @@ describe('7. a `sending` effect nobody can see or settle', () => {
     expect(json<{ key: string; status: string }[]>(listed).map((e) => `${e.key} ${e.status}`)).toEqual([
       'payout#7 sending',
     ]);
-    const resolved = await cli(
-      [
-        'effects',
-        'resolve',
-        'payout#7',
-        '--job',
-        'authority-probe',
-        '--as',
-        'not-executed',
-        '--note',
-        'not in the provider dashboard',
-        '--by',
-        'ops',
-      ],
-      stackEnv(stack),
-    );
+    const resolved = await resolveAsOps('payout#7', 'not-executed', 'not in the provider dashboard');
     expect(resolved.code).toBe(0);
     expect(await effectItem(stack, 'payout#7')).toMatchObject({
       status: 'pending',
@@ -511,6 +508,72 @@ describe('7. a `sending` effect nobody can see or settle', () => {
     const item = await effectItem(stack, 'payout#7');
     expect(item).toMatchObject({ status: 'succeeded', fence: 3, attempts: 2 });
     expect(item?.problem).toBeUndefined();
+  });
+});
+
+describe('7b. an effect in needs-review', () => {
+  it('makes the run failed / effect-needs-review naming the key, the slot not done; a re-run stops at it without sending; after the operator resolves it the re-run succeeds', async () => {
+    const caps = { idempotencyKeys: false, lookup: false };
+    service = await startPaymentService(caps);
+    const { payments } = providers(service, caps);
+    service.inject({ kind: 'drop-response', match: { key: 'payout#r' } }); // executed, answer lost
+    const job = probe(async (ctx) => {
+      const r = await ctx.effect('payout#r', PAYOUT, payments);
+      ctx.setDetail('payout', `${r.status}/${r.source}`);
+    });
+    const ra = await deliver(
+      job.withDeps(() => stack.worker({ clock: new ControlledClock(-10 * 60_000) }).deps),
+      { job: 'authority-probe', scheduledTimeMs: SLOT_MS, label: 'A, 10 min ago' },
+    );
+    expect(ra.summary).toMatchObject({ outcome: 'failed', reason: 'error', fence: 1 });
+    // The retry can neither resend nor look up: it marks the effect needs-review and the body finishes.
+    const rb = await deliver(
+      job.withDeps(() => stack.worker().deps),
+      { job: 'authority-probe', scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'retry' },
+    );
+    expect(rb.summary).toMatchObject({ outcome: 'failed', reason: 'effect-needs-review', fence: 2 });
+    const recordB = (await stack.runRecords('authority-probe')).find((r) => r.fence === 2);
+    expect(recordB?.details).toEqual({
+      payout: 'needs-review/marked-for-review',
+      effectsNeedingReview: [{ key: 'payout#r', why: expect.stringContaining('supports neither') }],
+    });
+    expect(recordB?.problem).toBe('failed'); // in the sparse problems index the alarm counts
+    const slotId = String(recordB?.slot);
+    expect((await lease('JOB#authority-probe'))?.doneSlots ?? []).not.toContain(slotId);
+    // A later re-run reaches the same effect and stops: zero provider requests.
+    const rc = await deliver(
+      job.withDeps(() => stack.worker().deps),
+      {
+        job: 'authority-probe',
+        scheduledTimeMs: SLOT_MS,
+        extra: { trigger: 'manual', requestedBy: 'ops', reason: 're-run before review' },
+        label: 'manual re-run',
+      },
+    );
+    expect(rc.summary).toMatchObject({ outcome: 'failed', reason: 'effect-needs-review', fence: 3 });
+    expect(requests('payout#r')).toEqual(['POST dropped']);
+    expect((await lease('JOB#authority-probe'))?.doneSlots ?? []).not.toContain(slotId);
+    const resolved = await resolveAsOps('payout#r', 'succeeded', 'paid per the provider dashboard');
+    expect(resolved.code).toBe(0);
+    const rd = await deliver(
+      job.withDeps(() => stack.worker().deps),
+      {
+        job: 'authority-probe',
+        scheduledTimeMs: SLOT_MS,
+        extra: { trigger: 'manual', requestedBy: 'ops', reason: 'finish after review' },
+        label: 'manual re-run after review',
+      },
+    );
+    expect(rd.summary).toMatchObject({ outcome: 'succeeded', fence: 4 });
+    expect(requests('payout#r')).toEqual(['POST dropped']);
+    expect(service.payouts('payout#r')).toHaveLength(1);
+    expect(await recordsOf()).toEqual([
+      '1:failed/error',
+      '2:failed/effect-needs-review',
+      '3:failed/effect-needs-review',
+      '4:succeeded/-',
+    ]);
+    expect((await lease('JOB#authority-probe'))?.doneSlots).toContain(slotId);
   });
 });
 

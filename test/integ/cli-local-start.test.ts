@@ -171,7 +171,7 @@ describe('backfill --local beside npm start', () => {
     ).toEqual(['2026-11-09T01:00', '2026-11-08T17:00:00Z', 'needs-review']);
     expect(lines).toContain('needs-review 1');
     expect(lines).toContain(
-      `needs-review: the run finished but an effect's outcome is unknown (${key}); check the provider, then \`cronfence effects --job merchant-settlement\` and \`cronfence effects resolve\`.`,
+      `needs-review: the run stopped at an effect whose outcome is unknown (${key}), recorded failed / effect-needs-review: the slot is not done; check the provider, then \`cronfence effects --job merchant-settlement\` and \`cronfence effects resolve\`, then re-run the date.`,
     );
   });
 

@@ -63,7 +63,12 @@ describe('a. the service executes M1’s payout, the response is lost, and the f
         setup.settlement.withDeps(() => b.deps),
         { job: JOB, scheduledTimeMs: SLOT_MS, attemptNumber: 2, label: 'B' },
       );
-      expect(rb.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
+      // with neither, M1 goes to needs-review: the run is `failed / effect-needs-review` (slot not done)
+      expect(rb.summary).toMatchObject(
+        mode === 'neither'
+          ? { outcome: 'failed', reason: 'effect-needs-review', fence: 2 }
+          : { outcome: 'succeeded', fence: 2 },
+      );
       expect(service.payouts(K1)).toHaveLength(1);
       const k1Requests = service.requestsFor(K1).map((r) => `${r.method} ${r.status}`);
       const record = (await stack.runRecords(JOB)).find((r) => r.runId === rb.summary?.runId);

@@ -7,11 +7,12 @@
  * negative controls that must be denied. For the example app and for a sharded job.
  */
 import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SWEEPER_NAME } from '../../cdk/constructs/sweeper.js';
 import { exampleApp } from '../../functions/example-app.js';
 import { jobs, tables } from '../../functions/index.js';
-import { settlementsTable } from '../../functions/tables.js';
+import { reportsTable, settlementsTable } from '../../functions/tables.js';
 import { DRILLS } from '../../harness/drills/catalog/index.js';
 import { formatReport, runDrill } from '../../harness/drills/run-drills.js';
 import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
@@ -230,6 +231,61 @@ describe('requests recorded', () => {
     const sources = new Set(recorded.map((r) => r.request.source));
     expect([...sources].filter((x) => !x.startsWith('bundle')).sort()).toEqual(['drill', 'scenario']);
   }, 240_000);
+
+  it('in process: a fencedPut-only job (daily-report) reconciles a report last written under another lease (a reshard)', async () => {
+    const h = exampleApp.handlers.find((x) => x.job.name === 'daily-report') as JobHandler;
+    const toMs = Date.now();
+    const slot = enumerateSlots(
+      { ...h.job, schedule: h.expression, startMs: toMs - 4 * 86_400_000 },
+      toMs - 4 * 86_400_000,
+      toMs,
+    ).at(-1);
+    if (!slot) throw new Error('no daily-report slot');
+    const reports = example.tableName(reportsTable);
+    const doc = createDocumentClient({ endpoint: inject('dynamoEndpoint') });
+    // The report as shard 0 of an earlier 2-shard deployment left it: fenced by JOB#daily-report#0.
+    await doc.send(
+      new PutCommand({
+        TableName: reports,
+        Item: { reportDate: slot.businessDate, fencedBy: 'JOB#daily-report#0', fence: 7, title: 'earlier' },
+      }),
+    );
+    const from = recorded.length;
+    const stop = recordInProcess((request) => recorded.push({ deployment: () => example, request }));
+    let r: Awaited<ReturnType<typeof deliver>>;
+    try {
+      process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+      process.env[libraryTable.envVar] = example.tableName(libraryTable);
+      for (const schema of tables) process.env[schema.envVar] = example.tableName(schema);
+      r = await deliver(attributed(h, example.fn('daily-report').role, 'scenario'), {
+        job: 'daily-report',
+        scheduledTimeMs: slot.scheduledTimeMs,
+        extra: { trigger: 'manual', requestedBy: 'iam-test', reason: 'after a reshard' },
+        label: 'manual run after a reshard',
+      });
+    } finally {
+      stop();
+    }
+    expect(r.summary?.outcome).toBe('succeeded');
+    const item = (
+      await doc.send(new GetCommand({ TableName: reports, Key: { reportDate: slot.businessDate } }))
+    ).Item;
+    expect(item).toMatchObject({ fencedBy: 'JOB#daily-report', fence: r.summary?.fence, slot: slot.id });
+    // One cross-lease transaction: the other lease is not running, ours is held, then the report.
+    const txns = recorded.slice(from).filter((x) => x.request.operation === 'TransactWriteItems');
+    expect(
+      txns.map((x) =>
+        (x.request.input.TransactItems as Record<string, { Key: Record<string, { S?: string }> }>[]).map(
+          (t) => {
+            const [kind, body] = Object.entries(t)[0] as [string, { Key: Record<string, { S?: string }> }];
+            return `${kind} ${String((body.Key.pk ?? body.Key.reportDate)?.S)}`;
+          },
+        ),
+      ),
+    ).toEqual([
+      ['ConditionCheck JOB#daily-report#0', 'ConditionCheck JOB#daily-report', `Update ${slot.businessDate}`],
+    ]);
+  }, 120_000);
 
   it('from the cdk.out bundles of a sharded job: the rendered Input twice at once, fan-out by self-invocation, each shard twice at once, a malformed event, the sweeper', async () => {
     const from = endpoint.requests.length;

@@ -24,6 +24,7 @@ import { definitionId } from '../../lib/core/liveness.js';
 import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../../lib/runtime/deps.js';
 import { InProcessShardDispatcher, ownsKey, shardPayloads } from '../../lib/runtime/fan-out.js';
+import { CONFLICT_ATTEMPTS } from '../../lib/store/client.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
 import { paymentsSetup } from '../helpers/payment-fixture.js';
 
@@ -215,6 +216,28 @@ describe('case 6: TransactionConflict is transient', () => {
     for (const m of MERCHANTS) expect(service.payouts(payoutKey(m.merchantId, DATE))).toHaveLength(1);
     const lease = (await stack.scan(stack.tableName)).find((i) => i.sk === 'LEASE');
     expect(lease).toMatchObject({ holderState: 'released', leaseUntilMs: 0 });
+  }, 120_000);
+});
+
+describe('case 6: one conflict retry policy (the client), not one per layer', () => {
+  it('an effect transaction that keeps conflicting is sent CONFLICT_ATTEMPTS times in all, then the run fails store-error with nothing sent', async () => {
+    const setup = await paymentsSetup({ idempotencyKeys: true, lookup: false });
+    service = setup.service;
+    const a = stack.worker();
+    a.faults.add({
+      name: 'effect conflict',
+      match: on.effect,
+      action: { kind: 'fail', error: () => transactionCanceledByConflict() },
+      times: 100,
+    });
+    const ra = await deliver(
+      setup.settlement.withDeps(() => a.deps),
+      { job: 'merchant-settlement', scheduledTimeMs: SLOT_MS, label: 'A' },
+    );
+    expect(ra.summary).toMatchObject({ outcome: 'failed', reason: 'store-error', fence: 1 });
+    expect(a.faults.fired.filter((f) => f.rule === 'effect conflict')).toHaveLength(CONFLICT_ATTEMPTS);
+    expect(CONFLICT_ATTEMPTS).toBe(8);
+    expect(service.payouts()).toHaveLength(0);
   }, 120_000);
 });
 

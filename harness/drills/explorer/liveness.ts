@@ -8,6 +8,7 @@
  * occurrence was dealt with. Bound: the history ends at most three sweeper periods (45 min) after
  * Lambda's last attempt (two retries within its maximum event age) of its last event.
  */
+import { OFF_SCHEDULE_RUN_ID } from '../../../lib/runtime/sweeper.js';
 import { type Check, check } from '../checks.js';
 import type { HistorySpec } from './history.js';
 import { SLOT_MINUTES } from './jobs.js';
@@ -26,6 +27,7 @@ export const SHAPES = [
   'reshard',
   'zone-change',
   'schedule-change',
+  'off-schedule',
   'txn-conflict',
   'oversized-detail',
 ] as const;
@@ -51,6 +53,8 @@ export function shapesOf(spec: HistorySpec, o: HistoryOutcome): Shape[] {
   if (spec.redeploy?.change === 'reshard') out.push('reshard');
   if (spec.redeploy?.change === 'zone') out.push('zone-change');
   if (spec.redeploy?.change === 'schedule') out.push('schedule-change');
+  // a delivered, unfinished slot the redeploy took off the schedule, ended by the sweeper's record
+  if (o.records.some((r) => r.runId === OFF_SCHEDULE_RUN_ID)) out.push('off-schedule');
   if (spec.faults.some((f) => f.kind === 'conflict')) out.push('txn-conflict');
   if (spec.oversized?.length && spec.deliveries.some((d) => d.job === 'settle')) out.push('oversized-detail');
   return out;

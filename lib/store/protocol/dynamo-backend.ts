@@ -21,9 +21,6 @@ import type { Item, KeyRange, ProtocolBackend, ProtocolRequest, RequestOutcome, 
 /** Key of the {@link RequestTag} in an SDK command's handler context. */
 export const REQUEST_TAG = 'cronfenceRequest';
 
-/** Attempts of a transaction that DynamoDB cancels for a concurrent transaction on the same item. */
-const TRANSACTION_CONFLICT_ATTEMPTS = 5;
-
 type Reason = { Code?: string; Item?: Record<string, unknown> };
 
 /** The request input of one write. */
@@ -135,20 +132,18 @@ export class DynamoBackend implements ProtocolBackend {
           ? { Update: input }
           : { ConditionCheck: input };
     });
-    for (let attempt = 1; ; attempt++) {
-      try {
-        // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
-        await this.doc.send(tagged(new TransactWriteCommand({ TransactItems } as any), request.tag));
-        return { applied: true };
-      } catch (err) {
-        const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;
-        if ((err as Error)?.name !== 'TransactionCanceledException' || !reasons) throw err;
-        const index = reasons.findIndex((r) => r?.Code === 'ConditionalCheckFailed');
-        if (index >= 0) return { applied: false, index, item: returnedItem(reasons[index]) };
-        const conflict = reasons.some((r) => r?.Code === 'TransactionConflict');
-        if (!conflict || attempt >= TRANSACTION_CONFLICT_ATTEMPTS) throw err;
-        await new Promise((r) => setTimeout(r, 10 * 2 ** attempt + Math.random() * 10));
-      }
+    // Transaction conflicts are retried with backoff by the client's one retry policy
+    // (lib/store/client.ts addConflictRetry, CONFLICT_ATTEMPTS); what reaches here is final.
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
+      await this.doc.send(tagged(new TransactWriteCommand({ TransactItems } as any), request.tag));
+      return { applied: true };
+    } catch (err) {
+      const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;
+      if ((err as Error)?.name !== 'TransactionCanceledException' || !reasons) throw err;
+      const index = reasons.findIndex((r) => r?.Code === 'ConditionalCheckFailed');
+      if (index >= 0) return { applied: false, index, item: returnedItem(reasons[index]) };
+      throw err;
     }
   }
 }

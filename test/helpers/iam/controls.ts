@@ -58,8 +58,16 @@ export function negativeControls(
       role: daily,
       action: 'dynamodb:ConditionCheckItem',
       resource: lib,
-      context: { ...keys('JOB#daily-report'), 'dynamodb:EnclosingOperation': 'TransactWriteItems' },
-      what: 'daily-report (no effects) runs an effect transaction',
+      // its fencedPut reconciliation checks leases of its own job only (JOB#daily-report, JOB#daily-report#*)
+      context: { ...keys('JOB#merchant-settlement'), 'dynamodb:EnclosingOperation': 'TransactWriteItems' },
+      what: "daily-report checks merchant-settlement's lease in a transaction",
+    },
+    {
+      role: daily,
+      action: 'dynamodb:PutItem',
+      resource: lib,
+      context: { ...keys('EFFECT#daily-report#x'), 'dynamodb:EnclosingOperation': 'TransactWriteItems' },
+      what: 'daily-report (no effects) writes an effect record',
     },
     {
       role: settlement,

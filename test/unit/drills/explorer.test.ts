@@ -79,7 +79,9 @@ describe('history explorer (in memory)', () => {
     expect(lambdaHistories).toBeGreaterThan(100);
     expect(lambdaHistories).toBeLessThan(300);
     expect(report.violations).toEqual({ safety: 0, liveness: 0 });
-    for (const shape of SHAPES) expect(report.shapes[shape] ?? 0, shape).toBeGreaterThan(0);
+    // off-schedule is rare (about 1 Lambda history in 600): its own test below explores enough for it
+    for (const shape of SHAPES.filter((x) => x !== 'off-schedule'))
+      expect(report.shapes[shape] ?? 0, shape).toBeGreaterThan(0);
     expect(report.shapes['lambda-delivery']).toBe(lambdaHistories);
     expect(report.failure?.message).toBeUndefined();
     expect(report.histories).toBe(400);
@@ -122,6 +124,96 @@ describe('history explorer (in memory)', () => {
       expect(checks.filter((c) => !c.ok)).toEqual([]);
     },
   );
+
+  it('ends a delivered slot a redeploy took off the schedule (skipped overlap, then cron 0/5 -> 0/10) with the sweeper`s not-on-schedule record', async () => {
+    // Slot 0's event comes 5 min late and holds the lease when slot 1 (00:05) arrives: skipped overlap.
+    // At +6 min the schedule becomes cron(0/10 ...): 00:05 is no longer a slot, so no catch-up reaches
+    // it. The first sweep (+15 min) records it skipped / not-on-schedule, a problem record.
+    const spec: HistorySpec = {
+      skewsMs: [0, 0],
+      provider: { idempotencyKeys: true, lookup: false, dropResponses: [] },
+      workMs: 30_000,
+      deliveries: [
+        { job: 'report', slot: 0, worker: 0, delayMs: 300_000, attempt: 1, manual: false },
+        { job: 'report', slot: 1, worker: 1, delayMs: 5_000, attempt: 1, manual: false },
+      ],
+      faults: [],
+      lambda: true,
+      redeploy: { afterMs: 360_000, change: 'schedule' },
+    };
+    const o = await runHistory(spec, memoryBackend);
+    const at5 = o.records
+      .filter((r) => r.scheduledTime === '2026-01-05T00:05:00.000Z')
+      .map((r) => ({ outcome: r.outcome, reason: r.reason, trigger: r.trigger, runId: r.runId }));
+    expect(at5).toEqual([
+      { outcome: 'skipped', reason: 'overlap', trigger: 'schedule', runId: expect.any(String) },
+      {
+        outcome: 'skipped',
+        reason: 'not-on-schedule',
+        trigger: 'catch-up',
+        runId: 'sweeper-not-on-schedule',
+      },
+    ]);
+    const mark = o.records.find((r) => r.runId === 'sweeper-not-on-schedule');
+    expect(mark).toMatchObject({
+      slot: '2026-01-05T00:05',
+      requestedBy: 'sweeper',
+      startedAtMs: Date.parse('2026-01-05T00:15:00Z'), // the first sweep after the slot's grace
+      details: { delivered: 'unfinished', currentSchedule: 'cron(0/10 * * * ? *)' },
+    });
+    expect((await replayHistory(spec)).filter((c) => !c.ok)).toEqual([]);
+  });
+
+  it('generates the off-schedule kind by itself (schedule-change / zone-change histories whose delivered slot the redeploy removed)', async () => {
+    const report = await explore({ runs: 600, seed: 1, shape: { model: 'lambda' } });
+    expect(report.violations).toEqual({ safety: 0, liveness: 0 });
+    expect(report.shapes['schedule-change']).toBeGreaterThan(0);
+    expect(report.shapes['zone-change']).toBeGreaterThan(0);
+    expect(report.shapes['off-schedule']).toBe(1);
+  }, 300_000);
+
+  it('a slot delivered and skipped `overlap`, then a redeploy whose schedule no longer has it (seed 202 kind): the sweeper records it `skipped/not-on-schedule`, a problem record', async () => {
+    const spec: HistorySpec = {
+      skewsMs: [0, 0],
+      provider,
+      workMs: 90_000,
+      deliveries: [
+        { job: 'report', slot: 2, worker: 1, delayMs: 240_000, attempt: 1, manual: false },
+        { job: 'report', slot: 3, worker: 0, delayMs: 0, attempt: 1, manual: false },
+      ],
+      faults: [],
+      lambda: true,
+      redeploy: { afterMs: 900_001, change: 'schedule' },
+    };
+    const broken = await replayHistory(spec, memoryBackend, { variant: 'skip-is-final' });
+    expect(broken.find((c) => c.name === 'liveness')?.detail).toBe(
+      'silently lost: ex-report 2026-01-05T00:15:00.000Z: skipped/overlap',
+    );
+    const outcome = await runHistory(spec, memoryBackend);
+    const of15 = outcome.records
+      .filter((r) => r.slot === '2026-01-05T00:15')
+      .map(
+        (r) =>
+          `${r.outcome}/${r.reason} ${r.trigger} ${String(r.runId).startsWith('sweeper') ? String(r.runId) : 'run'}`,
+      );
+    expect(of15.sort()).toEqual([
+      'skipped/not-on-schedule catch-up sweeper-not-on-schedule',
+      'skipped/overlap schedule run',
+    ]);
+    const marker = outcome.records.find((r) => r.runId === 'sweeper-not-on-schedule');
+    expect(marker).toMatchObject({
+      job: 'ex-report',
+      scheduledTime: '2026-01-05T00:15:00.000Z',
+      businessDate: '2026-01-05',
+      outcome: 'skipped',
+      reason: 'not-on-schedule',
+      requestedBy: 'sweeper',
+      problem: 'skipped',
+      details: { delivered: 'unfinished', currentSchedule: 'cron(0/10 * * * ? *)' },
+    });
+    const checks = await replayHistory(spec);
+    expect(checks.filter((c) => !c.ok)).toEqual([]);
+  });
 
   it('replays one history the same way twice (virtual time, in memory)', async () => {
     const spec = Object.values(FOUND)[1] as HistorySpec;
