@@ -11,6 +11,7 @@ import { on } from '../../harness/faults/sdk-faults.js';
 import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
+import { doneSlotsFor, type LeaseItem } from '../../lib/core/lease.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import type { JobContext } from '../../lib/runtime/job-context.js';
 import { DynamoEffectStore } from '../../lib/store/effect-store.js';
@@ -93,8 +94,8 @@ async function frozenHolderThenSuccessor(job: ReturnType<typeof probe>, at: 'aft
 const requests = (key: string) => (service?.requestsFor(key) ?? []).map((q) => `${q.method} ${q.status}`);
 const recordsOf = async (job = 'authority-probe') =>
   (await stack.runRecords(job)).map((r) => `${r.fence}:${r.outcome}/${r.reason ?? '-'}`).sort();
-const lease = async (pk: string) =>
-  (await stack.scan(stack.tableName)).find((i) => i.pk === pk && i.sk === 'LEASE');
+const lease = async (pk: string): Promise<LeaseItem | undefined> =>
+  (await stack.scan(stack.tableName)).find((i) => i.pk === pk && i.sk === 'LEASE') as LeaseItem | undefined;
 
 /** `cronfence effects resolve <key> --as <as>` by operator `ops` on the probe job. */
 const resolveAsOps = (key: string, as: string, note: string) =>
@@ -539,7 +540,7 @@ describe('7b. an effect in needs-review', () => {
     });
     expect(recordB?.problem).toBe('failed'); // in the sparse problems index the alarm counts
     const slotId = String(recordB?.slot);
-    expect((await lease('JOB#authority-probe'))?.doneSlots ?? []).not.toContain(slotId);
+    expect(doneSlotsFor(await lease('JOB#authority-probe'), undefined)).not.toContain(slotId);
     // A later re-run reaches the same effect and stops: zero provider requests.
     const rc = await deliver(
       job.withDeps(() => stack.worker().deps),
@@ -552,7 +553,7 @@ describe('7b. an effect in needs-review', () => {
     );
     expect(rc.summary).toMatchObject({ outcome: 'failed', reason: 'effect-needs-review', fence: 3 });
     expect(requests('payout#r')).toEqual(['POST dropped']);
-    expect((await lease('JOB#authority-probe'))?.doneSlots ?? []).not.toContain(slotId);
+    expect(doneSlotsFor(await lease('JOB#authority-probe'), undefined)).not.toContain(slotId);
     const resolved = await resolveAsOps('payout#r', 'succeeded', 'paid per the provider dashboard');
     expect(resolved.code).toBe(0);
     const rd = await deliver(
@@ -573,7 +574,7 @@ describe('7b. an effect in needs-review', () => {
       '3:failed/effect-needs-review',
       '4:succeeded/-',
     ]);
-    expect((await lease('JOB#authority-probe'))?.doneSlots).toContain(slotId);
+    expect(doneSlotsFor(await lease('JOB#authority-probe'), undefined)).toContain(slotId);
   });
 });
 
