@@ -30,6 +30,12 @@ export const RECOMMENDED_MIN_LEASE_SECONDS = 10;
 const DEFAULT_RENEW_FRACTION = 1 / 3;
 
 /**
+ * Largest `pauseOnFailure`: its streak is kept on the lease item, and with the longest job name, a
+ * full done set and 5 failed occurrences every lease write still costs 1 WCU (issue 17).
+ */
+export const MAX_PAUSE_ON_FAILURE = 5;
+
+/**
  * The shortest lease, in seconds, whose renewal still lands in time (docs/clock-skew.md rule 2):
  * the renewal sent at `renewFraction × L` must land before `L − skew budget`, allowing
  * {@link RENEWAL_LATENCY_BUDGET_MS}: `L > (S + latency) / (1 − renewFraction)`. Rounded to ms.
@@ -124,7 +130,9 @@ export const JobOptionsSchema = v.pipe(
     shards: v.optional(integer(1, 1000), 1),
     runRetentionDays: v.optional(positive(3650), 30),
     rememberSlots: v.optional(integer(1, 1000), 32),
-    pauseOnFailure: v.optional(integer(1, 100)),
+    // At most 5: the streak (slot and run id of each failed occurrence) lives on the lease item, which
+    // stays under 1 KB so that every claim and release costs 1 WCU (test/integ/lease-size.test.ts).
+    pauseOnFailure: v.optional(integer(1, MAX_PAUSE_ON_FAILURE)),
     rateAnchor: v.optional(WholeMinuteSchema),
     rateAnchorMs: v.optional(
       v.pipe(

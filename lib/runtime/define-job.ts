@@ -49,6 +49,14 @@ export interface JobOptions {
    * the deployment's StartDate is the next grid instant). @default 1970-01-01T00:00:00Z
    */
   readonly rateAnchor?: Date | string;
+  /**
+   * Pause the job itself after this many consecutive failed occurrences (1–5; a retry of one occurrence
+   * counts once), like Temporal's pause-on-failure: the release of the failing run writes the pause,
+   * naming the failing run ids; every later delivery is `skipped/paused` until `cronfence resume`.
+   * Not with `shards > 1`. At most 5 so that the streak keeps the lease item under 1 KB.
+   * @default - never pauses itself
+   */
+  readonly pauseOnFailure?: number;
   /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
   run(ctx: JobContext): Promise<unknown>;
 }

@@ -233,7 +233,8 @@ export const release = ownedUpdate(
   },
   (ref) => [
     ...(ref.recorded !== false && ref.clearOpen ? ['open'] : []),
-    ...(ref.failedSlots === null ? ['failedSlots'] : []),
+    // The pausing release keeps the streak in the pause (`pausedRuns`, the note) and drops the list.
+    ...(ref.failedSlots === null || (ref.failedSlots && ref.pause) ? ['failedSlots'] : []),
     ...(ref.failedSlots && ref.pause ? ['pausedUntilMs'] : []),
   ],
 );
@@ -245,10 +246,10 @@ export const release = ownedUpdate(
  */
 function failureSets(ref: Partial<ReleaseRequest>): Item {
   if (!ref.failedSlots) return {};
-  return {
-    failedSlots: ref.failedSlots.map((f) => ({ slot: f.slot, runId: f.runId })),
-    ...(ref.pause && { ...ref.pause }),
-  };
+  // Once the streak pauses the job, the pause names its runs and slots: storing the list as well
+  // would write the streak twice and pass 1 KB (issue 17: every lease write stays at 1 WCU).
+  if (ref.pause) return { ...ref.pause };
+  return { failedSlots: ref.failedSlots.map((f) => ({ slot: f.slot, runId: f.runId })) };
 }
 
 /**
