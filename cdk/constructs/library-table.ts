@@ -107,13 +107,8 @@ export class LibraryTable extends Construct {
   grantJob(grantee: IGrantable, job: string, use: JobLibraryUse): Grant[] {
     const jobKey = Keys.lease(job).pk;
     const leaseKeys = use.shards ? [jobKey, `${jobKey}#*`] : [jobKey];
-    const grant = (actions: readonly string[], keys: readonly string[]): Grant =>
-      Grant.addToPrincipal({
-        grantee,
-        actions: [...actions],
-        resourceArns: [this.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } },
-      });
+    const grant = (actions: readonly string[], keys: readonly string[]) =>
+      this.grantOnKeys(grantee, actions, keys);
     // ConditionCheckItem: the lease check of effect transactions (the job's own leases) and, for
     // fencedPut writers, the cross-lease reconciliation, which checks the other lease of the same job
     // too: `JOB#<job>` and its shard leases `JOB#<job>#*` whatever the current shard count.
@@ -135,13 +130,8 @@ export class LibraryTable extends Construct {
    * @returns the grants (two statements, three with a sharded job)
    */
   grantSweeper(grantee: IGrantable, jobs: readonly { name: string; shards: boolean }[]): Grant[] {
-    const grant = (actions: readonly string[], keys: readonly string[]): Grant =>
-      Grant.addToPrincipal({
-        grantee,
-        actions: [...actions],
-        resourceArns: [this.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } },
-      });
+    const grant = (actions: readonly string[], keys: readonly string[]) =>
+      this.grantOnKeys(grantee, actions, keys);
     const jobKeys = jobs.map((j) => Keys.lease(j.name).pk);
     const shardKeys = jobs.filter((j) => j.shards).map((j) => `${Keys.lease(j.name).pk}#*`);
     return [
@@ -150,6 +140,16 @@ export class LibraryTable extends Construct {
       ...(shardKeys.length > 0 ? [grant(['dynamodb:GetItem'], shardKeys)] : []),
       grant(SWEEPER_WRITE_ACTIONS, jobKeys),
     ];
+  }
+
+  /** `actions` on the table's items whose partition key matches one of `keys` (`dynamodb:LeadingKeys`). */
+  private grantOnKeys(grantee: IGrantable, actions: readonly string[], keys: readonly string[]): Grant {
+    return Grant.addToPrincipal({
+      grantee,
+      actions: [...actions],
+      resourceArns: [this.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } },
+    });
   }
 
   /** Read-only access for operators and the CLI: every run record and the `problems` index. */
