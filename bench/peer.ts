@@ -10,20 +10,36 @@
  * Run: npx tsx bench/peer.ts   (BENCH_PEER_RUNS=<runs per lane per round>, default 30)
  */
 
+import { randomUUID } from 'node:crypto';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  PutItemCommand,
+  type PutItemCommandInput,
+  UpdateItemCommand,
+  type UpdateItemCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   PutCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context } from 'aws-lambda';
 import { lambdaContext, schedulerPayload } from '../harness/local/scheduler-emulator.js';
 import { dynamoItemBytes } from '../lib/core/item-bounds.js';
+import { nextDoneSlots } from '../lib/core/lease.js';
+import { definitionId } from '../lib/core/liveness.js';
+import { Outcome, Trigger } from '../lib/core/outcomes.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { createDeps } from '../lib/runtime/deps.js';
+import { newRunId } from '../lib/runtime/run-summary.js';
+import { writeInput } from '../lib/store/protocol/dynamo-backend.js';
+import { claim, putRunRecord, release } from '../lib/store/protocol/operations.js';
+import type { Write } from '../lib/store/protocol/request.js';
 import { cpuNow, cpuSince } from './support/cpu.js';
 import { benchJob, slotMs } from './support/jobs.js';
 import { type BenchDynamo, benchDynamo } from './support/local.js';
@@ -32,14 +48,23 @@ import { emit, type FigureRow, median, nowMs, round } from './support/report.js'
 
 /** DynamoDB on-demand write price, USD per million WRU (as bench/protocol-cost.ts; BENCH_WRU_USD overrides). */
 const WRU_USD_PER_MILLION = Number(process.env.BENCH_WRU_USD ?? 0.625);
-const ROUNDS = 3;
+/** Rounds of interleaved phases: each contender goes first once. */
+const ROUNDS = 5;
 const RUNS = Number(process.env.BENCH_PEER_RUNS ?? 30);
 const DUPLICATES = 20;
 /** Lambda price per request and per GB-s (us-east-1, x86), USD: for the end-to-end cost of a retry. */
 const LAMBDA_USD = { perMillionRequests: 0.2, perGbSecond: 0.0000166667, memoryGb: 0.125 };
 
-type Kind = 'cronfence' | 'powertools' | 'bare';
-const KINDS: readonly Kind[] = ['cronfence', 'powertools', 'bare'];
+/**
+ * `floor` and `floor-parallel` are not products: they send cronfence's own protocol requests for an
+ * occurrence (claim, run record, release: built by the protocol's declarations before the phase, sent
+ * through a bare DynamoDBClient with no library code around them) — the cost of the requests alone,
+ * which bounds what any lightening of the library can reach. `floor-parallel` sends the run record
+ * and the release at once (one round trip less, a guarantee less: docs/design.md "Why the finish is
+ * two ordered writes").
+ */
+type Kind = 'cronfence' | 'powertools' | 'bare' | 'floor' | 'floor-parallel';
+const KINDS: readonly Kind[] = ['cronfence', 'powertools', 'bare', 'floor', 'floor-parallel'];
 type Body = 'trivial' | 'write100';
 
 /** One contender on one lane: invoke an occurrence (slot index) as Lambda would. */
@@ -53,6 +78,8 @@ type Invoke = (slot: number, opts?: InvokeOpts) => Promise<unknown>;
 
 interface Lane {
   readonly invoke: Invoke;
+  /** Build the requests of occurrences `from`..`from + n - 1` ahead of the timed phase (the floors). */
+  readonly prepare?: (from: number, n: number) => void;
 }
 
 async function bodyWrites(doc: DynamoDBDocumentClient, table: string, key: string, body: Body) {
@@ -119,6 +146,7 @@ function lane(
       invoke: (slot, opts = {}) => withHold(slot, opts, () => h(payload(slot), context(opts.requestId))),
     };
   }
+  if (kind === 'floor' || kind === 'floor-parallel') return floorLane(kind, dyn, meter, name, body, doc);
   if (kind === 'powertools') {
     const client = new DynamoDBClient({
       endpoint: dyn.endpoint,
@@ -152,6 +180,125 @@ function lane(
   };
 }
 
+/** The low-level input of a declared single write, marshalled (what the Document client would send). */
+function lowInput(w: Write): Record<string, unknown> {
+  const input = writeInput(w) as Record<string, unknown> & {
+    Item?: Record<string, unknown>;
+    Key?: Record<string, unknown>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  };
+  const opts = { removeUndefinedValues: true, convertClassInstanceToMap: false };
+  return {
+    ...input,
+    ...(input.Item && { Item: marshall(input.Item, opts) }),
+    ...(input.Key && { Key: marshall(input.Key, opts) }),
+    ...(input.ExpressionAttributeValues && {
+      ExpressionAttributeValues: marshall(input.ExpressionAttributeValues, opts),
+    }),
+  };
+}
+
+/**
+ * A floor lane: per occurrence, the claim, run record and release cronfence sends (same expressions,
+ * same steady-state lease item with its done set, same run record fields), prepared before the phase
+ * and sent raw. The lane owns its lease item, so each claim's fence is known in advance.
+ */
+function floorLane(
+  kind: 'floor' | 'floor-parallel',
+  dyn: BenchDynamo,
+  meter: RequestMeter,
+  name: string,
+  body: Body,
+  doc: DynamoDBDocumentClient,
+): Lane {
+  const client = new DynamoDBClient({
+    endpoint: dyn.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  meter.attach(client);
+  const def = definitionId(benchJob(name, async () => undefined).job);
+  const table = dyn.tableName;
+  let fence = 0;
+  let done: ReadonlySet<string> = new Set();
+  const prepared = new Map<number, { claim: unknown; record: unknown; release: unknown }>();
+  const slotIdOf = (slot: number) => `${new Date(slotMs(slot)).toISOString().slice(0, 16)}:00Z`;
+  return {
+    prepare: (from, n) => {
+      for (let slot = from; slot < from + n; slot++) {
+        const nowMs = Date.now();
+        const runId = newRunId(nowMs);
+        const slotId = slotIdOf(slot);
+        fence += 1;
+        const claimReq = claim.request({
+          table,
+          job: name,
+          runId,
+          slotId,
+          nowMs,
+          leaseUntilMs: nowMs + 60_000,
+          lambdaRequestId: randomUUID(),
+          force: false,
+          def,
+        });
+        const recordReq = putRunRecord.request({
+          table,
+          retentionDays: 30,
+          record: {
+            job: name,
+            slot: slotId,
+            scheduledTime: new Date(slotMs(slot)).toISOString(),
+            businessDate: slotId.slice(0, 10),
+            runId,
+            trigger: Trigger.Schedule,
+            lambdaRequestId: randomUUID(),
+            executionId: randomUUID(),
+            attemptNumber: 1,
+            fence,
+            outcome: Outcome.Succeeded,
+            startedAtMs: nowMs,
+            finishedAtMs: nowMs + 10,
+            durationMs: 10,
+            def,
+          },
+        });
+        const nextDone = nextDoneSlots(done, slotId, 32);
+        const releaseReq = release.request({
+          table,
+          job: name,
+          runId,
+          fence,
+          nowMs,
+          def,
+          clearOpen: true,
+          recorded: true,
+          doneSlots: nextDone,
+        });
+        done = nextDone;
+        prepared.set(slot, {
+          claim: lowInput(claimReq.writes[0]),
+          record: lowInput(recordReq.writes[0]),
+          release: lowInput(releaseReq.writes[0]),
+        });
+      }
+    },
+    invoke: async (slot) => {
+      const p = prepared.get(slot);
+      if (!p) throw new Error(`floor lane ${name}: occurrence ${slot} was not prepared`);
+      prepared.delete(slot);
+      await client.send(new UpdateItemCommand(p.claim as UpdateItemCommandInput));
+      await bodyWrites(doc, dyn.raw, `${name}|${slot}`, body);
+      const record = () => client.send(new PutItemCommand(p.record as PutItemCommandInput));
+      const rel = () => client.send(new UpdateItemCommand(p.release as UpdateItemCommandInput));
+      if (kind === 'floor-parallel') await Promise.all([record(), rel()]);
+      else {
+        await record();
+        await rel();
+      }
+    },
+  };
+}
+
 interface Phase {
   readonly runs: number;
   readonly latenciesMs: number[];
@@ -168,6 +315,7 @@ async function phase(
   from: number,
   n: number,
 ): Promise<Phase> {
+  for (const l of lanes) l.prepare?.(from, n);
   meter.reset();
   const latenciesMs: number[] = [];
   const cpu = cpuNow(pid);
@@ -371,10 +519,10 @@ async function main(): Promise<void> {
         const warm = body === 'trivial' ? Math.max(runs, 34) : runs;
         for (const k of KINDS) await phase(lanes[k], meters[k], dyn.pid, slotBase, warm);
         slotBase += warm;
-        results[key] = { cronfence: [], powertools: [], bare: [] };
+        results[key] = Object.fromEntries(KINDS.map((k) => [k, []])) as unknown as Record<Kind, Phase[]>;
         for (let r = 0; r < ROUNDS; r++) {
           // Interleaved, rotating who goes first each round.
-          const order = [...KINDS.slice(r % 3), ...KINDS.slice(0, r % 3)];
+          const order = [...KINDS.slice(r % KINDS.length), ...KINDS.slice(0, r % KINDS.length)];
           for (const k of order) {
             const p = await phase(lanes[k], meters[k], dyn.pid, slotBase, runs);
             results[key][k].push(p);
@@ -425,6 +573,21 @@ async function main(): Promise<void> {
               ),
               cpuPerRunCronfenceOverPowertools: round(s.cronfence.cpuMsPerRun / s.powertools.cpuMsPerRun, 2),
               medianLatencyCronfenceOverBare: round(s.cronfence.medianLatencyMs / s.bare.medianLatencyMs, 2),
+              // The floors: cronfence's requests alone ÷ Powertools, and the library ÷ its own requests.
+              medianLatencyFloorOverPowertools: round(
+                s.floor.medianLatencyMs / s.powertools.medianLatencyMs,
+                2,
+              ),
+              cpuPerRunFloorOverPowertools: round(s.floor.cpuMsPerRun / s.powertools.cpuMsPerRun, 2),
+              medianLatencyParallelFinishOverPowertools: round(
+                s['floor-parallel'].medianLatencyMs / s.powertools.medianLatencyMs,
+                2,
+              ),
+              medianLatencyCronfenceOverFloor: round(
+                s.cronfence.medianLatencyMs / s.floor.medianLatencyMs,
+                2,
+              ),
+              cpuPerRunCronfenceOverFloor: round(s.cronfence.cpuMsPerRun / s.floor.cpuMsPerRun, 2),
             },
           },
         ];
@@ -518,6 +681,18 @@ async function main(): Promise<void> {
         t1.ratios.cpuPerRunCronfenceOverPowertools,
         1.3,
       ),
+      {
+        figure: "floor: cronfence's 3 protocol requests sent raw, trivial c=1, latency / CPU ÷ Powertools",
+        value: `${t1.ratios.medianLatencyFloorOverPowertools} / ${t1.ratios.cpuPerRunFloorOverPowertools}`,
+      },
+      {
+        figure: 'library overhead: cronfence ÷ its own requests sent raw, trivial c=1, latency / CPU',
+        value: `${t1.ratios.medianLatencyCronfenceOverFloor} / ${t1.ratios.cpuPerRunCronfenceOverFloor}`,
+      },
+      {
+        figure: 'floor with record and release sent at once (3 round trips, unsafe), latency ÷ Powertools',
+        value: t1.ratios.medianLatencyParallelFinishOverPowertools,
+      },
       {
         figure: 'median latency, trivial c=8, cronfence / Powertools',
         value: t8.ratios.medianLatencyCronfenceOverPowertools,

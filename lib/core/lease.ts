@@ -209,6 +209,10 @@ const DONE_KEY = /^([0-9a-z]{6})(z?)$/;
  * `-`, so it never equals a key. Inverse: {@link slotIdOfDoneKey}.
  */
 export function doneKey(slotId: string): string {
+  return memo(doneKeys, slotId, encodeDoneKey);
+}
+
+function encodeDoneKey(slotId: string): string {
   const m = LOCAL_MINUTE.exec(slotId) ?? UTC_MINUTE.exec(slotId);
   if (!m) return slotId;
   const [y, mo, d, h, mi] = m.slice(1).map(Number) as [number, number, number, number, number];
@@ -217,15 +221,36 @@ export function doneKey(slotId: string): string {
   if (!(minutes >= 0) || digits.length > DONE_KEY_WIDTH) return slotId;
   // Only a real calendar minute round-trips (no `2026-02-30T25:61`): else keep the id as it is.
   const key = digits.padStart(DONE_KEY_WIDTH, '0') + (slotId.endsWith('Z') ? 'z' : '');
-  return slotIdOfDoneKey(key) === slotId ? key : slotId;
+  return decodeDoneKey(key) === slotId ? key : slotId;
 }
 
 /** The slot id of a stored done key ({@link doneKey}'s inverse); any other string is an id as stored. */
 export function slotIdOfDoneKey(key: string): string {
+  return memo(slotIds, key, decodeDoneKey);
+}
+
+function decodeDoneKey(key: string): string {
   const m = DONE_KEY.exec(key);
   if (!m) return key;
   const iso = new Date(Number.parseInt(m[1] as string, 36) * 60_000).toISOString();
   return m[2] === 'z' ? `${iso.slice(0, 17)}00Z` : iso.slice(0, 16);
+}
+
+/**
+ * Every claim decodes the done set and every release encodes it again (32 slots, each a date
+ * conversion): both are pure, so the recent ones are kept. Bounded: a cache past
+ * {@link DONE_KEY_CACHE_SIZE} entries starts over (a process sees a few hundred slots a day).
+ */
+const DONE_KEY_CACHE_SIZE = 4_096;
+const doneKeys = new Map<string, string>();
+const slotIds = new Map<string, string>();
+function memo(cache: Map<string, string>, input: string, compute: (s: string) => string): string {
+  const hit = cache.get(input);
+  if (hit !== undefined) return hit;
+  const out = compute(input);
+  if (cache.size >= DONE_KEY_CACHE_SIZE) cache.clear();
+  cache.set(input, out);
+  return out;
 }
 
 /**

@@ -23,8 +23,11 @@ export const REQUEST_TAG = 'cronfenceRequest';
 
 type Reason = { Code?: string; Item?: Record<string, unknown> };
 
-/** The request input of one write. */
-function writeInput(w: Write): Record<string, unknown> {
+/**
+ * The Document-client input of one declared write (PutItem, UpdateItem or a transaction's
+ * ConditionCheck part): table, key or item, compiled expressions, and `ALL_OLD` on a refused condition.
+ */
+export function writeInput(w: Write): Record<string, unknown> {
   const base = { TableName: w.table, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
   switch (w.kind) {
     case 'put':
