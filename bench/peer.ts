@@ -10,37 +10,23 @@
  * Run: npx tsx bench/peer.ts   (BENCH_PEER_RUNS=<runs per lane per round>, default 30)
  */
 
-import { randomUUID } from 'node:crypto';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import {
-  CreateTableCommand,
-  DynamoDBClient,
-  PutItemCommand,
-  type PutItemCommandInput,
-  UpdateItemCommand,
-  type UpdateItemCommandInput,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   PutCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context } from 'aws-lambda';
 import { lambdaContext, schedulerPayload } from '../harness/local/scheduler-emulator.js';
 import { dynamoItemBytes } from '../lib/core/item-bounds.js';
-import { nextDoneSlots } from '../lib/core/lease.js';
 import { definitionId } from '../lib/core/liveness.js';
-import { Outcome, Trigger } from '../lib/core/outcomes.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { createDeps } from '../lib/runtime/deps.js';
-import { newRunId } from '../lib/runtime/run-summary.js';
-import { writeInput } from '../lib/store/protocol/dynamo-backend.js';
-import { claim, putRunRecord, release } from '../lib/store/protocol/operations.js';
-import type { Write } from '../lib/store/protocol/request.js';
 import { cpuNow, cpuSince } from './support/cpu.js';
+import { FloorLane } from './support/floor.js';
 import { benchJob, slotMs } from './support/jobs.js';
 import { type BenchDynamo, benchDynamo } from './support/local.js';
 import { type MeterSnapshot, RequestMeter } from './support/meter.js';
@@ -180,29 +166,7 @@ function lane(
   };
 }
 
-/** The low-level input of a declared single write, marshalled (what the Document client would send). */
-function lowInput(w: Write): Record<string, unknown> {
-  const input = writeInput(w) as Record<string, unknown> & {
-    Item?: Record<string, unknown>;
-    Key?: Record<string, unknown>;
-    ExpressionAttributeValues?: Record<string, unknown>;
-  };
-  const opts = { removeUndefinedValues: true, convertClassInstanceToMap: false };
-  return {
-    ...input,
-    ...(input.Item && { Item: marshall(input.Item, opts) }),
-    ...(input.Key && { Key: marshall(input.Key, opts) }),
-    ...(input.ExpressionAttributeValues && {
-      ExpressionAttributeValues: marshall(input.ExpressionAttributeValues, opts),
-    }),
-  };
-}
-
-/**
- * A floor lane: per occurrence, the claim, run record and release cronfence sends (same expressions,
- * same steady-state lease item with its done set, same run record fields), prepared before the phase
- * and sent raw. The lane owns its lease item, so each claim's fence is known in advance.
- */
+/** A floor lane: cronfence's own requests sent raw (bench/support/floor.ts), on a client of its own. */
 function floorLane(
   kind: 'floor' | 'floor-parallel',
   dyn: BenchDynamo,
@@ -217,85 +181,17 @@ function floorLane(
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   meter.attach(client);
-  const def = definitionId(benchJob(name, async () => undefined).job);
-  const table = dyn.tableName;
-  let fence = 0;
-  let done: ReadonlySet<string> = new Set();
-  const prepared = new Map<number, { claim: unknown; record: unknown; release: unknown }>();
-  const slotIdOf = (slot: number) => `${new Date(slotMs(slot)).toISOString().slice(0, 16)}:00Z`;
+  const floor = new FloorLane({
+    client,
+    table: dyn.tableName,
+    job: name,
+    def: definitionId(benchJob(name, async () => undefined).job),
+    scheduledMs: slotMs,
+  });
   return {
-    prepare: (from, n) => {
-      for (let slot = from; slot < from + n; slot++) {
-        const nowMs = Date.now();
-        const runId = newRunId(nowMs);
-        const slotId = slotIdOf(slot);
-        fence += 1;
-        const claimReq = claim.request({
-          table,
-          job: name,
-          runId,
-          slotId,
-          nowMs,
-          leaseUntilMs: nowMs + 60_000,
-          lambdaRequestId: randomUUID(),
-          force: false,
-          def,
-        });
-        const recordReq = putRunRecord.request({
-          table,
-          retentionDays: 30,
-          record: {
-            job: name,
-            slot: slotId,
-            scheduledTime: new Date(slotMs(slot)).toISOString(),
-            businessDate: slotId.slice(0, 10),
-            runId,
-            trigger: Trigger.Schedule,
-            lambdaRequestId: randomUUID(),
-            executionId: randomUUID(),
-            attemptNumber: 1,
-            fence,
-            outcome: Outcome.Succeeded,
-            startedAtMs: nowMs,
-            finishedAtMs: nowMs + 10,
-            durationMs: 10,
-            def,
-          },
-        });
-        const nextDone = nextDoneSlots(done, slotId, 32);
-        const releaseReq = release.request({
-          table,
-          job: name,
-          runId,
-          fence,
-          nowMs,
-          def,
-          clearOpen: true,
-          recorded: true,
-          doneSlots: nextDone,
-        });
-        done = nextDone;
-        prepared.set(slot, {
-          claim: lowInput(claimReq.writes[0]),
-          record: lowInput(recordReq.writes[0]),
-          release: lowInput(releaseReq.writes[0]),
-        });
-      }
-    },
-    invoke: async (slot) => {
-      const p = prepared.get(slot);
-      if (!p) throw new Error(`floor lane ${name}: occurrence ${slot} was not prepared`);
-      prepared.delete(slot);
-      await client.send(new UpdateItemCommand(p.claim as UpdateItemCommandInput));
-      await bodyWrites(doc, dyn.raw, `${name}|${slot}`, body);
-      const record = () => client.send(new PutItemCommand(p.record as PutItemCommandInput));
-      const rel = () => client.send(new UpdateItemCommand(p.release as UpdateItemCommandInput));
-      if (kind === 'floor-parallel') await Promise.all([record(), rel()]);
-      else {
-        await record();
-        await rel();
-      }
-    },
+    prepare: (from, n) => floor.prepare(from, n),
+    invoke: (slot) =>
+      floor.run(slot, () => bodyWrites(doc, dyn.raw, `${name}|${slot}`, body), kind === 'floor-parallel'),
   };
 }
 

@@ -17,6 +17,7 @@ export const BENCHES = [
   'scale',
   'fan-out',
   'peer',
+  'peer-shapes',
 ] as const;
 
 function main(): number {
