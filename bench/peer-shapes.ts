@@ -30,6 +30,7 @@ const VARIANTS: Record<string, Strip> = {
   'release without done set': { releaseWithoutDoneSet: true },
   'no item on refusal': { noRefusalItem: true },
   'no run record (3 requests)': { noRunRecord: true },
+  'record + release as one transaction (3 requests, 5 WCU)': { transactionFinish: true },
   'all stripped': {
     minimalClaim: true,
     slimRecord: true,

@@ -11,6 +11,7 @@ import {
   type DynamoDBClient,
   PutItemCommand,
   type PutItemCommandInput,
+  TransactWriteItemsCommand,
   UpdateItemCommand,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
@@ -45,6 +46,11 @@ export interface Strip {
   readonly noRefusalItem?: boolean;
   /** No run record at all (claim, body, release: Powertools' count): no record of the run. */
   readonly noRunRecord?: boolean;
+  /**
+   * Run record and release as ONE `TransactWriteItems` (3 requests, nothing dropped), which DynamoDB
+   * bills 2 WCU per item up to 1 KB: the finish costs 4 WCU instead of 2 (DynamoDB Local reports 2).
+   */
+  readonly transactionFinish?: boolean;
 }
 
 const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: false };
@@ -220,7 +226,14 @@ export class FloorLane {
     const record = () =>
       this.o.strip?.noRunRecord ? Promise.resolve() : client.send(new PutItemCommand(p.record));
     const rel = () => client.send(new UpdateItemCommand(p.release));
-    if (parallelFinish) await Promise.all([record(), rel()]);
+    if (this.o.strip?.transactionFinish)
+      await client.send(
+        new TransactWriteItemsCommand({
+          // biome-ignore lint/suspicious/noExplicitAny: the single writes' inputs, as a transaction's parts
+          TransactItems: [{ Put: p.record as any }, { Update: p.release as any }],
+        }),
+      );
+    else if (parallelFinish) await Promise.all([record(), rel()]);
     else {
       await record();
       await rel();
