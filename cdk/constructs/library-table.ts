@@ -98,8 +98,8 @@ export class LibraryTable extends Construct {
 
   /**
    * Let a job function touch only its own items, each with only the actions the runtime sends for
-   * it: UpdateItem on its lease(s) (+ ConditionCheckItem with effects, and on `JOB#<job>` and
-   * `JOB#<job>#*` with fencedPut writes), PutItem on its run records,
+   * it: UpdateItem on its lease(s) (+ ConditionCheckItem on `JOB#<job>` and `JOB#<job>#*` with
+   * effects or fencedPut writes: the cross-lease check after a reshard), PutItem on its run records,
    * PutItem/UpdateItem on its effect records. Every statement carries a `dynamodb:LeadingKeys`
    * condition, so a job can never reach another job's lease, runs or effects.
    * @returns the grants, one per statement.
@@ -109,10 +109,11 @@ export class LibraryTable extends Construct {
     const leaseKeys = use.shards ? [jobKey, `${jobKey}#*`] : [jobKey];
     const grant = (actions: readonly string[], keys: readonly string[]) =>
       this.grantOnKeys(grantee, actions, keys);
-    // ConditionCheckItem: the lease check of effect transactions (the job's own leases) and, for
-    // fencedPut writers, the cross-lease reconciliation, which checks the other lease of the same job
-    // too: `JOB#<job>` and its shard leases `JOB#<job>#*` whatever the current shard count.
-    const checkKeys = use.fencedWrites ? [jobKey, `${jobKey}#*`] : use.effects ? leaseKeys : [];
+    // ConditionCheckItem: the lease check of effect transactions (the job's own leases) and the
+    // cross-lease reconciliation of a fencedPut item or an effect last written under another lease of
+    // the same job (a reshard), which checks that other lease too: `JOB#<job>` and its shard leases
+    // `JOB#<job>#*` whatever the current shard count.
+    const checkKeys = use.fencedWrites || use.effects ? [jobKey, `${jobKey}#*`] : [];
     const sameKeys = checkKeys.join() === leaseKeys.join();
     return [
       grant([...JOB_LEASE_ACTIONS, ...(sameKeys ? [JOB_LEASE_CHECK_ACTION] : [])], leaseKeys),

@@ -31,9 +31,10 @@ const JOBS = [
     table: 'SETTLEMENTS_TABLE',
     other: 'REPORTS_TABLE',
     tableActions: 'dynamodb:PutItem',
-    lease: ['dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    lease: ['dynamodb:UpdateItem'],
     effects: true,
-    crossLeaseCheck: false,
+    /** Effects: the move of an effect last written under another lease checks that lease (a reshard). */
+    crossLeaseCheck: true,
   },
 ] as const;
 

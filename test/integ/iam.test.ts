@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SWEEPER_NAME } from '../../cdk/constructs/sweeper.js';
 import { exampleApp } from '../../functions/example-app.js';
 import { jobs, tables } from '../../functions/index.js';
+import { payoutKey } from '../../functions/merchant-settlement.js';
+import { MERCHANTS, type Merchant } from '../../functions/merchants.js';
 import { reportsTable, settlementsTable } from '../../functions/tables.js';
 import { DRILLS } from '../../harness/drills/catalog/index.js';
 import { formatReport, runDrill } from '../../harness/drills/run-drills.js';
@@ -21,7 +23,7 @@ import { deliver, deliveriesFor, schedulerPayload } from '../../harness/local/sc
 import { enumerateSlots } from '../../lib/core/schedule/enumerate.js';
 import type { JobHandler } from '../../lib/runtime/define-job.js';
 import { createDocumentClient } from '../../lib/store/client.js';
-import { libraryTable } from '../../lib/store/schema.js';
+import { Keys, libraryTable } from '../../lib/store/schema.js';
 import { negativeControls } from '../helpers/iam/controls.js';
 import { type Deployment, synthToDisk } from '../helpers/iam/deployment.js';
 import { evaluate, grantsOf, unusedGrants, type Verdict } from '../helpers/iam/evaluate.js';
@@ -284,6 +286,83 @@ describe('requests recorded', () => {
       ),
     ).toEqual([
       ['ConditionCheck JOB#daily-report#0', 'ConditionCheck JOB#daily-report', `Update ${slot.businessDate}`],
+    ]);
+  }, 120_000);
+
+  it('in process: a job with effects and no fencedPut (merchant-settlement) re-sends an effect last moved under another lease (a reshard)', async () => {
+    const h = exampleApp.handlers.find((x) => x.job.name === 'merchant-settlement') as JobHandler;
+    const [slotMs] = lastSlots(h, 4) as [number]; // a slot no other scenario runs
+    const doc = createDocumentClient({ endpoint: inject('dynamoEndpoint') });
+    const library = example.tableName(libraryTable);
+    const from = recorded.length;
+    const stop = recordInProcess((request) => recorded.push({ deployment: () => example, request }));
+    const manual = (label: string) =>
+      deliver(attributed(h, example.fn('merchant-settlement').role, 'scenario'), {
+        job: 'merchant-settlement',
+        scheduledTimeMs: slotMs,
+        extra: { trigger: 'manual', requestedBy: 'iam-test', reason: label },
+        label,
+      });
+    let first: Awaited<ReturnType<typeof deliver>>;
+    let again: Awaited<ReturnType<typeof deliver>>;
+    let key: string;
+    try {
+      process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+      process.env[libraryTable.envVar] = library;
+      for (const schema of tables) process.env[schema.envVar] = example.tableName(schema);
+      process.env.PAYMENTS_URL = payments.url;
+      process.env.PAYMENTS_CAPABILITIES = 'idempotency-keys,lookup';
+      first = await manual('first run');
+      expect(first.summary?.outcome).toBe('succeeded');
+      // One payout as shard 0 of an earlier 2-shard deployment left it: moved under JOB#merchant-settlement#0,
+      // then marked not executed by an operator (`pending`), so the next run sends it again.
+      const run = (
+        await doc.send(
+          new GetCommand({
+            TableName: library,
+            Key: Keys.run('merchant-settlement', String(first.summary?.slot), String(first.summary?.runId)),
+          }),
+        )
+      ).Item;
+      key = payoutKey((MERCHANTS[0] as Merchant).merchantId, String(run?.businessDate));
+      const effectKey = { pk: `EFFECT#merchant-settlement#${key}`, sk: 'EFFECT' };
+      const stored = (await doc.send(new GetCommand({ TableName: library, Key: effectKey }))).Item;
+      expect(stored?.status).toBe('succeeded');
+      await doc.send(
+        new PutCommand({
+          TableName: library,
+          Item: { ...stored, status: 'pending', leaseKey: 'JOB#merchant-settlement#0', fence: 9 },
+        }),
+      );
+      again = await manual('re-run after a reshard');
+    } finally {
+      stop();
+      delete process.env.PAYMENTS_URL;
+      delete process.env.PAYMENTS_CAPABILITIES;
+    }
+    expect(again.summary?.outcome).toBe('succeeded');
+    // The move to `sending` checks our lease, writes the effect, and checks the other lease is not running.
+    const moves = recorded
+      .slice(from)
+      .filter((x) => x.request.operation === 'TransactWriteItems')
+      .map((x) =>
+        (
+          x.request.input.TransactItems as Record<string, Record<string, Record<string, { S?: string }>>>[]
+        ).map((t) => {
+          const [kind, body] = Object.entries(t)[0] as [
+            string,
+            Record<string, Record<string, { S?: string }>>,
+          ];
+          return `${kind} ${String((body.Key ?? body.Item)?.pk?.S)}`;
+        }),
+      )
+      .filter((t) => t.some((x) => x.includes('JOB#merchant-settlement#0')));
+    expect(moves).toEqual([
+      [
+        'ConditionCheck JOB#merchant-settlement',
+        `Update EFFECT#merchant-settlement#${key}`,
+        'ConditionCheck JOB#merchant-settlement#0',
+      ],
     ]);
   }, 120_000);
 
