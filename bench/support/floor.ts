@@ -28,7 +28,7 @@ import type { Write } from '../../lib/store/protocol/request.js';
  * the requests cronfence sends.
  */
 export interface Strip {
-  /** Claim without `ReturnValues: ALL_OLD`: no done set, displaced holder or lost-response recovery. */
+  /** Claim without `ReturnValues: ALL_OLD`: no done set, displaced holder or open list (lost claims). */
   readonly claimReturnsNothing?: boolean;
   /**
    * Claim with the lease condition only (`leaseUntilMs < now`) and owner, expiry, slot, state and
@@ -40,7 +40,7 @@ export interface Strip {
    * id or business date for readers without the keys, no Lambda request or Scheduler execution id.
    */
   readonly slimRecord?: boolean;
-  /** Release without the done set: every later duplicate claims and runs its body (or reads). */
+  /** Release without the done set: every late copy claims and runs its body again (an empty set reads nothing). */
   readonly releaseWithoutDoneSet?: boolean;
   /** No `ReturnValuesOnConditionCheckFailure`: a refused request decides only after a read. */
   readonly noRefusalItem?: boolean;
