@@ -157,7 +157,7 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
       code: 2,
       stdout: '',
       stderr:
-        'bench: unknown benchmark "nosuch" (known: protocol-cost, claim-latency, throughput, cold-start, scale, fan-out, peer)\n',
+        'bench: unknown benchmark "nosuch" (known: protocol-cost, claim-latency, throughput, cold-start, scale, fan-out, peer, peer-shapes)\n',
     });
   });
 });
