@@ -177,7 +177,14 @@ function printSummary(
       .join(', '),
   );
   if (counts.pending) out(`Still pending: check later with \`cronfence runs ${job} --since 1h\`.`);
-  if (counts.skipped) {
+  // Each skip reason gets its own advice: a paused job's slots wait for `resume`, not for a lease.
+  const skipped = rows.filter((r) => r.outcome === 'skipped');
+  if (skipped.some((r) => r.reason === 'paused')) {
+    out(
+      `Paused slots did not run: the job is paused (\`cronfence jobs\`); re-run them after \`cronfence resume ${job}\`.`,
+    );
+  }
+  if (skipped.some((r) => r.reason !== 'paused')) {
     out(
       `Skipped slots did not run: another run held the lease (\`cronfence lease ${job}\`); re-run them after its leaseUntil.`,
     );
