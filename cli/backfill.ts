@@ -27,7 +27,7 @@ import {
   libraryTableName,
   withConnectionOptions,
 } from './connection.js';
-import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
+import { action, cell, ExitCode, iso, out, table, textValue, toJson, usage } from './output.js';
 import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 
 interface BackfillFlags extends ConnectionFlags {
@@ -43,12 +43,6 @@ interface BackfillFlags extends ConnectionFlags {
   readonly wait?: number;
   readonly jobs?: string;
   readonly invokeAws?: boolean;
-}
-
-function text(flag: string, value: string, max: number): string {
-  const v = value.trim();
-  if (v.length === 0 || v.length > max) throw usage(flag, value, `must be 1 to ${max} characters`);
-  return v;
 }
 
 function rowsTable(rows: readonly BackfillRow[]): string {
@@ -183,7 +177,14 @@ function printSummary(
       .join(', '),
   );
   if (counts.pending) out(`Still pending: check later with \`cronfence runs ${job} --since 1h\`.`);
-  if (counts.skipped) {
+  // Each skip reason gets its own advice: a paused job's slots wait for `resume`, not for a lease.
+  const skipped = rows.filter((r) => r.outcome === 'skipped');
+  if (skipped.some((r) => r.reason === 'paused')) {
+    out(
+      `Paused slots did not run: the job is paused (\`cronfence jobs\`); re-run them after \`cronfence resume ${job}\`.`,
+    );
+  }
+  if (skipped.some((r) => r.reason !== 'paused')) {
     out(
       `Skipped slots did not run: another run held the lease (\`cronfence lease ${job}\`); re-run them after its leaseUntil.`,
     );
@@ -232,8 +233,8 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
       const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
       const request: BackfillRequest = {
         job,
-        by: text('--requested-by', flags.requestedBy, 128),
-        reason: text('--reason', flags.reason, 1024),
+        by: textValue('--requested-by', flags.requestedBy, 128),
+        reason: textValue('--reason', flags.reason, 1024),
         backfillId: `backfill-${randomUUID()}`,
       };
       const plan = planBackfill(

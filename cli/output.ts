@@ -115,6 +115,18 @@ export function usage(argument: string, value: unknown, problem: string): Invali
   return new InvalidArgumentError(argument, value, problem);
 }
 
+/**
+ * A free-text value (who, why) trimmed, 1 to `max` characters: the limits the invocation event
+ * enforces (lib/core/event.ts), checked before anything is invoked.
+ * @param source the flag or environment variable the value came from (named in the error).
+ * @throws InvalidArgumentError (exit 2) naming `source` and the value when it is empty or too long.
+ */
+export function textValue(source: string, value: string, max: number): string {
+  const v = value.trim();
+  if (v.length === 0 || v.length > max) throw usage(source, value, `must be 1 to ${max} characters`);
+  return v;
+}
+
 const USAGE_CODES: readonly string[] = [
   ErrorCode.InvalidArgument,
   ErrorCode.UnknownJob,

@@ -10,13 +10,14 @@ import type { Command } from 'commander';
 import { enumerateSlots } from '../lib/core/schedule/enumerate.js';
 import type { Slot } from '../lib/core/schedule/slot.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
+import { intArg } from './args.js';
 import { openInvoker } from './backfill.js';
 import type { Invoker } from './backfill-invoke.js';
 import { parseBound, planBackfill } from './backfill-plan.js';
 import { executeBackfill } from './backfill-run.js';
 import { backfillRecords, type PlannedRun } from './backfill-summary.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
+import { action, cell, ExitCode, iso, out, table, textValue, toJson, usage } from './output.js';
 import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 
 interface TriggerFlags extends ConnectionFlags {
@@ -90,18 +91,25 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
       '--invoke-aws',
       'invoke the deployed function in AWS even though records are read from DynamoDB Local',
     )
-    .option('--wait <seconds>', "how long to wait for the run record (default: the job's timeout + 60)");
+    .option(
+      '--wait <seconds>',
+      "how long to wait for the run record (default: the job's timeout + 60)",
+      intArg('--wait', 0, 3600),
+    );
   withJobsOption(withConnectionOptions(cmd)).action(
     action(async (job: string, flags: TriggerFlags) => {
       const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
       const slot = triggerSlot(handler, flags.slot, Date.now());
-      const by = (
-        flags.requestedBy ??
-        process.env.CRONFENCE_OPERATOR ??
-        process.env.USER ??
-        'operator'
-      ).slice(0, 128);
-      const request = { job, by, reason: flags.reason.slice(0, 1024), backfillId: `trigger-${randomUUID()}` };
+      // The same limits as backfill and the invocation event: refused here (exit 2, nothing invoked),
+      // never cut short silently or left for the handler to reject.
+      const by =
+        flags.requestedBy !== undefined
+          ? textValue('--requested-by', flags.requestedBy, 128)
+          : process.env.CRONFENCE_OPERATOR !== undefined
+            ? textValue('CRONFENCE_OPERATOR', process.env.CRONFENCE_OPERATOR, 128)
+            : textValue('USER', process.env.USER ?? 'operator', 128);
+      const reason = textValue('--reason', flags.reason, 1024);
+      const request = { job, by, reason, backfillId: `trigger-${randomUUID()}` };
       const shards = handler.job.shards > 1 ? [...Array(handler.job.shards).keys()] : [undefined];
       const planned: PlannedRun[] = shards.map((shard) => ({ slot, ...(shard !== undefined && { shard }) }));
       const conn = await connect(flags);

@@ -36,7 +36,10 @@ export interface InvocationEvent {
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 const LOCAL_MINUTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
 
-/** The calendar fields exist (no Feb 31, no 24:00): Date.parse alone rolls such values over. */
+/**
+ * The calendar fields of `yyyy-MM-ddTHH:mm...` exist (no Feb 31, no 24:00): Date.parse alone rolls such
+ * values over. Used for the instant `scheduledTime` and the local `slot` alike (same field positions).
+ */
 function isRealInstant(text: string): boolean {
   const [y, mo, d, h, mi] = [0, 5, 8, 11, 14].map((i) => Number(text.slice(i, i + (i === 0 ? 4 : 2))));
   if (y === undefined || mo === undefined || d === undefined || h === undefined || mi === undefined)
@@ -71,7 +74,12 @@ const EventSchema = v.object({
     v.picklist(['schedule', 'manual', 'catch-up'], 'must be "schedule", "manual" or "catch-up"'),
   ),
   slot: v.optional(
-    v.pipe(v.string('must be a string'), v.regex(LOCAL_MINUTE, 'must be a local time yyyy-MM-ddTHH:mm')),
+    v.pipe(
+      v.string('must be a string'),
+      v.regex(LOCAL_MINUTE, 'must be a local time yyyy-MM-ddTHH:mm'),
+      // The calendar fields must exist (no month 13, no 25:00), as for scheduledTime.
+      v.check(isRealInstant, 'is not a real local date and time'),
+    ),
   ),
   // A job has at most 1000 shards (the job schema's `shards`).
   shard: v.optional(

@@ -83,6 +83,18 @@ describe('bad events', () => {
       InvalidEventError,
       /"slot" = "2026-01-01T02:30": runs at 2026-01-01T01:30:00.000Z, not at scheduledTime 2026-03-18T01:30:00.000Z/,
     ],
+    [
+      'a catch-up slot that is no real local time',
+      {
+        job: 'daily-report',
+        scheduledTime: '2026-03-18T01:30:00Z',
+        trigger: 'catch-up',
+        slot: '2026-13-45T99:99',
+        requestedBy: 'sweeper',
+      },
+      InvalidEventError,
+      /^invalid event: field "slot" = "2026-13-45T99:99": is not a real local date and time$/,
+    ],
   ])('rejects %s and writes nothing', async (_what, event, type, message) => {
     const err = await invokeExpectingError(event);
     expect(err).toBeInstanceOf(type);

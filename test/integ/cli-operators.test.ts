@@ -51,6 +51,29 @@ describe('cronfence trigger, pause, jobs, resume, report', () => {
       'INC-42 ledger freeze',
     ]);
 
+    // A backfill while paused says why its slots were skipped (not "another run held the lease").
+    const bf = await cli(
+      [
+        'backfill',
+        'daily-report',
+        '--from',
+        '2026-03-28',
+        '--to',
+        '2026-03-28',
+        '--requested-by',
+        'ops',
+        '--reason',
+        'x',
+        '--local',
+      ],
+      env,
+    );
+    expect(bf.code).toBe(1);
+    expect(bf.stdout.trimEnd().split('\n').slice(-2)).toEqual([
+      'skipped 1',
+      'Paused slots did not run: the job is paused (`cronfence jobs`); re-run them after `cronfence resume daily-report`.',
+    ]);
+
     const list = await cli(['jobs', '--json'], env);
     expect(list.code, list.stderr).toBe(0);
     const rows = json<Record<string, unknown>[]>(list);

@@ -68,6 +68,38 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
       {},
       'cronfence: invalid --table "": is empty: pass the library table name\n',
     ],
+    // trigger checks who and why as backfill does, before it connects or invokes (it used to cut them
+    // short silently, or hand an empty one to the handler and exit 1 with its InvalidEventError).
+    [
+      'trigger with an empty --reason',
+      ['trigger', 'daily-report', '--local', '--reason', ''],
+      {},
+      'cronfence: invalid --reason "": must be 1 to 1024 characters\n',
+    ],
+    [
+      'trigger with an empty --requested-by',
+      ['trigger', 'daily-report', '--local', '--requested-by', ' '],
+      {},
+      'cronfence: invalid --requested-by " ": must be 1 to 128 characters\n',
+    ],
+    [
+      'trigger with a 129-character --requested-by',
+      ['trigger', 'daily-report', '--local', '--requested-by', 'o'.repeat(129)],
+      {},
+      `cronfence: invalid --requested-by "${'o'.repeat(129)}": must be 1 to 128 characters\n`,
+    ],
+    [
+      'trigger with an empty CRONFENCE_OPERATOR (named, not --requested-by)',
+      ['trigger', 'daily-report', '--local'],
+      { CRONFENCE_OPERATOR: '' },
+      'cronfence: invalid CRONFENCE_OPERATOR "": must be 1 to 128 characters\n',
+    ],
+    [
+      'trigger --wait -5',
+      ['trigger', 'daily-report', '--wait', '-5'],
+      {},
+      "error: option '--wait <seconds>' argument '-5' is invalid. --wait \"-5\" must be an integer from 0 to 3600\n(run with --help for usage)\n",
+    ],
   ])('%s', async (_name, args, extra, stderr) => {
     expect(await cli(args, env(extra))).toEqual({ code: 2, stdout: '', stderr });
   });

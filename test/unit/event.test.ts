@@ -75,6 +75,20 @@ describe('parseInvocationEvent', () => {
       'slot',
       '2026-03-29T02:30',
     ],
+    // Shaped like a local minute but not a real one: named as `slot` here, not as an internal
+    // argument of the slot arithmetic deeper in the run.
+    [
+      'a catch-up slot in month 13 at 99:99',
+      { ...scheduler, trigger: 'catch-up', requestedBy: 'sweeper', slot: '2026-13-45T99:99' },
+      'slot',
+      '2026-13-45T99:99',
+    ],
+    [
+      'a manual slot on February 30',
+      { ...scheduler, trigger: 'manual', requestedBy: 'ops', slot: '2026-02-30T02:30' },
+      'slot',
+      '2026-02-30T02:30',
+    ],
   ])('rejects %s, naming the field and value', (_what, event, field, value) => {
     let caught: unknown;
     try {
