@@ -9,7 +9,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
 import type { LeaseItem } from '../lib/core/lease.js';
 import { pauseInForce } from '../lib/core/pause.js';
-import { iterateSlots } from '../lib/core/schedule/enumerate.js';
+import { Outcome, Reason } from '../lib/core/outcomes.js';
+import { iterateSlots, type SlotSource } from '../lib/core/schedule/enumerate.js';
+import { MAX_SLOT_AHEAD_MS } from '../lib/core/schedule/validate-slot.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { queryItems } from '../lib/store/client.js';
 import { DynamoPauseStore } from '../lib/store/pause-store.js';
@@ -20,6 +22,8 @@ import { type HandlerSource, loadRegistry, withJobsOption } from './registry.js'
 
 /** How far back `jobs` counts problems and looks for the last occurrence, ms. */
 export const JOBS_LOOKBACK_MS = 7 * 86_400_000;
+
+const DAY_MS = 86_400_000;
 
 /** One row of `cronfence jobs`. */
 export interface JobRow {
@@ -65,6 +69,38 @@ async function runsOf(doc: DynamoDBDocumentClient, table: string, job: string, n
   });
 }
 
+/**
+ * The run that stands for the job's newest occurrence with a record (pure): occurrences are ordered by
+ * their instant — the schedule's own instant for a slot id of the current schedule (enumerated with
+ * Scheduler's rules over the look-back), else the record's `scheduledTime` (a slot of an earlier
+ * definition) — never by the text of slot ids, which mix local (`2026-12-01T02:30`) and UTC
+ * (`2026-12-01T04:00Z`) forms. A `not-on-schedule` record is no occurrence and never the last run. Of
+ * the newest occurrence's attempts: a success if any, else the one that finished last.
+ * @param runs the job's run records (at least `slot`, `outcome`, `reason`, `scheduledTime`, `finishedAtMs`).
+ */
+export function lastOccurrenceRun(
+  src: SlotSource,
+  runs: readonly Record<string, unknown>[],
+  nowMs: number,
+): Record<string, unknown> | undefined {
+  const occurrences = new Map<string, number>();
+  for (const s of iterateSlots(src, nowMs - JOBS_LOOKBACK_MS - 2 * DAY_MS, nowMs + MAX_SLOT_AHEAD_MS))
+    occurrences.set(s.id, s.scheduledTimeMs);
+  let newest: { slot: string; atMs: number } | undefined;
+  for (const r of runs) {
+    if (r.reason === Reason.NotOnSchedule) continue;
+    const slot = String(r.slot);
+    const atMs = occurrences.get(slot) ?? Date.parse(String(r.scheduledTime ?? ''));
+    if (Number.isNaN(atMs)) continue;
+    if (!newest || atMs > newest.atMs || (atMs === newest.atMs && slot > newest.slot)) newest = { slot, atMs };
+  }
+  if (!newest) return undefined;
+  const attempts = runs
+    .filter((r) => String(r.slot) === newest.slot && r.reason !== Reason.NotOnSchedule)
+    .sort((a, b) => Number(a.finishedAtMs ?? 0) - Number(b.finishedAtMs ?? 0));
+  return attempts.find((r) => r.outcome === Outcome.Succeeded) ?? attempts[attempts.length - 1];
+}
+
 /** Build a job's row from its lease item and run records (pure). */
 export function jobRow(
   handler: JobHandler,
@@ -77,15 +113,7 @@ export function jobRow(
   const src = { ...def, schedule: handler.expression, startMs: def.rateAnchorMs ?? 0 };
   const next = iterateSlots(src, nowMs, nowMs + 400 * 86_400_000).next().value;
   const recent = runs.filter((r) => Number(r.finishedAtMs ?? 0) >= nowMs - JOBS_LOOKBACK_MS);
-  // The newest occurrence with a record; of its attempts, a success if any, else the latest one.
-  const newestSlot = [...runs]
-    .map((r) => String(r.slot))
-    .sort()
-    .pop();
-  const attempts = runs
-    .filter((r) => String(r.slot) === newestSlot)
-    .sort((a, b) => Number(a.finishedAtMs ?? 0) - Number(b.finishedAtMs ?? 0));
-  const lastRun = attempts.find((r) => r.outcome === 'succeeded') ?? attempts[attempts.length - 1];
+  const lastRun = lastOccurrenceRun(src, runs, nowMs);
   const held = lease?.holderState === 'running' && (lease.leaseUntilMs ?? 0) > nowMs;
   return {
     job: def.name,

@@ -1,0 +1,55 @@
+/**
+ * `cronfence jobs` against real deliveries (integ: the handler on DynamoDB Local, the CLI as a
+ * subprocess): the LAST column is the newest occurrence of the schedule by its instant, never a
+ * `not-on-schedule` record whose UTC-minute slot id sorts after the local slot ids as text.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as dailyReport } from '../../functions/daily-report.js';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
+import { enumerateSlots } from '../../lib/core/schedule/enumerate.js';
+import type { Slot } from '../../lib/core/schedule/slot.js';
+import { type LocalStack, localStack } from '../helpers/local-stack.js';
+import { cli, stackEnv } from './cli-harness.js';
+
+const DAY_MS = 86_400_000;
+let stack: LocalStack;
+let env: Record<string, string>;
+/** daily-report's newest due occurrence (run, succeeded). */
+let due: Slot;
+/** The junk events' scheduled instants: now + 60 s, + 120 s, + 180 s (each a UTC minute apart). */
+let junkMs: number[];
+
+beforeAll(async () => {
+  stack = await localStack();
+  env = stackEnv(stack);
+  const nowMs = Date.now();
+  const slots = enumerateSlots(
+    { schedule: 'cron(30 2 * * ? *)', timeZone: 'Europe/Berlin' },
+    nowMs - 2 * DAY_MS,
+    nowMs,
+  );
+  due = slots[slots.length - 1] as Slot;
+  const h = dailyReport.withDeps(() => stack.worker().deps);
+  const ran = await deliver(h, { job: 'daily-report', scheduledTimeMs: due.scheduledTimeMs, label: 'on-time' });
+  expect(ran.summary?.outcome, String(ran.error)).toBe('succeeded');
+  junkMs = [1, 2, 3].map((m) => Math.floor(nowMs / 60_000) * 60_000 + (m + 1) * 60_000);
+  for (const ms of junkMs) {
+    const r = await deliver(h, { job: 'daily-report', scheduledTimeMs: ms, label: 'junk' });
+    expect([r.summary?.outcome, r.summary?.reason]).toEqual(['skipped', 'not-on-schedule']);
+  }
+}, 120_000);
+
+describe('cronfence jobs', () => {
+  it('shows the real succeeded occurrence as LAST, not a not-on-schedule record whose UTC slot id sorts later', async () => {
+    const records = await stack.runRecords('daily-report');
+    const junkSlots = records.filter((r) => r.reason === 'not-on-schedule').map((r) => r.slot);
+    expect(junkSlots.sort()).toEqual(junkMs.map((ms) => `${new Date(ms).toISOString().slice(0, 16)}Z`));
+    // The very mistake: as text, every junk slot id sorts after the real local slot id.
+    expect(junkSlots.every((s) => String(s) > due.id)).toBe(true);
+
+    const r = await cli(['jobs'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const row = r.stdout.split('\n').find((l) => l.startsWith('daily-report '));
+    expect(row).toMatch(new RegExp(`\\s${due.id} succeeded\\s+-\\s+\\d+$`));
+  }, 60_000);
+});
