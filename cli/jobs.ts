@@ -8,8 +8,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
 import type { LeaseItem } from '../lib/core/lease.js';
-import { pauseInForce } from '../lib/core/pause.js';
 import { Outcome, Reason } from '../lib/core/outcomes.js';
+import { pauseInForce } from '../lib/core/pause.js';
 import { iterateSlots, type SlotSource } from '../lib/core/schedule/enumerate.js';
 import { MAX_SLOT_AHEAD_MS } from '../lib/core/schedule/validate-slot.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
@@ -92,7 +92,8 @@ export function lastOccurrenceRun(
     const slot = String(r.slot);
     const atMs = occurrences.get(slot) ?? Date.parse(String(r.scheduledTime ?? ''));
     if (Number.isNaN(atMs)) continue;
-    if (!newest || atMs > newest.atMs || (atMs === newest.atMs && slot > newest.slot)) newest = { slot, atMs };
+    if (!newest || atMs > newest.atMs || (atMs === newest.atMs && slot > newest.slot))
+      newest = { slot, atMs };
   }
   if (!newest) return undefined;
   const attempts = runs

@@ -30,7 +30,11 @@ beforeAll(async () => {
   );
   due = slots[slots.length - 1] as Slot;
   const h = dailyReport.withDeps(() => stack.worker().deps);
-  const ran = await deliver(h, { job: 'daily-report', scheduledTimeMs: due.scheduledTimeMs, label: 'on-time' });
+  const ran = await deliver(h, {
+    job: 'daily-report',
+    scheduledTimeMs: due.scheduledTimeMs,
+    label: 'on-time',
+  });
   expect(ran.summary?.outcome, String(ran.error)).toBe('succeeded');
   junkMs = [1, 2, 3].map((m) => Math.floor(nowMs / 60_000) * 60_000 + (m + 1) * 60_000);
   for (const ms of junkMs) {
