@@ -1,14 +1,16 @@
 /**
  * `cronfence jobs`: one table of every job — schedule, zone, pause (with its note), next occurrence
  * (local and UTC), last occurrence with its outcome and reason, the lease holder if held, and the
- * count of problem records (failed / stale / abandoned, and problem skips) in the last 7 days.
- * Per job: ONE GetItem of the job lease and ONE Query of its run records of the last 7 days (a few
- * attributes projected), in parallel across jobs.
+ * count of problem records in the last 7 days: the records `cronfence runs --failed --since 7d` lists
+ * (failed / stale / abandoned, and skips for a reason in PROBLEM_REASONS), read from the same index.
+ * Per job: ONE GetItem of the job lease and ONE Query of its run records of the last 8 days (a few
+ * attributes projected), in parallel across jobs; for all jobs together ONE Query per run partition of
+ * the sparse `problems` index (RUN_PROBLEM_PARTITIONS: 4).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
 import type { LeaseItem } from '../lib/core/lease.js';
-import { Outcome, Reason } from '../lib/core/outcomes.js';
+import { Outcome, Reason, RUN_PROBLEM_PARTITIONS } from '../lib/core/outcomes.js';
 import { pauseInForce } from '../lib/core/pause.js';
 import { iterateSlots, type SlotSource } from '../lib/core/schedule/enumerate.js';
 import { MAX_SLOT_AHEAD_MS } from '../lib/core/schedule/validate-slot.js';
@@ -19,6 +21,7 @@ import { Attr, Keys } from '../lib/store/schema.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, cell, ExitCode, iso, out, table, toJson } from './output.js';
 import { type HandlerSource, loadRegistry, withJobsOption } from './registry.js';
+import { queryProblems } from './run-queries.js';
 
 /** How far back `jobs` counts problems and looks for the last occurrence, ms. */
 export const JOBS_LOOKBACK_MS = 7 * 86_400_000;
@@ -42,6 +45,10 @@ export interface JobRow {
     runId: string;
   } | null;
   readonly holder: { runId: string; slot: string; fence: number; leaseUntil: string } | null;
+  /**
+   * The job's problem records whose `problemAtMs` (finish, else start) is in the last 7 days: exactly
+   * the records `cronfence runs --failed --since 7d <job>` lists.
+   */
   readonly problems7d: number;
 }
 
@@ -61,11 +68,10 @@ async function runsOf(doc: DynamoDBDocumentClient, table: string, job: string, n
       '#runId': 'runId',
       '#st': 'scheduledTime',
       '#fin': 'finishedAtMs',
-      '#problem': Attr.problem,
       '#shard': 'shard',
     },
     ExpressionAttributeValues: { ':pk': Keys.lease(job).pk, ':from': `RUN#${from}`, ':to': 'RUN#\uffff' },
-    ProjectionExpression: '#slot, #outcome, #reason, #trigger, #runId, #st, #fin, #problem, #shard',
+    ProjectionExpression: '#slot, #outcome, #reason, #trigger, #runId, #st, #fin, #shard',
   });
 }
 
@@ -102,18 +108,21 @@ export function lastOccurrenceRun(
   return attempts.find((r) => r.outcome === Outcome.Succeeded) ?? attempts[attempts.length - 1];
 }
 
-/** Build a job's row from its lease item and run records (pure). */
+/**
+ * Build a job's row from its lease item, run records and problem count (pure).
+ * @param problems7d the job's problem records in the last 7 days (from the `problems` index).
+ */
 export function jobRow(
   handler: JobHandler,
   lease: LeaseItem | undefined,
   runs: readonly Record<string, unknown>[],
   nowMs: number,
+  problems7d: number,
 ): JobRow {
   const def = handler.job;
   const pause = pauseInForce(lease, nowMs);
   const src = { ...def, schedule: handler.expression, startMs: def.rateAnchorMs ?? 0 };
   const next = iterateSlots(src, nowMs, nowMs + 400 * 86_400_000).next().value;
-  const recent = runs.filter((r) => Number(r.finishedAtMs ?? 0) >= nowMs - JOBS_LOOKBACK_MS);
   const lastRun = lastOccurrenceRun(src, runs, nowMs);
   const held = lease?.holderState === 'running' && (lease.leaseUntilMs ?? 0) > nowMs;
   return {
@@ -151,13 +160,15 @@ export function jobRow(
             leaseUntil: iso(lease.leaseUntilMs),
           }
         : null,
-    problems7d: recent.filter((r) => r[Attr.problem] !== undefined).length,
+    problems7d,
   };
 }
 
 /**
- * Every job's row: per job ONE GetItem (its lease) and ONE Query (its run records of the last 7
- * days), jobs in parallel. @throws StoreError / the SDK's error
+ * Every job's row: per job ONE GetItem (its lease) and ONE Query (its run records of the last 8
+ * days), jobs in parallel; the problem counts from ONE Query per run partition of the `problems`
+ * index (problemAtMs within {@link JOBS_LOOKBACK_MS}), shared by all jobs — the query
+ * `cronfence runs --failed` runs, so the two always agree. @throws StoreError / the SDK's error
  */
 export async function jobRows(
   doc: DynamoDBDocumentClient,
@@ -166,13 +177,23 @@ export async function jobRows(
   nowMs: number,
 ): Promise<JobRow[]> {
   const leases = new DynamoPauseStore(doc, tableName);
+  const problems = queryProblems(doc, tableName, {
+    problems: RUN_PROBLEM_PARTITIONS,
+    sinceMs: nowMs - JOBS_LOOKBACK_MS,
+    limit: Number.POSITIVE_INFINITY,
+  }).then((items) => {
+    const byJob = new Map<string, number>();
+    for (const i of items) byJob.set(String(i.job), (byJob.get(String(i.job)) ?? 0) + 1);
+    return byJob;
+  });
   return Promise.all(
     handlers.map(async (h) => {
-      const [lease, runs] = await Promise.all([
+      const [lease, runs, counts] = await Promise.all([
         leases.lease(h.job.name),
         runsOf(doc, tableName, h.job.name, nowMs),
+        problems,
       ]);
-      return jobRow(h, lease, runs, nowMs);
+      return jobRow(h, lease, runs, nowMs, counts.get(h.job.name) ?? 0);
     }),
   );
 }

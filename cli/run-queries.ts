@@ -72,13 +72,16 @@ export async function queryJobRuns(
 
 /** Filters of {@link queryProblems}. */
 export interface ProblemsQuery {
-  /** Index partitions: run outcomes (`failed`, `stale`, `abandoned`) or `needs-review`. */
+  /**
+   * Index partitions: run outcomes (`failed`, `stale`, `abandoned`, and `skipped`, which holds only
+   * skips for a reason in PROBLEM_REASONS: RUN_PROBLEM_PARTITIONS) or effect statuses (`needs-review`).
+   */
   readonly problems: readonly string[];
   /** Only problems recorded at or after this instant, epoch ms. */
   readonly sinceMs: number;
   /** Only this job's records. */
   readonly job?: string;
-  /** @default 50 */
+  /** @default 50 (`Infinity`: every one) */
   readonly limit?: number;
 }
 

@@ -1,9 +1,11 @@
 /**
  * `cronfence runs <job>` (a job's attempts, newest slot first) and `cronfence runs --failed`
- * (failed, stale and abandoned attempts across jobs, from the sparse `problems` index).
+ * (every problem record across jobs — failed, stale, abandoned, and skips for a reason in
+ * PROBLEM_REASONS such as `not-on-schedule` — from the sparse `problems` index: exactly what
+ * `cronfence jobs` counts).
  */
 import type { Command } from 'commander';
-import { Outcome, PROBLEM_OUTCOMES } from '../lib/core/outcomes.js';
+import { Outcome, PROBLEM_REASONS, RUN_PROBLEM_PARTITIONS } from '../lib/core/outcomes.js';
 import { intArg, jobNameArg, listArg, sinceArg, slotArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, type Column, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
@@ -69,7 +71,7 @@ export function registerRuns(program: Command): void {
     )
     .option(
       '--failed',
-      'failed, stale and abandoned runs across jobs (sparse index `problems`); --since defaults to 24h',
+      `problem runs across jobs (sparse index \`problems\`): failed, stale, abandoned, and skipped for ${PROBLEM_REASONS.join(', ')}; --since defaults to 24h`,
     )
     .option('--limit <n>', 'at most this many records', intArg('--limit', 1, 10_000), 20);
   withConnectionOptions(cmd).action(
@@ -78,15 +80,20 @@ export function registerRuns(program: Command): void {
         throw usage('<job>', '(none)', 'name a job, or pass --failed to list problem runs across jobs');
       }
       if (flags.failed) {
-        const bad = flags.outcome?.find((o) => !PROBLEM_OUTCOMES.includes(o as Outcome));
-        if (bad) throw usage('--outcome', bad, `--failed lists only ${PROBLEM_OUTCOMES.join(', ')}`);
+        const bad = flags.outcome?.find((o) => !RUN_PROBLEM_PARTITIONS.includes(o as Outcome));
+        if (bad)
+          throw usage(
+            '--outcome',
+            bad,
+            `--failed lists only ${RUN_PROBLEM_PARTITIONS.join(', ')} (skipped: ${PROBLEM_REASONS.join(', ')})`,
+          );
         if (flags.slot) throw usage('--slot', flags.slot, 'cannot be combined with --failed');
       }
       const conn = await connect(flags);
       try {
         const rows = flags.failed
           ? await queryProblems(conn.doc, conn.tableName, {
-              problems: flags.outcome ?? PROBLEM_OUTCOMES,
+              problems: flags.outcome ?? RUN_PROBLEM_PARTITIONS,
               sinceMs: flags.since ?? Date.now() - DAY_MS,
               ...(job !== undefined && { job }),
               limit: flags.limit,

@@ -34,6 +34,21 @@ export const PROBLEM_OUTCOMES: readonly Outcome[] = [Outcome.Failed, Outcome.Sta
  */
 export const PROBLEM_REASONS: readonly string[] = ['not-on-schedule'];
 
+/**
+ * The `problems` index partitions a run record can land in (`problem` = its outcome): the
+ * {@link PROBLEM_OUTCOMES} and `skipped`, which holds only the skips whose reason is in
+ * {@link PROBLEM_REASONS}. `cronfence runs --failed` queries these; `cronfence jobs` counts them.
+ */
+export const RUN_PROBLEM_PARTITIONS: readonly Outcome[] = [...PROBLEM_OUTCOMES, Outcome.Skipped];
+
+/**
+ * True when a run record is a problem (it lands in the sparse `problems` index under its outcome):
+ * a {@link PROBLEM_OUTCOMES} outcome, or a reason in {@link PROBLEM_REASONS}.
+ */
+export function isProblemRun(outcome: Outcome, reason: string | undefined): boolean {
+  return PROBLEM_OUTCOMES.includes(outcome) || (reason !== undefined && PROBLEM_REASONS.includes(reason));
+}
+
 /** Why a run was skipped, failed, went stale or was abandoned. */
 export const Reason = {
   /** Another attempt of the same slot holds the lease. */

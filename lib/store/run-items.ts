@@ -1,8 +1,9 @@
 /**
  * The stored forms of run records (`JOB#<job>` / `RUN#<slot>#<runId>`): TTL through `expiresAt`, and
- * for failed, stale and abandoned records the sparse `problems` index keys.
+ * for problem records (failed, stale, abandoned, and skips for a reason in PROBLEM_REASONS) the sparse
+ * `problems` index keys.
  */
-import { Outcome, PROBLEM_OUTCOMES, PROBLEM_REASONS, Reason } from '../core/outcomes.js';
+import { isProblemRun, Outcome, Reason } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
 import { Attr, Keys } from './schema.js';
 
@@ -11,9 +12,7 @@ const DAY_S = 86_400;
 /** The stored form of a run record: keys, TTL and (for problems) the sparse index attributes. */
 export function runRecordItem(record: RunRecord, retentionDays: number): Record<string, unknown> {
   const atMs = record.finishedAtMs ?? record.startedAtMs;
-  const problem =
-    PROBLEM_OUTCOMES.includes(record.outcome) ||
-    (record.reason !== undefined && PROBLEM_REASONS.includes(record.reason));
+  const problem = isProblemRun(record.outcome, record.reason);
   return {
     ...Keys.run(record.job, record.slot, record.runId),
     kind: 'run',

@@ -1,7 +1,9 @@
 /**
  * `cronfence jobs` against real deliveries (integ: the handler on DynamoDB Local, the CLI as a
  * subprocess): the LAST column is the newest occurrence of the schedule by its instant, never a
- * `not-on-schedule` record whose UTC-minute slot id sorts after the local slot ids as text.
+ * `not-on-schedule` record whose UTC-minute slot id sorts after the local slot ids as text. PROBLEMS
+ * 7D counts exactly the records `runs --failed` lists (the junk skips, and a re-run of an old slot
+ * that failed today), each with its reason.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as dailyReport } from '../../functions/daily-report.js';
@@ -9,7 +11,7 @@ import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { enumerateSlots } from '../../lib/core/schedule/enumerate.js';
 import type { Slot } from '../../lib/core/schedule/slot.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
-import { cli, stackEnv } from './cli-harness.js';
+import { cli, json, runRecord, seedRuns, stackEnv } from './cli-harness.js';
 
 const DAY_MS = 86_400_000;
 let stack: LocalStack;
@@ -41,6 +43,22 @@ beforeAll(async () => {
     const r = await deliver(h, { job: 'daily-report', scheduledTimeMs: ms, label: 'junk' });
     expect([r.summary?.outcome, r.summary?.reason]).toEqual(['skipped', 'not-on-schedule']);
   }
+  // A re-run of a slot 40 days old that failed 30 minutes ago: outside the slot-id range of the last
+  // 8 days, inside the problems window.
+  await seedRuns(stack, [
+    runRecord({
+      job: 'daily-report',
+      slot: '2026-01-05T02:30',
+      scheduledTime: '2026-01-05T01:30:00Z',
+      runId: 'old-rerun',
+      trigger: 'manual',
+      outcome: 'failed',
+      reason: 'error',
+      fence: 7,
+      error: { name: 'Error', message: 'template missing' },
+      startedAtMs: nowMs - 30 * 60_000,
+    }),
+  ]);
 }, 120_000);
 
 describe('cronfence jobs', () => {
@@ -54,6 +72,40 @@ describe('cronfence jobs', () => {
     const r = await cli(['jobs'], env);
     expect(r.code, r.stderr).toBe(0);
     const row = r.stdout.split('\n').find((l) => l.startsWith('daily-report '));
-    expect(row).toMatch(new RegExp(`\\s${due.id} succeeded\\s+-\\s+\\d+$`));
+    expect(row).toMatch(new RegExp(`\\s${due.id} succeeded\\s+-\\s+4$`));
+  }, 60_000);
+
+  it('counts as PROBLEMS 7D exactly the records runs --failed lists, not-on-schedule skips included', async () => {
+    const rows = json<{ job: string; problems7d: number }[]>(await cli(['jobs', '--json'], env));
+    expect(rows.map((r) => [r.job, r.problems7d])).toEqual([
+      ['daily-report', 4],
+      ['merchant-settlement', 0],
+    ]);
+    const failed = await cli(['runs', '--failed', '--since', '7d', '--json'], env);
+    expect(failed.code, failed.stderr).toBe(0);
+    const listed = json<{ job: string; slot: string; outcome: string; reason: string }[]>(failed);
+    expect(listed.map((r) => [r.job, r.slot, r.outcome, r.reason]).sort()).toEqual(
+      [
+        ...junkMs.map((ms) => [
+          'daily-report',
+          `${new Date(ms).toISOString().slice(0, 16)}Z`,
+          'skipped',
+          'not-on-schedule',
+        ]),
+        ['daily-report', '2026-01-05T02:30', 'failed', 'error'],
+      ].sort(),
+    );
+
+    // The tester's case: --since 1h found nothing; now the table names each skip's reason.
+    const table = await cli(['runs', '--failed', '--since', '1h', '--outcome', 'skipped'], env);
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2 + junkMs.length);
+    for (const ms of junkMs) {
+      const slot = `${new Date(ms).toISOString().slice(0, 16)}Z`;
+      expect(lines.find((l) => l.includes(slot))).toMatch(
+        new RegExp(`^daily-report\\s+${slot}\\s+schedule\\s+skipped\\s+not-on-schedule\\s`),
+      );
+    }
   }, 60_000);
 });

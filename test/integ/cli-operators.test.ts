@@ -8,6 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobRows } from '../../cli/jobs.js';
 import { jobs } from '../../functions/index.js';
+import { RUN_PROBLEM_PARTITIONS } from '../../lib/core/outcomes.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { cli, json, stackEnv } from './cli-harness.js';
@@ -121,7 +122,7 @@ describe('cronfence trigger, pause, jobs, resume, report', () => {
     ]);
   }, 180_000);
 
-  it('reads one lease item and one run-record query per job', async () => {
+  it('reads one lease item and one run-record query per job, and one problems-index query per run partition for all jobs', async () => {
     const doc = createDocumentClient({ endpoint: stack.endpoint });
     const sent: string[] = [];
     doc.middlewareStack.add(
@@ -138,7 +139,12 @@ describe('cronfence trigger, pause, jobs, resume, report', () => {
       Date.now(),
     );
     expect(rows.map((r) => r.job)).toEqual(['daily-report', 'merchant-settlement']);
-    expect(sent.sort()).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand', 'QueryCommand']);
+    expect(sent.sort()).toEqual([
+      'GetItemCommand',
+      'GetItemCommand',
+      ...Array(2 + RUN_PROBLEM_PARTITIONS.length).fill('QueryCommand'),
+    ]);
+    expect(RUN_PROBLEM_PARTITIONS).toEqual(['failed', 'stale', 'abandoned', 'skipped']);
   });
 
   it.each([
