@@ -1,7 +1,10 @@
 /**
  * Argument parsers shared by CLI subcommands: each names the flag and the bad value.
  */
-import { InvalidArgumentError } from 'commander';
+import { accessSync, constants, existsSync, type Stats, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { InvalidArgumentError as CommanderArgumentError } from 'commander';
+import { InvalidArgumentError } from '../lib/errors.js';
 
 /** A UTC date (`yyyy-mm-dd`) or an ISO-8601 instant with a zone, as epoch ms; impossible dates (02-30) rejected. */
 export function instantArg(flag: string) {
@@ -13,7 +16,7 @@ export function instantArg(flag: string) {
     const real =
       m !== null && mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
     if (!real || Number.isNaN(ms)) {
-      throw new InvalidArgumentError(
+      throw new CommanderArgumentError(
         `${flag} ${JSON.stringify(value)} is not a real date (yyyy-mm-dd, UTC, or an ISO-8601 instant with a zone)`,
       );
     }
@@ -47,7 +50,7 @@ export function intArg(flag: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(
+      throw new CommanderArgumentError(
         `${flag} ${JSON.stringify(value)} must be an integer from ${min} to ${max}`,
       );
     }
@@ -67,7 +70,7 @@ export function sinceArg(flag: string, nowMs: () => number = Date.now) {
     try {
       return absolute(value);
     } catch {
-      throw new InvalidArgumentError(
+      throw new CommanderArgumentError(
         `${flag} ${JSON.stringify(value)} is not an age (30m, 24h, 7d) or a date (yyyy-mm-dd or ISO-8601 instant)`,
       );
     }
@@ -83,7 +86,7 @@ export function listArg(flag: string, allowed: readonly string[]) {
       .filter(Boolean);
     const bad = items.find((i) => !allowed.includes(i));
     if (bad !== undefined || items.length === 0) {
-      throw new InvalidArgumentError(
+      throw new CommanderArgumentError(
         `${flag} ${JSON.stringify(bad ?? value)} is not one of ${allowed.join(', ')} (comma-separated)`,
       );
     }
@@ -95,7 +98,9 @@ export function listArg(flag: string, allowed: readonly string[]) {
 export function choiceArg(flag: string, allowed: readonly string[]) {
   return (value: string): string => {
     if (!allowed.includes(value)) {
-      throw new InvalidArgumentError(`${flag} ${JSON.stringify(value)} must be one of ${allowed.join(', ')}`);
+      throw new CommanderArgumentError(
+        `${flag} ${JSON.stringify(value)} must be one of ${allowed.join(', ')}`,
+      );
     }
     return value;
   };
@@ -105,7 +110,7 @@ export function choiceArg(flag: string, allowed: readonly string[]) {
 export function jobNameArg(flag: string) {
   return (value: string): string => {
     if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(value)) {
-      throw new InvalidArgumentError(`${flag} ${JSON.stringify(value)} is not a job name`);
+      throw new CommanderArgumentError(`${flag} ${JSON.stringify(value)} is not a job name`);
     }
     return value;
   };
@@ -127,10 +132,65 @@ export function slotArg(flag: string) {
       (mi === undefined || mi <= 59) &&
       (se === undefined || se <= 59);
     if (!ok) {
-      throw new InvalidArgumentError(
+      throw new CommanderArgumentError(
         `${flag} ${JSON.stringify(value)} is not a slot id or a prefix of one (e.g. 2026-03-28 or 2026-03-28T02:30)`,
       );
     }
     return value;
+  };
+}
+
+function problemWithDir(dir: string): string | undefined {
+  let stat: Stats;
+  try {
+    stat = statSync(dir);
+  } catch {
+    return `directory ${dir} does not exist`;
+  }
+  if (!stat.isDirectory()) return `${dir} is not a directory`;
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    return `directory ${dir} is not writable`;
+  }
+  return undefined;
+}
+
+/**
+ * A file the command will write (`report --out`), checked before anything is read: its directory
+ * exists and is writable, and the path is not a directory (nor an existing file this user cannot write).
+ * @returns the absolute path.
+ * @throws InvalidArgumentError (lib/errors: exit 2) naming `flag` and the value.
+ */
+export function writableFile(flag: string, value: string): string {
+  const file = resolve(value);
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) throw new InvalidArgumentError(flag, value, 'is a directory: name a file');
+  const problem = problemWithDir(dirname(file));
+  if (problem) throw new InvalidArgumentError(flag, value, problem);
+  if (stat) {
+    try {
+      accessSync(file, constants.W_OK);
+    } catch {
+      throw new InvalidArgumentError(flag, value, 'exists and is not writable');
+    }
+  }
+  return file;
+}
+
+/**
+ * A directory the command will create if missing (`mkdir -p`) and write files into (`drill --report`,
+ * `explore --report`), checked before anything runs: the path is a directory or does not exist yet,
+ * and its nearest existing ancestor is a writable directory.
+ * @returns a commander parser (its error exits 2 naming `flag` and the value) giving the absolute path.
+ */
+export function writableDirArg(flag: string) {
+  return (value: string): string => {
+    const dir = resolve(value);
+    let existing = dir;
+    while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+    const problem = problemWithDir(existing);
+    if (problem) throw new CommanderArgumentError(`${flag} ${JSON.stringify(value)}: ${problem}`);
+    return dir;
   };
 }

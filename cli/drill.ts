@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { LocalApp } from '../harness/local/run-local.js';
 import { checkedEndpoint } from '../lib/store/client.js';
+import { writableDirArg } from './args.js';
 
 /**
  * The drill harness, loaded only when `drill` runs: its catalog uses the example app's jobs, which an
@@ -39,7 +40,11 @@ export function registerDrill(program: Command, app: LocalApp | (() => Promise<L
       '--aws',
       'use AWS DynamoDB from the environment (region, credentials); creates and deletes drill tables',
     )
-    .option('--report <dir>', 'write one self-contained HTML timeline per drill into this directory')
+    .option(
+      '--report <dir>',
+      'write one self-contained HTML timeline per drill into this directory (created if missing)',
+      writableDirArg('--report'),
+    )
     .action(
       async (
         names: string[],

@@ -3,7 +3,7 @@
  * options parsed and checked by commander like every other subcommand.
  */
 import type { Command } from 'commander';
-import { intArg } from './args.js';
+import { intArg, writableDirArg } from './args.js';
 
 interface ExploreFlags {
   readonly runs: number;
@@ -33,7 +33,11 @@ export function registerExplore(program: Command): void {
       0,
     )
     .option('--max-workers <n>', 'most concurrent workers per history', intArg('--max-workers', 2, 8), 8)
-    .option('--report <dir>', 'write the HTML timeline of a violation into this directory')
+    .option(
+      '--report <dir>',
+      'write the HTML timeline of a violation into this directory (created if missing)',
+      writableDirArg('--report'),
+    )
     .action(async (flags: ExploreFlags) => {
       // fast-check (a development dependency) loads only when the explorer runs, never with the CLI.
       const { runExplorer } = await import('../harness/drills/explorer/cli.js');

@@ -7,14 +7,13 @@
  * the library table for the job's effect records (filtered; the table has no per-job effect index).
  */
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { recordingFromRecords } from '../harness/report/from-records.js';
 import { renderTimeline } from '../harness/report/timeline.js';
 import { queryItems, scanItems } from '../lib/store/client.js';
 import { DynamoPauseStore } from '../lib/store/pause-store.js';
 import { Attr, Keys } from '../lib/store/schema.js';
-import { type DayOrInstant, dayOrInstantArg } from './args.js';
+import { type DayOrInstant, dayOrInstantArg, writableFile } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
 import { action, ExitCode, iso, out, toJson, usage } from './output.js';
 import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
@@ -38,9 +37,14 @@ export function registerReport(program: Command, defaults: HandlerSource): void 
     )
     .requiredOption('--from <date>', 'first day (yyyy-mm-dd, UTC) or instant', dayOrInstantArg('--from'))
     .requiredOption('--to <date>', 'last day (inclusive) or instant', dayOrInstantArg('--to'))
-    .option('--out <file>', 'where to write the page (default: report-<job>.html)');
+    .option(
+      '--out <file>',
+      'where to write the page, in an existing writable directory (default: report-<job>.html)',
+    );
   withJobsOption(withConnectionOptions(cmd)).action(
     action(async (job: string, flags: ReportFlags) => {
+      // Where the page goes is checked first: a bad --out must not cost a table read.
+      const file = writableFile('--out', flags.out ?? `report-${job}.html`);
       const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
       const fromMs = flags.from.firstMs;
       const toMs = flags.to.lastMs;
@@ -51,7 +55,6 @@ export function registerReport(program: Command, defaults: HandlerSource): void 
           `${iso(fromMs)}..${iso(toMs)}`,
           'spans more than 92 days: draw a shorter range',
         );
-      const file = resolve(flags.out ?? `report-${job}.html`);
       const conn = await connect(flags);
       try {
         // Slot ids begin with a local or UTC date: a day either side covers every zone.

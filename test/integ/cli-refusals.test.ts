@@ -100,6 +100,39 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
       {},
       "error: option '--wait <seconds>' argument '-5' is invalid. --wait \"-5\" must be an integer from 0 to 3600\n(run with --help for usage)\n",
     ],
+    [
+      'report --out in a directory that does not exist (checked before the table is read)',
+      [
+        'report',
+        'daily-report',
+        '--from',
+        '2026-03-01',
+        '--to',
+        '2026-03-02',
+        '--out',
+        '/nonexistent/dir/x.html',
+      ],
+      {},
+      'cronfence: invalid --out "/nonexistent/dir/x.html": directory /nonexistent/dir does not exist\n',
+    ],
+    [
+      'report --out naming a directory',
+      ['report', 'daily-report', '--from', '2026-03-01', '--to', '2026-03-02', '--out', '/tmp'],
+      {},
+      'cronfence: invalid --out "/tmp": is a directory: name a file\n',
+    ],
+    [
+      'drill --report under a file (checked before any drill runs)',
+      ['drill', '--report', 'package.json/timelines'],
+      {},
+      `error: option '--report <dir>' argument 'package.json/timelines' is invalid. --report "package.json/timelines": ${ROOT}/package.json is not a directory\n(run with --help for usage)\n`,
+    ],
+    [
+      'explore --report under a file (checked before any history runs)',
+      ['explore', '--report', 'package.json/timelines'],
+      {},
+      `error: option '--report <dir>' argument 'package.json/timelines' is invalid. --report "package.json/timelines": ${ROOT}/package.json is not a directory\n(run with --help for usage)\n`,
+    ],
   ])('%s', async (_name, args, extra, stderr) => {
     expect(await cli(args, env(extra))).toEqual({ code: 2, stdout: '', stderr });
   });
