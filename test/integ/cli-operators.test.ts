@@ -10,6 +10,7 @@ import { jobRows } from '../../cli/jobs.js';
 import { jobs } from '../../functions/index.js';
 import { RUN_PROBLEM_PARTITIONS } from '../../lib/core/outcomes.js';
 import { createDocumentClient } from '../../lib/store/client.js';
+import { DynamoPauseStore } from '../../lib/store/pause-store.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { cli, json, stackEnv } from './cli-harness.js';
 
@@ -146,6 +147,28 @@ describe('cronfence trigger, pause, jobs, resume, report', () => {
     ]);
     expect(RUN_PROBLEM_PARTITIONS).toEqual(['failed', 'stale', 'abandoned', 'skipped']);
   });
+
+  it('resumes a pause whose --until has passed: exit 0, saying so', async () => {
+    const settlement = jobs.find((j) => j.handler.job.name === 'merchant-settlement')?.handler.job;
+    const pausedAtMs = Math.floor(Date.now() / 1000) * 1000 - 2 * 3_600_000;
+    await new DynamoPauseStore(stack.doc, stack.tableName).pause({
+      job: 'merchant-settlement',
+      shards: settlement?.shards ?? 1,
+      by: 'ops-bob',
+      note: 'INC-43 vendor outage',
+      untilMs: pausedAtMs + 3_600_000,
+      nowMs: pausedAtMs,
+    });
+    const r = await cli(['resume', 'merchant-settlement'], env);
+    expect([r.code, r.stderr, r.stdout.split('\n')[0]]).toEqual([
+      0,
+      '',
+      `resumed merchant-settlement: paused by ops-bob at ${new Date(pausedAtMs).toISOString().slice(0, 19)}Z ("INC-43 vendor outage") (its --until had passed)`,
+    ]);
+    expect(
+      (await new DynamoPauseStore(stack.doc, stack.tableName).lease('merchant-settlement'))?.pausedAtMs,
+    ).toBe(undefined);
+  }, 60_000);
 
   it.each([
     [

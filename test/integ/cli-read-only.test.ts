@@ -111,5 +111,11 @@ describe('runs, lease and effects without job code', () => {
       stdout: `No run records for no-such-job in table ${stack.tableName} match.\n`,
       stderr: '',
     });
+    // effects takes no job code either: an unknown --job lists nothing (exit 0), as docs/operations.md says.
+    expect(await cli(['effects', '--job', 'no-such-job'], stackEnv(stack), bare)).toEqual({
+      code: 0,
+      stdout: 'No effects in needs-review or unsettled.\n',
+      stderr: '',
+    });
   });
 });
