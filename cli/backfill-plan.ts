@@ -15,7 +15,11 @@ export const MAX_SLOTS_WITHOUT_YES = 1000;
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
+/**
+ * A local slot time: `yyyy-mm-ddTHH:mm`, or with `:00` seconds (the same minute: Scheduler's slots are
+ * on whole minutes). Other seconds name no slot and are refused as malformed, never read as an instant.
+ */
+const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:00)?$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** A parsed range bound: the instant it stands for, and whether it was a whole local date. */
@@ -79,7 +83,7 @@ export function parseBound(flag: string, value: string, def: JobDefinition, expr
     if (!approx.isValid) throw usage(flag, value, `is not a real local date-time in ${zone}`);
     candidates = near(def, expr, approx.toMillis());
     const minute = value.slice(0, 16);
-    match = candidates.find((s) => s.id === value || (s.localTime === minute && value.length === 16));
+    match = candidates.find((s) => s.localTime === minute);
   } else if (INSTANT.test(value) && !Number.isNaN(Date.parse(value))) {
     const ms = Date.parse(value);
     candidates = near(def, expr, ms);
@@ -91,7 +95,7 @@ export function parseBound(flag: string, value: string, def: JobDefinition, expr
     throw usage(
       flag,
       value,
-      `is not a date (yyyy-mm-dd, a whole day in ${zone}), a local slot time (yyyy-mm-ddTHH:mm in ${zone}) or an ISO-8601 instant with Z or an offset`,
+      `is not a date (yyyy-mm-dd, a whole day in ${zone}), a local slot time (yyyy-mm-ddTHH:mm in ${zone}, seconds only :00) or an ISO-8601 instant with Z or an offset`,
     );
   }
   if (!match) {
