@@ -42,14 +42,14 @@ describe('a local slot time with seconds', () => {
     ]);
   });
 
-  it.each([
-    ['2026-11-30T02:30:15'],
-    ['2026-11-30T02:30:00.000'],
-  ])('refuses %s as malformed (other seconds name no slot; never read as an instant)', (value) => {
-    expect(message(() => triggerSlot(berlin, value, NOW))).toBe(
-      `invalid --slot "${value}": is not a date (yyyy-mm-dd, a whole day in Europe/Berlin), a local slot time (yyyy-mm-ddTHH:mm in Europe/Berlin, seconds only :00) or an ISO-8601 instant with Z or an offset`,
-    );
-  });
+  it.each([['2026-11-30T02:30:15'], ['2026-11-30T02:30:00.000']])(
+    'refuses %s as malformed (other seconds name no slot; never read as an instant)',
+    (value) => {
+      expect(message(() => triggerSlot(berlin, value, NOW))).toBe(
+        `invalid --slot "${value}": is not a date (yyyy-mm-dd, a whole day in Europe/Berlin), a local slot time (yyyy-mm-ddTHH:mm in Europe/Berlin, seconds only :00) or an ISO-8601 instant with Z or an offset`,
+      );
+    },
+  );
 
   it('still refuses a local minute that is not a slot, naming the nearest', () => {
     expect(message(() => triggerSlot(berlin, '2026-11-30T02:31:00', NOW))).toBe(
