@@ -8,6 +8,7 @@ import type { JobDefinition } from '../lib/core/job-definition.js';
 import { compareSlots, iterateSlots, type SlotSource } from '../lib/core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../lib/core/schedule/expression.js';
 import { type Slot, slotFromScheduledTime } from '../lib/core/schedule/slot.js';
+import { EARLIEST_MS, EARLIEST_REASON } from './args.js';
 import { iso, usage } from './output.js';
 
 /** More slots than this need `--yes`. */
@@ -63,13 +64,31 @@ function nearest(slots: readonly Slot[], ms: number): string {
   );
 }
 
-/** Parse `--from`/`--to`. @throws InvalidArgumentError naming the flag and value */
+/**
+ * Refuse a bound before 1970 (no slot is earlier: the handler refuses such times), naming it; a local
+ * date or time also shows the instant it stands for in `zone`.
+ */
+function refuseBeforeEarliest(flag: string, value: string, ms: number, zone?: string): void {
+  if (ms >= EARLIEST_MS) return;
+  const at = `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  throw usage(
+    flag,
+    value,
+    zone === undefined ? `is ${EARLIEST_REASON}` : `starts at ${at} in ${zone}, ${EARLIEST_REASON}`,
+  );
+}
+
+/**
+ * Parse `--from`/`--to`/`--slot`.
+ * @throws InvalidArgumentError naming the flag and value (malformed, not a slot, before 1970).
+ */
 export function parseBound(flag: string, value: string, def: JobDefinition, expr: ScheduleExpression): Bound {
   const zone = def.timeZone;
   const where = `job ${def.name} (${def.schedule}, ${zone})`;
   if (DATE.test(value)) {
     const day = DateTime.fromISO(value, { zone });
     if (!day.isValid) throw usage(flag, value, 'is not a real date');
+    refuseBeforeEarliest(flag, value, day.startOf('day').toMillis(), zone);
     return {
       ms: day.startOf('day').toMillis(),
       endMs: day.plus({ days: 1 }).startOf('day').toMillis(),
@@ -81,11 +100,13 @@ export function parseBound(flag: string, value: string, def: JobDefinition, expr
   if (LOCAL.test(value)) {
     const approx = DateTime.fromISO(value, { zone });
     if (!approx.isValid) throw usage(flag, value, `is not a real local date-time in ${zone}`);
+    refuseBeforeEarliest(flag, value, approx.toMillis(), zone);
     candidates = near(def, expr, approx.toMillis());
     const minute = value.slice(0, 16);
     match = candidates.find((s) => s.localTime === minute);
   } else if (INSTANT.test(value) && !Number.isNaN(Date.parse(value))) {
     const ms = Date.parse(value);
+    refuseBeforeEarliest(flag, value, ms);
     candidates = near(def, expr, ms);
     const id = slotFromScheduledTime(ms, expr, zone, def.businessDate).id;
     match =

@@ -131,6 +131,31 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
       {},
       `cronfence: invalid --by "${'o'.repeat(129)}": must be 1 to 128 characters\n`,
     ],
+    // A date option before 1970 is refused (the handler refuses such times), never cut silently.
+    [
+      'backfill --dry-run with --from before 1970',
+      [
+        'backfill',
+        'daily-report',
+        '--from',
+        '1969-12-30',
+        '--to',
+        '1970-01-02',
+        '--requested-by',
+        'ops',
+        '--reason',
+        'x',
+        '--dry-run',
+      ],
+      {},
+      `cronfence: invalid --from "1969-12-30": starts at 1969-12-29T23:00:00Z in Europe/Berlin, before 1970-01-01T00:00:00Z: no slot is earlier (the handler refuses a scheduledTime before 1970, Scheduler's cron years start there)\n`,
+    ],
+    [
+      'start --from before 1970',
+      ['start', '--from', '1969-12-31', '--to', '1970-01-02'],
+      {},
+      `error: option '--from <date>' argument '1969-12-31' is invalid. --from "1969-12-31" is before 1970-01-01T00:00:00Z: no slot is earlier (the handler refuses a scheduledTime before 1970, Scheduler's cron years start there)\n(run with --help for usage)\n`,
+    ],
     [
       'trigger --wait -5',
       ['trigger', 'daily-report', '--wait', '-5'],
