@@ -4,9 +4,27 @@
 import { accessSync, constants, existsSync, type Stats, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError as CommanderArgumentError } from 'commander';
+import { MIN_SLOT_YEAR } from '../lib/core/schedule/validate-slot.js';
 import { InvalidArgumentError } from '../lib/errors.js';
 
-/** A UTC date (`yyyy-mm-dd`) or an ISO-8601 instant with a zone, as epoch ms; impossible dates (02-30) rejected. */
+/** The earliest instant a date option takes, epoch ms: the handler refuses slots before it. */
+export const EARLIEST_MS = Date.UTC(MIN_SLOT_YEAR, 0, 1);
+
+/** Why no date option takes a time before {@link EARLIEST_MS}. */
+export const EARLIEST_REASON = `before 1970-01-01T00:00:00Z: no slot is earlier (the handler refuses a scheduledTime before ${MIN_SLOT_YEAR}, Scheduler's cron years start there)`;
+
+/**
+ * The problem with an instant before {@link EARLIEST_MS}, or undefined: a range reaching before it
+ * would be cut silently, an instant before it names nothing that ran.
+ */
+export function beforeEarliest(ms: number): string | undefined {
+  return ms < EARLIEST_MS ? `is ${EARLIEST_REASON}` : undefined;
+}
+
+/**
+ * A UTC date (`yyyy-mm-dd`) or an ISO-8601 instant with a zone, as epoch ms; impossible dates (02-30)
+ * and instants before 1970-01-01T00:00:00Z ({@link beforeEarliest}) rejected.
+ */
 export function instantArg(flag: string) {
   return (value: string): number => {
     const m =
@@ -20,6 +38,8 @@ export function instantArg(flag: string) {
         `${flag} ${JSON.stringify(value)} is not a real date (yyyy-mm-dd, UTC, or an ISO-8601 instant with a zone)`,
       );
     }
+    const early = beforeEarliest(ms);
+    if (early !== undefined) throw new CommanderArgumentError(`${flag} ${JSON.stringify(value)} ${early}`);
     return ms;
   };
 }
@@ -69,7 +89,9 @@ export function sinceArg(flag: string, nowMs: () => number = Date.now) {
     if (m) return nowMs() - Number(m[1]) * (AGE_MS[m[2] as string] ?? 0);
     try {
       return absolute(value);
-    } catch {
+    } catch (err) {
+      // A real date before 1970 keeps its own message; anything else is neither an age nor a date.
+      if (/ is before /.test((err as Error).message)) throw err;
       throw new CommanderArgumentError(
         `${flag} ${JSON.stringify(value)} is not an age (30m, 24h, 7d) or a date (yyyy-mm-dd or ISO-8601 instant)`,
       );

@@ -8,6 +8,7 @@ import type { JobDefinition } from '../lib/core/job-definition.js';
 import { compareSlots, iterateSlots, type SlotSource } from '../lib/core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../lib/core/schedule/expression.js';
 import { type Slot, slotFromScheduledTime } from '../lib/core/schedule/slot.js';
+import { EARLIEST_MS, EARLIEST_REASON } from './args.js';
 import { iso, usage } from './output.js';
 
 /** More slots than this need `--yes`. */
@@ -15,7 +16,11 @@ export const MAX_SLOTS_WITHOUT_YES = 1000;
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
+/**
+ * A local slot time: `yyyy-mm-ddTHH:mm`, or with `:00` seconds (the same minute: Scheduler's slots are
+ * on whole minutes). Other seconds name no slot and are refused as malformed, never read as an instant.
+ */
+const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:00)?$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** A parsed range bound: the instant it stands for, and whether it was a whole local date. */
@@ -59,13 +64,31 @@ function nearest(slots: readonly Slot[], ms: number): string {
   );
 }
 
-/** Parse `--from`/`--to`. @throws InvalidArgumentError naming the flag and value */
+/**
+ * Refuse a bound before 1970 (no slot is earlier: the handler refuses such times), naming it; a local
+ * date or time also shows the instant it stands for in `zone`.
+ */
+function refuseBeforeEarliest(flag: string, value: string, ms: number, zone?: string): void {
+  if (ms >= EARLIEST_MS) return;
+  const at = `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  throw usage(
+    flag,
+    value,
+    zone === undefined ? `is ${EARLIEST_REASON}` : `starts at ${at} in ${zone}, ${EARLIEST_REASON}`,
+  );
+}
+
+/**
+ * Parse `--from`/`--to`/`--slot`.
+ * @throws InvalidArgumentError naming the flag and value (malformed, not a slot, before 1970).
+ */
 export function parseBound(flag: string, value: string, def: JobDefinition, expr: ScheduleExpression): Bound {
   const zone = def.timeZone;
   const where = `job ${def.name} (${def.schedule}, ${zone})`;
   if (DATE.test(value)) {
     const day = DateTime.fromISO(value, { zone });
     if (!day.isValid) throw usage(flag, value, 'is not a real date');
+    refuseBeforeEarliest(flag, value, day.startOf('day').toMillis(), zone);
     return {
       ms: day.startOf('day').toMillis(),
       endMs: day.plus({ days: 1 }).startOf('day').toMillis(),
@@ -77,11 +100,13 @@ export function parseBound(flag: string, value: string, def: JobDefinition, expr
   if (LOCAL.test(value)) {
     const approx = DateTime.fromISO(value, { zone });
     if (!approx.isValid) throw usage(flag, value, `is not a real local date-time in ${zone}`);
+    refuseBeforeEarliest(flag, value, approx.toMillis(), zone);
     candidates = near(def, expr, approx.toMillis());
     const minute = value.slice(0, 16);
-    match = candidates.find((s) => s.id === value || (s.localTime === minute && value.length === 16));
+    match = candidates.find((s) => s.localTime === minute);
   } else if (INSTANT.test(value) && !Number.isNaN(Date.parse(value))) {
     const ms = Date.parse(value);
+    refuseBeforeEarliest(flag, value, ms);
     candidates = near(def, expr, ms);
     const id = slotFromScheduledTime(ms, expr, zone, def.businessDate).id;
     match =
@@ -91,7 +116,7 @@ export function parseBound(flag: string, value: string, def: JobDefinition, expr
     throw usage(
       flag,
       value,
-      `is not a date (yyyy-mm-dd, a whole day in ${zone}), a local slot time (yyyy-mm-ddTHH:mm in ${zone}) or an ISO-8601 instant with Z or an offset`,
+      `is not a date (yyyy-mm-dd, a whole day in ${zone}), a local slot time (yyyy-mm-ddTHH:mm in ${zone}, seconds only :00) or an ISO-8601 instant with Z or an offset`,
     );
   }
   if (!match) {

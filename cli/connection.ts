@@ -175,9 +175,11 @@ async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionFlags):
     await client.config.credentials();
   } catch (err) {
     client.destroy();
+    // Named as the operator set it: --profile, else AWS_PROFILE, else the SDK's default chain.
+    const profileFromEnv = flags.profile === undefined && process.env.AWS_PROFILE !== undefined;
     throw usage(
-      '--profile',
-      flags.profile ?? '(default credential chain)',
+      profileFromEnv ? 'AWS_PROFILE' : '--profile',
+      (profileFromEnv ? process.env.AWS_PROFILE : flags.profile) ?? '(default credential chain)',
       `no AWS credentials found (${(err as Error).message}): pass --profile NAME, set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or use --endpoint for DynamoDB Local`,
     );
   }

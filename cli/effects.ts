@@ -3,7 +3,6 @@
  * `problems` index) and `cronfence effects resolve <key> --as succeeded|failed --note TEXT`
  * (the recorded, conditional manual reconciliation).
  */
-import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { EffectStatus } from '../lib/core/effects.js';
 import { type EffectResolution, NOT_EXECUTED } from '../lib/core/ports.js';
@@ -11,7 +10,7 @@ import { DynamoEffectStore } from '../lib/store/effect-store.js';
 import { UNSETTLED_PROBLEM } from '../lib/store/protocol/effect-operations.js';
 import { choiceArg, intArg, jobNameArg, sinceArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
+import { action, cell, ExitCode, iso, operatorValue, out, table, toJson, usage } from './output.js';
 import { type Item, publicView, queryProblems } from './run-queries.js';
 
 /** Problems the `problems` index holds for effects: awaiting review, and not terminal (`sending`/`pending`). */
@@ -49,14 +48,6 @@ function effectKey(item: Item): string {
 /** The job of an effect item (its `job`, else from the lease key `JOB#<job>[#<shard>]`). */
 function effectJob(item: Item): string {
   return cell(item.job ?? (typeof item.leaseKey === 'string' ? item.leaseKey.split('#')[1] : undefined));
-}
-
-function whoAmI(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env.USER ?? 'unknown';
-  }
 }
 
 /**
@@ -141,19 +132,23 @@ export function registerEffects(program: Command): void {
     )
     .requiredOption('--as <status>', 'succeeded, failed or not-executed', choiceArg('--as', RESOLUTIONS))
     .requiredOption('--note <text>', 'what the provider said (recorded on the effect)')
-    .option('--by <name>', 'who resolves it (default: the OS user)');
+    .option(
+      '--by <name>',
+      'who resolves it, 1-128 characters (default: CRONFENCE_OPERATOR, then the OS user)',
+    );
   withConnectionOptions(resolve).action(
     action(async (key: string, flags: ResolveFlags) => {
       const note = flags.note.trim();
       if (note.length === 0 || note.length > 1024)
         throw usage('--note', flags.note, 'must be 1 to 1024 characters');
+      const by = operatorValue('--by', flags.by, 128);
       const conn = await connect(flags);
       try {
         const item = await new DynamoEffectStore(conn.doc, conn.tableName, flags.job).resolve({
           key,
           as: flags.as,
           note,
-          by: flags.by ?? whoAmI(),
+          by,
           nowMs: Date.now(),
         });
         if (flags.json) out(toJson({ key, ...publicView(item as unknown as Item) }));

@@ -2,6 +2,7 @@
  * CLI output and exit codes: human tables by default, JSON with `--json`; bad input exits 2 with a
  * message naming the flag and value, operational failures exit 1.
  */
+import { userInfo } from 'node:os';
 import { InvalidArgumentError as CommanderArgumentError } from 'commander';
 import {
   CronfenceError,
@@ -125,6 +126,41 @@ export function textValue(source: string, value: string, max: number): string {
   const v = value.trim();
   if (v.length === 0 || v.length > max) throw usage(source, value, `must be 1 to ${max} characters`);
   return v;
+}
+
+/** The environment variable naming the operator when a command's who-flag is not given. */
+export const OPERATOR_ENV = 'CRONFENCE_OPERATOR';
+
+/** The OS user and where it came from (`userInfo()` throws for a uid without a passwd entry). */
+function osUser(env: NodeJS.ProcessEnv): { source: string; value: string } {
+  try {
+    return { source: 'the OS user name', value: userInfo().username };
+  } catch {
+    return env.USER !== undefined
+      ? { source: 'USER', value: env.USER }
+      : { source: 'USER', value: 'unknown' };
+  }
+}
+
+/**
+ * Who runs a command (recorded on what it writes): `flag`'s value, else {@link OPERATOR_ENV}, else the
+ * OS user; checked with {@link textValue} naming the source the value came from, so a bad
+ * `CRONFENCE_OPERATOR` is named as such and never as the flag the operator did not give.
+ * @param flag the command's who-flag (`--by`, `--requested-by`); @param given its value, if given.
+ * @param max the longest name the record takes, characters.
+ * @throws InvalidArgumentError (exit 2) naming the flag, `CRONFENCE_OPERATOR` or the OS user and the value.
+ */
+export function operatorValue(
+  flag: string,
+  given: string | undefined,
+  max: number,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  if (given !== undefined) return textValue(flag, given, max);
+  const fromEnv = env[OPERATOR_ENV];
+  if (fromEnv !== undefined) return textValue(OPERATOR_ENV, fromEnv, max);
+  const user = osUser(env);
+  return textValue(user.source, user.value, max);
 }
 
 const USAGE_CODES: readonly string[] = [

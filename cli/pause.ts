@@ -4,16 +4,15 @@
  * (docs/operations.md, docs/design.md "Pause"). Resume reports the slots that fell in the pause and
  * what the job's catch-up rule will do with them (the sweeper runs them, not this command).
  */
-import { userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { pauseInForce } from '../lib/core/pause.js';
+import { MAX_PAUSED_BY_CHARS, pauseInForce } from '../lib/core/pause.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { DEFAULT_CATCH_UP } from '../lib/runtime/sweeper.js';
 import { DynamoPauseStore } from '../lib/store/pause-store.js';
 import { DynamoRunStore } from '../lib/store/run-store.js';
 import { instantArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, ExitCode, iso, out, table, toJson } from './output.js';
+import { action, ExitCode, iso, operatorValue, out, table, toJson } from './output.js';
 import { type PausedSlot, pausedSlots } from './paused-slots.js';
 import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 import { setScheduleState } from './schedule-state.js';
@@ -26,11 +25,6 @@ interface PauseFlags extends ConnectionFlags {
   readonly enableSchedule?: boolean;
   readonly scheduleGroup?: string;
   readonly jobs?: string;
-}
-
-/** The operator's name: `--by`, else `CRONFENCE_OPERATOR`, else the OS user. */
-function operator(flags: { by?: string }): string {
-  return flags.by ?? process.env.CRONFENCE_OPERATOR ?? userInfo().username;
 }
 
 async function scheduleState(
@@ -74,6 +68,9 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
   withJobsOption(withConnectionOptions(p)).action(
     action(async (job: string, flags: PauseFlags) => {
       const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
+      // Checked here, naming where the name came from (--by, CRONFENCE_OPERATOR, the OS user): exit 2,
+      // nothing written (the store checks it again, for library callers, as `--by`).
+      const by = operatorValue('--by', flags.by, MAX_PAUSED_BY_CHARS);
       const conn = await connect(flags);
       try {
         const store = new DynamoPauseStore(conn.doc, conn.tableName);
@@ -81,7 +78,7 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
         const pause = await store.pause({
           job,
           shards: handler.job.shards,
-          by: operator(flags),
+          by,
           note: flags.note,
           ...(flags.until !== undefined && { untilMs: flags.until }),
           nowMs,

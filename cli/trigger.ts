@@ -17,7 +17,18 @@ import { parseBound, planBackfill } from './backfill-plan.js';
 import { executeBackfill } from './backfill-run.js';
 import { backfillRecords, type PlannedRun } from './backfill-summary.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, cell, ExitCode, iso, out, table, textValue, toJson, usage } from './output.js';
+import {
+  action,
+  cell,
+  ExitCode,
+  iso,
+  operatorValue,
+  out,
+  table,
+  textValue,
+  toJson,
+  usage,
+} from './output.js';
 import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
 
 interface TriggerFlags extends ConnectionFlags {
@@ -102,12 +113,7 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
       const slot = triggerSlot(handler, flags.slot, Date.now());
       // The same limits as backfill and the invocation event: refused here (exit 2, nothing invoked),
       // never cut short silently or left for the handler to reject.
-      const by =
-        flags.requestedBy !== undefined
-          ? textValue('--requested-by', flags.requestedBy, 128)
-          : process.env.CRONFENCE_OPERATOR !== undefined
-            ? textValue('CRONFENCE_OPERATOR', process.env.CRONFENCE_OPERATOR, 128)
-            : textValue('USER', process.env.USER ?? 'operator', 128);
+      const by = operatorValue('--requested-by', flags.requestedBy, 128);
       const reason = textValue('--reason', flags.reason, 1024);
       const request = { job, by, reason, backfillId: `trigger-${randomUUID()}` };
       const shards = handler.job.shards > 1 ? [...Array(handler.job.shards).keys()] : [undefined];

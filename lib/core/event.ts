@@ -63,6 +63,12 @@ const Text = (max: number) =>
     v.maxLength(max, `must be at most ${max} characters`),
   );
 
+/** Why a required field may not be missing (valibot's own "Invalid key" message names no reason). */
+const REQUIRED: Readonly<Record<string, string>> = {
+  job: 'is required: the name of the job the event is for (the schedule Input\'s "job")',
+  scheduledTime: 'is required: the slot comes from <aws.scheduler.scheduled-time>, never from "now"',
+};
+
 const EventSchema = v.object({
   job: Text(64),
   scheduledTime: v.pipe(
@@ -100,9 +106,17 @@ const EventSchema = v.object({
   ),
   scheduleArn: v.optional(Text(2048)),
   executionId: v.optional(Text(256)),
+  // `<aws.scheduler.attempt-number>` renders as a decimal string ("1"); a number is taken too. Only
+  // decimal digits: Number() would also take "0x2", "1e2" and " 2 ", which no Scheduler sends.
   attemptNumber: v.optional(
     v.pipe(
-      v.union([v.number(), v.string()], 'must be a number'),
+      v.union(
+        [
+          v.number(),
+          v.pipe(v.string(), v.regex(/^[0-9]+$/, 'must be a whole number in decimal digits, e.g. "1"')),
+        ],
+        'must be a whole number or a string of decimal digits, e.g. "1"',
+      ),
       v.transform((x) => Number(x)),
       v.integer('must be a whole number'),
       v.minValue(1, 'must be >= 1'),
@@ -130,14 +144,21 @@ export function parseInvocationEvent(raw: unknown): InvocationEvent {
     }
   }
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new InvalidEventError('(event)', input, 'must be a JSON object');
+    throw new InvalidEventError(
+      '(event)',
+      input,
+      'is not a JSON object (expected { "job", "scheduledTime", ... })',
+    );
   }
   const result = v.safeParse(EventSchema, input);
   if (!result.success) {
     const issue = result.issues[0];
     const field = issue.path?.map((p) => String(p.key)).join('.') ?? '(event)';
-    const value = (input as Record<string, unknown>)[issue.path?.[0]?.key as string];
-    throw new InvalidEventError(field, value, issue.message);
+    const key = issue.path?.[0]?.key as string;
+    const value = (input as Record<string, unknown>)[key];
+    // A missing key is reported by the object schema: name the field and why it is needed.
+    const missing = value === undefined && issue.path?.length === 1 && key in REQUIRED;
+    throw new InvalidEventError(field, value, missing ? (REQUIRED[key] ?? 'is required') : issue.message);
   }
   const e = result.output;
   const trigger: Trigger =

@@ -12,7 +12,10 @@ export interface JobDefinition {
   readonly name: string;
   /** EventBridge Scheduler expression: `cron(m h dom mon dow year)`, `rate(n unit)` or `at(yyyy-mm-ddThh:mm:ss)`. */
   readonly schedule: string;
-  /** IANA time zone the schedule is evaluated in (Scheduler's ScheduleExpressionTimezone). @default 'UTC' */
+  /**
+   * IANA time zone the schedule is evaluated in (Scheduler's ScheduleExpressionTimezone), spelt as IANA
+   * spells it (`Europe/Berlin`, not `europe/berlin`: Scheduler is case-sensitive). @default 'UTC'
+   */
   readonly timeZone: string;
   /** Lease settings. */
   readonly lease: {
@@ -92,8 +95,35 @@ function knownToRuntime(timeZone: string): boolean {
   }
 }
 
+let zoneNames: ReadonlyMap<string, string> | undefined;
+
 /**
- * An IANA zone name known to the runtime's ICU data (the data Luxon and Lambda's Node use).
+ * The IANA spelling of a zone name the runtime knows, whatever its letter case: `Intl` takes
+ * `europe/berlin`, Scheduler's ScheduleExpressionTimezone does not. From the runtime's own answer
+ * (`resolvedOptions()`, which some runtimes also map a link to its target) or its list of canonical
+ * names; a link the runtime maps away (`asia/kolkata` → `Asia/Calcutta` on Node 20) and that is all
+ * lower or all upper case is given the target's spelling (no IANA name is single-case but `UTC`).
+ * @returns the name as IANA spells it, or `timeZone` itself when it is already so or cannot be told.
+ */
+export function ianaSpelling(timeZone: string): string {
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
+  } catch {
+    return timeZone;
+  }
+  const lower = timeZone.toLowerCase();
+  if (resolved.toLowerCase() === lower) return resolved;
+  zoneNames ??= new Map(Intl.supportedValuesOf('timeZone').map((z) => [z.toLowerCase(), z]));
+  const listed = zoneNames.get(lower);
+  if (listed !== undefined) return listed;
+  const singleCase = timeZone === lower || timeZone === timeZone.toUpperCase();
+  return singleCase && timeZone.includes('/') ? resolved : timeZone;
+}
+
+/**
+ * An IANA zone name known to the runtime's ICU data (the data Luxon and Lambda's Node use), spelt as
+ * IANA spells it ({@link ianaSpelling}: Scheduler's ScheduleExpressionTimezone is case-sensitive).
  * Abbreviations such as `CET` and offsets such as `+01:00` are refused: Scheduler wants a zone name.
  */
 export const TimeZoneSchema = v.pipe(
@@ -106,6 +136,11 @@ export const TimeZoneSchema = v.pipe(
   v.check(
     (z) => z === 'UTC' || z.includes('/'),
     'must be an IANA zone name (Area/City), not an abbreviation',
+  ),
+  v.check(
+    (z) => ianaSpelling(z) === z,
+    (issue) =>
+      `must be spelt as IANA spells it, "${ianaSpelling(String(issue.input))}" (EventBridge Scheduler's ScheduleExpressionTimezone is case-sensitive)`,
   ),
 );
 

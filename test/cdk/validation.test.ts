@@ -39,6 +39,11 @@ describe('synth fails with a clear message', () => {
     ['an unknown time zone', { timeZone: 'Mars/Olympus' }, /job "bad": .*"timeZone" = "Mars\/Olympus"/],
     ['an abbreviation instead of a zone', { timeZone: 'CET' }, /"timeZone" = "CET"/],
     [
+      'a zone not spelt as IANA spells it',
+      { timeZone: 'EUROPE/BERLIN' },
+      /job "bad": invalid job definition: "timeZone" = "EUROPE\/BERLIN": must be spelt as IANA spells it, "Europe\/Berlin" \(EventBridge Scheduler's ScheduleExpressionTimezone is case-sensitive\)/,
+    ],
+    [
       'a lease longer than the timeout',
       { lease: { durationSeconds: 301, renewFraction: 1 / 3 }, timeoutSeconds: 300 },
       /job "bad": invalid job definition: "lease.durationSeconds" = 301: must be <= the function timeout \(timeoutSeconds = 300\)/,

@@ -36,6 +36,31 @@ describe('bad events', () => {
       /"scheduledTime" = undefined/,
     ],
     [
+      'an empty event {} (named: job, not valibot\'s "Invalid key")',
+      {},
+      InvalidEventError,
+      /^invalid event: field "job" = undefined: is required: the name of the job the event is for \(the schedule Input's "job"\)$/,
+    ],
+    [
+      // middy hands the handler {} for an undefined event: the same refusal, naming job.
+      'no event at all (undefined)',
+      undefined,
+      InvalidEventError,
+      /^invalid event: field "job" = undefined: is required: the name of the job the event is for \(the schedule Input's "job"\)$/,
+    ],
+    [
+      'an event that is a number, not an object',
+      42,
+      InvalidEventError,
+      /^invalid event: field "\(event\)" = 42: is not a JSON object \(expected \{ "job", "scheduledTime", \.\.\. \}\)$/,
+    ],
+    [
+      'an attemptNumber "0x2" (Scheduler sends decimal digits)',
+      { ...schedulerPayload('daily-report', Date.UTC(2026, 2, 28, 1, 30)), attemptNumber: '0x2' },
+      InvalidEventError,
+      /^invalid event: field "attemptNumber" = "0x2": must be a whole number in decimal digits, e\.g\. "1"$/,
+    ],
+    [
       'a scheduledTime that is not ISO-8601',
       { job: 'daily-report', scheduledTime: 'yesterday' },
       InvalidEventError,

@@ -94,6 +94,68 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
       { CRONFENCE_OPERATOR: '' },
       'cronfence: invalid CRONFENCE_OPERATOR "": must be 1 to 128 characters\n',
     ],
+    // A who-name from CRONFENCE_OPERATOR is named as that variable, never as the flag not given.
+    [
+      'pause with a 65-character CRONFENCE_OPERATOR (named, not --by)',
+      ['pause', 'daily-report', '--note', 'x'],
+      { CRONFENCE_OPERATOR: 'b'.repeat(65) },
+      `cronfence: invalid CRONFENCE_OPERATOR "${'b'.repeat(65)}": must be 1 to 64 characters\n`,
+    ],
+    [
+      'pause with a 65-character --by',
+      ['pause', 'daily-report', '--note', 'x', '--by', 'b'.repeat(65)],
+      { CRONFENCE_OPERATOR: 'ops' },
+      `cronfence: invalid --by "${'b'.repeat(65)}": must be 1 to 64 characters\n`,
+    ],
+    [
+      'effects resolve with an empty CRONFENCE_OPERATOR (named, not --by)',
+      ['effects', 'resolve', 'k1', '--job', 'daily-report', '--as', 'failed', '--note', 'x'],
+      { CRONFENCE_OPERATOR: '' },
+      'cronfence: invalid CRONFENCE_OPERATOR "": must be 1 to 128 characters\n',
+    ],
+    [
+      'effects resolve with a 129-character --by',
+      [
+        'effects',
+        'resolve',
+        'k1',
+        '--job',
+        'daily-report',
+        '--as',
+        'failed',
+        '--note',
+        'x',
+        '--by',
+        'o'.repeat(129),
+      ],
+      {},
+      `cronfence: invalid --by "${'o'.repeat(129)}": must be 1 to 128 characters\n`,
+    ],
+    // A date option before 1970 is refused (the handler refuses such times), never cut silently.
+    [
+      'backfill --dry-run with --from before 1970',
+      [
+        'backfill',
+        'daily-report',
+        '--from',
+        '1969-12-30',
+        '--to',
+        '1970-01-02',
+        '--requested-by',
+        'ops',
+        '--reason',
+        'x',
+        '--dry-run',
+      ],
+      {},
+      `cronfence: invalid --from "1969-12-30": starts at 1969-12-29T23:00:00Z in Europe/Berlin, before 1970-01-01T00:00:00Z: no slot is earlier (the handler refuses a scheduledTime before 1970, Scheduler's cron years start there)\n`,
+    ],
+    [
+      'start --from before 1970',
+      ['start', '--from', '1969-12-31', '--to', '1970-01-02'],
+      {},
+      `error: option '--from <date>' argument '1969-12-31' is invalid. --from "1969-12-31" is before 1970-01-01T00:00:00Z: no slot is earlier (the handler refuses a scheduledTime before 1970, Scheduler's cron years start there)\n(run with --help for usage)\n`,
+    ],
     [
       'trigger --wait -5',
       ['trigger', 'daily-report', '--wait', '-5'],
@@ -144,6 +206,16 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
       stdout: '',
       stderr:
         'cronfence: invalid AWS_REGION "": no AWS region: pass --region, set AWS_REGION, or use --endpoint for DynamoDB Local\n',
+    });
+  });
+
+  it('a profile from AWS_PROFILE that gives no credentials names AWS_PROFILE, not --profile', async () => {
+    const { DYNAMODB_ENDPOINT: _local, ...aws } = env({ AWS_PROFILE: 'nosuch' });
+    expect(await cli(['lease', 'daily-report'], aws)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'cronfence: invalid AWS_PROFILE "nosuch": no AWS credentials found (Could not load credentials from any providers): pass --profile NAME, set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or use --endpoint for DynamoDB Local\n',
     });
   });
 

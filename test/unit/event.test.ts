@@ -109,4 +109,84 @@ describe('parseInvocationEvent', () => {
   ])('rejects %s as the event', (_what, event) => {
     expect(() => parseInvocationEvent(event)).toThrow(InvalidEventError);
   });
+
+  const error = (event: unknown) => {
+    try {
+      parseInvocationEvent(event);
+    } catch (err) {
+      return [(err as Error).name, (err as InvalidEventError).field, (err as Error).message];
+    }
+    return 'accepted';
+  };
+
+  // <aws.scheduler.attempt-number> renders as a decimal string: Number() would take more than that.
+  it.each([['0x2'], ['1e2'], [' 2 '], [''], ['+2'], ['2.0']])(
+    'refuses attemptNumber %j (not decimal digits)',
+    (attemptNumber) => {
+      expect(error({ ...scheduler, attemptNumber })).toEqual([
+        'InvalidEventError',
+        'attemptNumber',
+        `invalid event: field "attemptNumber" = ${JSON.stringify(attemptNumber)}: must be a whole number in decimal digits, e.g. "1"`,
+      ]);
+    },
+  );
+
+  it.each([
+    ['"2"', '2', 2],
+    ['2 (a number)', 2, 2],
+    ['"186"', '186', 186],
+  ])('takes attemptNumber %s', (_what, attemptNumber, expected) => {
+    expect(parseInvocationEvent({ ...scheduler, attemptNumber }).attemptNumber).toBe(expected);
+  });
+
+  it('refuses an attemptNumber of another type, and a fractional number', () => {
+    expect([
+      error({ ...scheduler, attemptNumber: true }),
+      error({ ...scheduler, attemptNumber: 1.5 }),
+    ]).toEqual([
+      [
+        'InvalidEventError',
+        'attemptNumber',
+        'invalid event: field "attemptNumber" = true: must be a whole number or a string of decimal digits, e.g. "1"',
+      ],
+      [
+        'InvalidEventError',
+        'attemptNumber',
+        'invalid event: field "attemptNumber" = 1.5: must be a whole number',
+      ],
+    ]);
+  });
+
+  it.each([
+    ['an empty event {}', {}],
+    ['an event whose job is undefined', { job: undefined, scheduledTime: '2026-03-28T01:30:00Z' }],
+    ['the empty JSON string "{}"', '{}'],
+  ])('names the missing job in %s (not valibot\'s generic "Invalid key")', (_what, event) => {
+    expect(error(event)).toEqual([
+      'InvalidEventError',
+      'job',
+      'invalid event: field "job" = undefined: is required: the name of the job the event is for (the schedule Input\'s "job")',
+    ]);
+  });
+
+  it('names a missing scheduledTime and says where it comes from', () => {
+    expect(error({ job: 'daily-report' })).toEqual([
+      'InvalidEventError',
+      'scheduledTime',
+      'invalid event: field "scheduledTime" = undefined: is required: the slot comes from <aws.scheduler.scheduled-time>, never from "now"',
+    ]);
+  });
+
+  it.each([
+    ['undefined', undefined, 'undefined'],
+    ['null', null, 'null'],
+    ['an array', [1], '[1]'],
+    ['a number', 42, '42'],
+  ])('says %s is not a JSON object', (_what, event, shown) => {
+    expect(error(event)).toEqual([
+      'InvalidEventError',
+      '(event)',
+      `invalid event: field "(event)" = ${shown}: is not a JSON object (expected { "job", "scheduledTime", ... })`,
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 /** unit: the one job schema — defineJob, synth (validateJobForDeploy) and `cronfence check` give one verdict and message. */
 import { describe, expect, it } from 'vitest';
 import { validateJobForDeploy } from '../../cdk/constructs/scheduled-job.js';
+import { ianaSpelling } from '../../lib/core/job-definition.js';
 import { minLeaseSeconds, parseJobDefinition } from '../../lib/core/job-definition-schema.js';
 import { ConfigurationError, InvalidJobDefinitionError, InvalidScheduleError } from '../../lib/errors.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
@@ -56,6 +57,17 @@ describe('one schema for defineJob and synth', () => {
       'a rate anchor on a cron',
       { rateAnchor: '2026-01-01T00:00:00Z' },
       'invalid job definition: "rateAnchor" = "2026-01-01T00:00:00Z": only a rate() schedule has a rate grid; cron(30 2 * * ? *) fires at its own times',
+    ],
+    // Intl takes any letter case; Scheduler's ScheduleExpressionTimezone takes the IANA spelling only.
+    [
+      'a lower-case zone (Intl takes it, Scheduler does not)',
+      { timeZone: 'europe/berlin' },
+      'invalid job definition: "timeZone" = "europe/berlin": must be spelt as IANA spells it, "Europe/Berlin" (EventBridge Scheduler\'s ScheduleExpressionTimezone is case-sensitive)',
+    ],
+    [
+      'a zone with one part mis-cased',
+      { timeZone: 'America/port-au-prince' },
+      'invalid job definition: "timeZone" = "America/port-au-prince": must be spelt as IANA spells it, "America/Port-au-Prince" (EventBridge Scheduler\'s ScheduleExpressionTimezone is case-sensitive)',
     ],
     [
       'a non-integer shard count',
@@ -152,5 +164,17 @@ describe("the sweeper's environment is configuration, not a job definition", () 
     } finally {
       if (saved !== undefined) process.env.CRONFENCE_TABLE = saved;
     }
+  });
+});
+
+describe('the IANA spelling of a zone', () => {
+  it.each([
+    ['Europe/Berlin', 'Europe/Berlin'],
+    ['UTC', 'UTC'],
+    ['Etc/GMT+5', 'Etc/GMT+5'],
+    ['etc/gmt+5', 'Etc/GMT+5'],
+    ['EUROPE/BERLIN', 'Europe/Berlin'],
+  ])('of %s is %s', (zone, spelt) => {
+    expect(ianaSpelling(zone)).toBe(spelt);
   });
 });

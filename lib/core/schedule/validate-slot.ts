@@ -12,8 +12,8 @@ import type { Slot } from './slot.js';
 /** How far ahead of the caller's clock a slot may be, ms (clock skew between invoker and runner). */
 export const MAX_SLOT_AHEAD_MS = 5 * 60_000;
 
-/** Earliest slot year Scheduler's cron year field accepts. */
-const MIN_YEAR = 1970;
+/** Earliest slot year Scheduler's cron year field accepts; an event's `scheduledTime` before it is refused. */
+export const MIN_SLOT_YEAR = 1970;
 
 /**
  * Check a slot against the job's schedule and the clock.
@@ -38,11 +38,11 @@ export function validateSlot(
       `is in the future (now ${new Date(nowMs).toISOString()}): a slot runs at or after its time`,
     );
   }
-  if (new Date(scheduledTimeMs).getUTCFullYear() < MIN_YEAR) {
+  if (new Date(scheduledTimeMs).getUTCFullYear() < MIN_SLOT_YEAR) {
     throw new InvalidEventError(
       'scheduledTime',
       new Date(scheduledTimeMs).toISOString(),
-      `is before ${MIN_YEAR}`,
+      `is before ${MIN_SLOT_YEAR}`,
     );
   }
   if (expr.kind === 'cron') {
