@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 // Three layers (docs/design.md "Conventions"): unit (pure, no network), integ (DynamoDB Local via globalSetup), cdk (synth only).
 export default defineConfig({
   test: {
+    // Vitest's default on 2 cores is ONE worker (cores - 1), so the files ran one after another while
+    // each mostly waits on DynamoDB Local or a child process: 2 workers overlap those waits.
+    maxWorkers: 2,
     projects: [
       // Property tests and the explorer run many cases: a 5 s default fails them on a loaded machine.
       {
