@@ -21,6 +21,9 @@ export function beforeEarliest(ms: number): string | undefined {
   return ms < EARLIEST_MS ? `is ${EARLIEST_REASON}` : undefined;
 }
 
+/** A well-formed date or instant before {@link EARLIEST_MS} (its own message, kept by {@link sinceArg}). */
+class BeforeEarliestError extends CommanderArgumentError {}
+
 /**
  * A UTC date (`yyyy-mm-dd`) or an ISO-8601 instant with a zone, as epoch ms; impossible dates (02-30)
  * and instants before 1970-01-01T00:00:00Z ({@link beforeEarliest}) rejected.
@@ -39,7 +42,7 @@ export function instantArg(flag: string) {
       );
     }
     const early = beforeEarliest(ms);
-    if (early !== undefined) throw new CommanderArgumentError(`${flag} ${JSON.stringify(value)} ${early}`);
+    if (early !== undefined) throw new BeforeEarliestError(`${flag} ${JSON.stringify(value)} ${early}`);
     return ms;
   };
 }
@@ -91,7 +94,7 @@ export function sinceArg(flag: string, nowMs: () => number = Date.now) {
       return absolute(value);
     } catch (err) {
       // A real date before 1970 keeps its own message; anything else is neither an age nor a date.
-      if (/ is before /.test((err as Error).message)) throw err;
+      if (err instanceof BeforeEarliestError) throw err;
       throw new CommanderArgumentError(
         `${flag} ${JSON.stringify(value)} is not an age (30m, 24h, 7d) or a date (yyyy-mm-dd or ISO-8601 instant)`,
       );

@@ -92,9 +92,9 @@ export function lastOccurrenceRun(
   const occurrences = new Map<string, number>();
   for (const s of iterateSlots(src, nowMs - JOBS_LOOKBACK_MS - 2 * DAY_MS, nowMs + MAX_SLOT_AHEAD_MS))
     occurrences.set(s.id, s.scheduledTimeMs);
+  const onSchedule = runs.filter((r) => r.reason !== Reason.NotOnSchedule);
   let newest: { slot: string; atMs: number } | undefined;
-  for (const r of runs) {
-    if (r.reason === Reason.NotOnSchedule) continue;
+  for (const r of onSchedule) {
     const slot = String(r.slot);
     const atMs = occurrences.get(slot) ?? Date.parse(String(r.scheduledTime ?? ''));
     if (Number.isNaN(atMs)) continue;
@@ -102,8 +102,8 @@ export function lastOccurrenceRun(
       newest = { slot, atMs };
   }
   if (!newest) return undefined;
-  const attempts = runs
-    .filter((r) => String(r.slot) === newest.slot && r.reason !== Reason.NotOnSchedule)
+  const attempts = onSchedule
+    .filter((r) => String(r.slot) === newest.slot)
     .sort((a, b) => Number(a.finishedAtMs ?? 0) - Number(b.finishedAtMs ?? 0));
   return attempts.find((r) => r.outcome === Outcome.Succeeded) ?? attempts[attempts.length - 1];
 }

@@ -136,9 +136,7 @@ function osUser(env: NodeJS.ProcessEnv): { source: string; value: string } {
   try {
     return { source: 'the OS user name', value: userInfo().username };
   } catch {
-    return env.USER !== undefined
-      ? { source: 'USER', value: env.USER }
-      : { source: 'USER', value: 'unknown' };
+    return { source: 'USER', value: env.USER ?? 'unknown' };
   }
 }
 

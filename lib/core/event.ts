@@ -157,8 +157,8 @@ export function parseInvocationEvent(raw: unknown): InvocationEvent {
     const key = issue.path?.[0]?.key as string;
     const value = (input as Record<string, unknown>)[key];
     // A missing key is reported by the object schema: name the field and why it is needed.
-    const missing = value === undefined && issue.path?.length === 1 && key in REQUIRED;
-    throw new InvalidEventError(field, value, missing ? (REQUIRED[key] ?? 'is required') : issue.message);
+    const required = value === undefined && issue.path?.length === 1 ? REQUIRED[key] : undefined;
+    throw new InvalidEventError(field, value, required ?? issue.message);
   }
   const e = result.output;
   const trigger: Trigger =
