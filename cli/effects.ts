@@ -1,10 +1,12 @@
 /**
  * `cronfence effects --status needs-review` (effects whose outcome is unknown, from the sparse
- * `problems` index) and `cronfence effects resolve <key> --as succeeded|failed --note TEXT`
- * (the recorded, conditional manual reconciliation).
+ * `problems` index) and `cronfence effects resolve <key> --as succeeded|failed|not-executed --note TEXT
+ * [--expect VERSION]` (the recorded manual reconciliation, conditioned on the state the operator was
+ * shown: the list prints each effect's VERSION, resolve takes it back, refuses a changed record and a
+ * `sending` one whose holder's lease is live).
  */
 import type { Command } from 'commander';
-import { EffectStatus } from '../lib/core/effects.js';
+import { EFFECT_UNSETTLED_AFTER_MS, EffectStatus, effectVersion } from '../lib/core/effects.js';
 import { type EffectResolution, NOT_EXECUTED } from '../lib/core/ports.js';
 import { DynamoEffectStore } from '../lib/store/effect-store.js';
 import { UNSETTLED_PROBLEM } from '../lib/store/protocol/effect-operations.js';
@@ -17,11 +19,8 @@ import { type Item, publicView, queryProblems } from './run-queries.js';
 const NEEDS_REVIEW = EffectStatus.NeedsReview;
 const PROBLEMS = [NEEDS_REVIEW, UNSETTLED_PROBLEM, 'all'] as const;
 
-/**
- * An effect not terminal for longer than this is a problem (docs/operations.md): far above any
- * provider timeout or settle time, below the sweeper's alarm period. ms.
- */
-export const UNSETTLED_AFTER_MS = 15 * 60_000;
+/** An effect not terminal for longer than this is stuck: the `EffectUnsettled` alarm's period. ms. */
+export const UNSETTLED_AFTER_MS = EFFECT_UNSETTLED_AFTER_MS;
 
 /** What an operator may resolve an effect to. */
 const RESOLUTIONS = [EffectStatus.Succeeded, EffectStatus.Failed, NOT_EXECUTED] as const;
@@ -38,6 +37,7 @@ interface ResolveFlags extends ConnectionFlags {
   readonly as: EffectResolution['as'];
   readonly note: string;
   readonly by?: string;
+  readonly expect?: string;
 }
 
 /** The idempotency key of an effect item (its `key`, else from `EFFECT#<job>#<key>`). */
@@ -48,6 +48,23 @@ function effectKey(item: Item): string {
 /** The job of an effect item (its `job`, else from the lease key `JOB#<job>[#<shard>]`). */
 function effectJob(item: Item): string {
   return cell(item.job ?? (typeof item.leaseKey === 'string' ? item.leaseKey.split('#')[1] : undefined));
+}
+
+/** How long an effect has been flagged, e.g. `3m`, `2h05m`; `stuck` past the alarm's period. */
+function ageOf(item: Item, nowMs: number): string {
+  const ms = nowMs - Number(item.problemAtMs);
+  if (!Number.isFinite(ms)) return '-';
+  const min = Math.max(0, Math.floor(ms / 60_000));
+  const text = min < 60 ? `${min}m` : `${Math.floor(min / 60)}h${String(min % 60).padStart(2, '0')}m`;
+  return item.problem === UNSETTLED_PROBLEM && ms >= UNSETTLED_AFTER_MS ? `${text} stuck` : text;
+}
+
+/** The `lastError` of an effect as one cell: `Name: message` (cut to 60 characters). */
+function lastErrorOf(item: Item): string {
+  const e = item.lastError as { name?: unknown; message?: unknown } | undefined;
+  if (!e) return '-';
+  const text = `${String(e.name)}: ${String(e.message)}`;
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
 
 /**
@@ -64,7 +81,7 @@ export function registerEffects(program: Command): void {
     .description('List effects in needs-review, newest first (sparse index `problems`)')
     .option(
       '--status <status>',
-      `${NEEDS_REVIEW}, ${UNSETTLED_PROBLEM} (sending or pending for over ${UNSETTLED_AFTER_MS / 60_000} min) or all`,
+      `${NEEDS_REVIEW}, ${UNSETTLED_PROBLEM} (sending or pending for over ${UNSETTLED_AFTER_MS / 60_000} min, the EffectUnsettled alarm's period) or all (every needs-review and every not-terminal effect, whatever its age)`,
       choiceArg('--status', PROBLEMS),
       'all',
     )
@@ -86,11 +103,14 @@ export function registerEffects(program: Command): void {
           ...(flags.job !== undefined && { job: flags.job }),
           limit: flags.limit,
         });
-        // `unsettled` marks every effect while it is not terminal; a problem only past the bound.
+        // `unsettled` marks every effect while it is not terminal; `--status unsettled` lists the stuck
+        // ones (past the alarm's period), `all` lists every one, whatever its age.
+        const stuck = (i: Item) => Number(i.problemAtMs) <= nowMs - UNSETTLED_AFTER_MS;
         const items = found.filter(
-          (i) => i.problem !== UNSETTLED_PROBLEM || Number(i.problemAtMs) <= nowMs - UNSETTLED_AFTER_MS,
+          (i) => flags.status !== UNSETTLED_PROBLEM || i.problem !== UNSETTLED_PROBLEM || stuck(i),
         );
-        if (flags.json) out(toJson(items.map((i) => ({ key: effectKey(i), ...publicView(i) }))));
+        if (flags.json)
+          out(toJson(items.map((i) => ({ key: effectKey(i), version: effectVersion(i), ...publicView(i) }))));
         else if (items.length === 0)
           out(
             `No effects ${flags.status === 'all' ? 'in needs-review or unsettled' : `in ${flags.status}`}.`,
@@ -104,12 +124,15 @@ export function registerEffects(program: Command): void {
               { header: 'FENCE', cell: (i) => cell(i.fence) },
               { header: 'ATTEMPTS', cell: (i) => cell(i.attempts) },
               { header: 'FLAGGED', cell: (i) => iso(i.problemAtMs) },
+              { header: 'AGE', cell: (i) => ageOf(i, nowMs) },
               { header: 'RUN ID', cell: (i) => cell(i.runId) },
+              { header: 'VERSION', cell: (i) => effectVersion(i) },
+              { header: 'LAST ERROR', cell: lastErrorOf },
               { header: 'WHY', cell: (i) => cell(i.reviewReason) },
             ]),
           );
           out(
-            `Resolve one after checking the provider: cronfence effects resolve <KEY> --job <JOB> --as succeeded|failed|not-executed --note "..."`,
+            `Resolve one after checking the provider: cronfence effects resolve <KEY> --job <JOB> --expect <VERSION> --as succeeded|failed|not-executed --note "..."`,
           );
         }
         return ExitCode.Ok;
@@ -135,6 +158,10 @@ export function registerEffects(program: Command): void {
     .option(
       '--by <name>',
       'who resolves it, 1-128 characters (default: CRONFENCE_OPERATOR, then the OS user)',
+    )
+    .option(
+      '--expect <version>',
+      'the VERSION `cronfence effects` showed: refused (nothing changed) if the effect changed since (default: the version resolve reads and prints)',
     );
   withConnectionOptions(resolve).action(
     action(async (key: string, flags: ResolveFlags) => {
@@ -144,17 +171,20 @@ export function registerEffects(program: Command): void {
       const by = operatorValue('--by', flags.by, 128);
       const conn = await connect(flags);
       try {
-        const item = await new DynamoEffectStore(conn.doc, conn.tableName, flags.job).resolve({
+        const store = new DynamoEffectStore(conn.doc, conn.tableName, flags.job);
+        const item = await store.resolve({
           key,
           as: flags.as,
           note,
           by,
           nowMs: Date.now(),
+          ...(flags.expect !== undefined && { expect: flags.expect }),
         });
-        if (flags.json) out(toJson({ key, ...publicView(item as unknown as Item) }));
+        if (flags.json)
+          out(toJson({ key, version: effectVersion(item), ...publicView(item as unknown as Item) }));
         else
           out(
-            `Effect ${key}: resolved ${item.status === 'pending' ? 'not-executed (pending: the next run sends it)' : String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${note}")`,
+            `Effect ${key}: resolved ${item.status === 'pending' ? 'not-executed (pending: the next run sends it)' : String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${note}"); was version ${flags.expect ?? '(as read)'}, now ${effectVersion(item)}`,
           );
         return ExitCode.Ok;
       } finally {

@@ -25,6 +25,9 @@ export const ErrorCode = {
   EndpointUnreachable: 'ENDPOINT_UNREACHABLE',
   JobPaused: 'JOB_PAUSED',
   JobNotPaused: 'JOB_NOT_PAUSED',
+  EffectChanged: 'EFFECT_CHANGED',
+  EffectInFlight: 'EFFECT_IN_FLIGHT',
+  LeaseBusy: 'LEASE_BUSY',
 } as const;
 /** Union of {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -276,6 +279,84 @@ export class EffectNotInReviewError extends CronfenceError {
     );
     this.key = key;
     this.item = item;
+  }
+}
+
+/** An ISO-8601 UTC instant of an epoch-ms value read from an item, or the value itself. */
+function isoOf(ms: unknown): string {
+  const n = Number(ms);
+  return ms !== undefined && Number.isFinite(n) ? new Date(n).toISOString() : String(ms);
+}
+
+/**
+ * An operator's write on an effect found the record changed since the operator was shown it (another
+ * operator, or a run, wrote it meanwhile): nothing was changed. Carries the record as it is now.
+ */
+export class EffectChangedError extends CronfenceError {
+  override readonly name = 'EffectChangedError';
+  readonly key: string;
+  /** The version token the operator was shown. */
+  readonly expected: string;
+  readonly item: Record<string, unknown> | undefined;
+  constructor(
+    key: string,
+    expected: string,
+    item: Record<string, unknown> | undefined,
+    options?: ErrorOptions,
+  ) {
+    const now = item
+      ? `it is now ${String(item.status)} (version ${[item.status, item.fence, item.attempts, item.updatedAtMs].map((v) => String(v ?? '-')).join(':')}: fence ${String(item.fence)}, run ${String(item.runId)}, attempts ${String(item.attempts)}, updated ${isoOf(item.updatedAtMs)})`
+      : 'it no longer exists';
+    super(
+      ErrorCode.EffectChanged,
+      `effect "${key}" changed since version ${expected} was shown: ${now}: nothing changed; look at it again (cronfence effects) and resolve what it is now`,
+      options,
+    );
+    this.key = key;
+    this.expected = expected;
+    this.item = item;
+  }
+}
+
+/**
+ * An operator's write on an effect in `sending` was refused because the run that moved it still holds
+ * a live lease: its provider call may be in flight. Names the holder and when its lease ends.
+ */
+export class EffectInFlightError extends CronfenceError {
+  override readonly name = 'EffectInFlightError';
+  readonly key: string;
+  readonly holderRunId: string;
+  readonly leaseUntilMs: number;
+  readonly lease: Record<string, unknown> | undefined;
+  constructor(
+    key: string,
+    shown: { readonly runId: string; readonly fence: number; readonly leaseKey?: string },
+    lease: Record<string, unknown> | undefined,
+    options?: ErrorOptions,
+  ) {
+    const until = Number(lease?.leaseUntilMs);
+    super(
+      ErrorCode.EffectInFlight,
+      `effect "${key}" is sending under the live lease of run ${shown.runId} (owner ${String(lease?.owner ?? shown.runId)}, fence ${shown.fence}, lease ${String(shown.leaseKey)}), which ends at ${isoOf(lease?.leaseUntilMs)}: its provider call may be in flight: nothing changed; wait until that run records its outcome or its lease ends, then look again`,
+      options,
+    );
+    this.key = key;
+    this.holderRunId = shown.runId;
+    this.leaseUntilMs = until;
+    this.lease = lease;
+  }
+}
+
+/**
+ * An operator's trigger or backfill met the job's lease held by a live run (or a lease other than the
+ * one the operator was shown): nothing was invoked. Names the holder, its slot and when its lease ends.
+ */
+export class LeaseBusyError extends CronfenceError {
+  override readonly name = 'LeaseBusyError';
+  readonly lease: Record<string, unknown> | undefined;
+  constructor(message: string, lease: Record<string, unknown> | undefined, options?: ErrorOptions) {
+    super(ErrorCode.LeaseBusy, message, options);
+    this.lease = lease;
   }
 }
 

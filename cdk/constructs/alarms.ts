@@ -15,6 +15,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { EFFECT_UNSETTLED_AFTER_MS } from '../../lib/core/effects.js';
 import { METRIC_NAMESPACE, metricDimensions, RuntimeMetric } from './defaults.js';
 import type { ScheduledJob } from './scheduled-job.js';
 import { SWEEPER_NAME, type Sweeper } from './sweeper.js';
@@ -120,10 +121,16 @@ export class CronfenceAlarms extends Construct {
     return alarm;
   }
 
-  private anyEvent(scope: Construct, job: string, name: RuntimeMetric, what: string): Alarm {
+  private anyEvent(
+    scope: Construct,
+    job: string,
+    name: RuntimeMetric,
+    what: string,
+    period = Duration.minutes(5),
+  ): Alarm {
     return this.alarm(name, scope, {
       alarmDescription: `cronfence job "${job}": ${what}. Query the problems GSI of the library table.`,
-      metric: this.metric(job, name),
+      metric: this.metric(job, name, period),
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -163,6 +170,8 @@ export class CronfenceAlarms extends Construct {
         name,
         RuntimeMetric.EffectUnsettled,
         'an external effect was left not terminal (outcome unknown); see `cronfence effects --status unsettled`',
+        // the same threshold `cronfence effects --status unsettled` lists from
+        Duration.millis(EFFECT_UNSETTLED_AFTER_MS),
       ),
       this.dlqAlarm(scope, name, job.deadLetterQueue),
     ];

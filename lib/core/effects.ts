@@ -143,4 +143,61 @@ export interface EffectItem {
   readonly sendingAtMs?: number;
   readonly finishedAtMs?: number;
   readonly updatedAtMs: number;
+  /**
+   * The last error met while the effect was not settled (`sending`, `needs-review`, `failed`): what a
+   * person reads in the console beside the status. Removed when it succeeds.
+   */
+  readonly lastError?: EffectError;
+  /**
+   * Outcomes of provider calls whose finish was refused (the run no longer owned the effect when its
+   * call returned: an operator resolved it, or a newer holder took it over). Never dropped: with
+   * `providerRef`, they name every transaction the provider made under the key.
+   */
+  readonly lateOutcomes?: readonly LateOutcome[];
+}
+
+/** An error as an effect record stores it: name, message (bounded), when by the writer's clock. */
+export interface EffectError {
+  readonly name: string;
+  readonly message: string;
+  /** Epoch ms. */
+  readonly atMs: number;
+  /** The same instant as ISO-8601 UTC, for a person reading the item. */
+  readonly at: string;
+}
+
+/** The outcome of a call whose finish was refused, as appended to {@link EffectItem.lateOutcomes}. */
+export interface LateOutcome {
+  readonly runId: string;
+  readonly fence: number;
+  /** `succeeded` (the provider executed it) or `failed` (it rejected it). */
+  readonly status: string;
+  readonly providerRef?: string;
+  readonly responseDigest?: string;
+  readonly httpStatus?: number;
+  /** When the run learnt it, epoch ms and ISO-8601 UTC. */
+  readonly atMs: number;
+  readonly at: string;
+}
+
+/**
+ * How long an effect may stay not terminal (`sending`, `pending`) before it counts as stuck, ms: the
+ * `EffectUnsettled` alarm's period (cdk/constructs/alarms.ts) and the age from which
+ * `cronfence effects --status unsettled` lists it. One constant, so the CLI never hides an effect the
+ * alarm already reported. 5 min.
+ */
+export const EFFECT_UNSETTLED_AFTER_MS = 5 * 60_000;
+
+/**
+ * The version token of an effect record: the state an operator is shown and hands back as the
+ * condition of a write (`cronfence effects resolve --expect <token>`). Changes with every write of the
+ * record (status, fence, attempts and `updatedAtMs`), e.g. `needs-review:2:1:1796151601288`.
+ */
+export function effectVersion(item: {
+  readonly status?: unknown;
+  readonly fence?: unknown;
+  readonly attempts?: unknown;
+  readonly updatedAtMs?: unknown;
+}): string {
+  return [item.status, item.fence, item.attempts, item.updatedAtMs].map((v) => String(v ?? '-')).join(':');
 }

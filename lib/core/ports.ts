@@ -269,6 +269,26 @@ export interface EffectResolution {
   readonly note: string;
   readonly by: string;
   readonly nowMs: number;
+  /**
+   * The version token the operator was shown (`effectVersion`, printed by `cronfence effects`): the
+   * write is refused unless the record still has it. @default the version the resolve reads itself
+   */
+  readonly expect?: string;
+}
+
+/** The outcome of a provider call whose finish was refused, to record on the effect anyway. */
+export type LateOutcomeUpdate =
+  | {
+      readonly status: typeof EffectStatus.Succeeded;
+      readonly providerRef: string;
+      readonly responseDigest: string;
+    }
+  | { readonly status: typeof EffectStatus.Failed; readonly error: { httpStatus: number; message: string } };
+
+/** An error to keep on an effect that is not settled (its `lastError`). */
+export interface EffectErrorNote {
+  readonly name: string;
+  readonly message: string;
 }
 
 /**
@@ -304,10 +324,27 @@ export interface EffectStore {
     outcome: EffectOutcomeUpdate,
   ): Promise<RecordResult>;
   /**
-   * Move an effect from `needs-review` to the operator's resolution. @returns the item after the update.
-   * @throws EffectNotInReviewError when it is missing or not `needs-review`; StoreError
+   * Move an effect that is not terminal (or in `needs-review`) to the operator's resolution, reading it
+   * first and conditioning the write on what it read (or on `resolution.expect`).
+   * @returns the item after the update.
+   * @throws EffectNotInReviewError when it is missing or terminal; EffectChangedError when it is not as
+   *   shown; EffectInFlightError when it is `sending` under a live lease; StoreError
    */
   resolve(resolution: EffectResolution): Promise<EffectItem>;
+  /**
+   * Append the outcome of our call to the effect after its finish was refused (no fence needed: the
+   * call happened). @returns the item after the append, or undefined when the record is gone. @throws StoreError
+   */
+  recordLateOutcome(
+    key: string,
+    fc: FenceContext,
+    outcome: LateOutcomeUpdate,
+  ): Promise<EffectItem | undefined>;
+  /**
+   * Keep `error` as the `lastError` of an effect still `sending` under our fence and run (an unknown
+   * outcome); a no-op when it moved on. @throws StoreError
+   */
+  noteError(key: string, fc: FenceContext, error: EffectErrorNote): Promise<void>;
   /** Read an effect record (CLI and tests only). @throws StoreError */
   get(key: string): Promise<EffectItem | undefined>;
 }

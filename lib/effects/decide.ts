@@ -45,6 +45,8 @@ export interface StoredEffect {
   readonly leaseKey?: string;
   /** When the key was first sent (by the sender's clock), epoch ms. */
   readonly createdAtMs?: number;
+  /** Outcomes of calls whose finish was refused (the provider executed or rejected them). */
+  readonly lateOutcomes?: readonly { runId: string; fence: number; status: string; providerRef?: string }[];
 }
 
 /** What to do with an existing effect record. */
@@ -80,6 +82,13 @@ export function decideExisting(stored: StoredEffect, me: EffectActor): EffectDec
   const sameLease =
     stored.leaseKey === undefined || me.leaseKey === undefined || stored.leaseKey === me.leaseKey;
   if (sameLease && stored.fence > me.fence) return { kind: 'stale', storedFence: stored.fence };
+  // A call executed after its finish was refused: sending again could execute it twice.
+  const executed = stored.lateOutcomes?.find((o) => o.status === EffectStatus.Succeeded);
+  if (executed)
+    return {
+      kind: 'review',
+      why: `run ${executed.runId} (fence ${executed.fence}) had it executed (provider ref ${String(executed.providerRef)}) after its finish was refused; not resent`,
+    };
   if (stored.status === EffectStatus.Pending) return { kind: 'send', resend: false };
   if (stored.status !== EffectStatus.Sending) {
     return { kind: 'review', why: `effect record has unknown status ${JSON.stringify(stored.status)}` };

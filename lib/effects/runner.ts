@@ -285,7 +285,12 @@ export class EffectRunner {
     }
     if (res.kind === 'unknown') {
       this.transition(key, EffectStatus.Sending, EffectStatus.Sending, `outcome unknown: ${res.why}`);
-      throw new EffectOutcomeUnknownError(key, res.why);
+      const unknown = new EffectOutcomeUnknownError(key, res.why);
+      // Kept on the record for the console; a failure to note it must not hide the unknown outcome.
+      await this.o.store
+        .noteError(key, this.o.fence(), { name: unknown.name, message: res.why })
+        .catch(() => undefined);
+      throw unknown;
     }
     const outcome: EffectOutcomeUpdate =
       res.kind === 'succeeded'
@@ -306,7 +311,10 @@ export class EffectRunner {
       fin.kind === 'existing' &&
       !(item.runId === fc.runId && item.fence === fc.fence && item.status === outcome.status)
     ) {
-      // A newer run took the effect over while we were calling: it reconciles under the same key.
+      // An operator or a newer run changed the effect while we were calling. The call happened: its
+      // outcome is appended to the record (never dropped), then this run stops as stale.
+      await this.o.store.recordLateOutcome(key, fc, outcome);
+      this.transition(key, EffectStatus.Sending, item.status, `late ${outcome.status}: finish refused`);
       throw new StaleFenceError(
         `effect ${key}`,
         fc.fence,

@@ -17,25 +17,30 @@
  * per effect. A `pending` record written by other tooling is still understood (taken over and sent).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EffectItem } from '../core/effects.js';
+import { type EffectItem, effectVersion } from '../core/effects.js';
 import type {
+  EffectErrorNote,
   EffectMoveOptions,
   EffectOutcomeUpdate,
   EffectResolution,
   EffectStore,
   FenceContext,
+  LateOutcomeUpdate,
   RecordResult,
   SeenEffect,
   SendingResult,
 } from '../core/ports.js';
+import { EffectChangedError, EffectNotInReviewError } from '../errors.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
 import {
   effectFinish,
   effectInsert,
+  effectLateOutcome,
   effectMove,
-  effectResolve,
+  effectNoteError,
   effectSettle,
 } from './protocol/effect-operations.js';
+import { effectResolve, RESOLVABLE_STATUSES } from './protocol/effect-operator-operations.js';
 import { type ProtocolBackend, perform, read } from './protocol/request.js';
 import { Keys } from './schema.js';
 
@@ -78,8 +83,44 @@ export class TableEffectStore implements EffectStore {
     return perform(this.backend, effectSettle, { ...this.ref(key), seen, fc, outcome });
   }
 
-  resolve(resolution: EffectResolution): Promise<EffectItem> {
-    return perform(this.backend, effectResolve, { table: this.table, job: this.job, ...resolution });
+  /**
+   * The operator's resolution: reads the record (one GetItem), refuses it when it is not as the
+   * operator was shown (`expect`), then writes conditioned on exactly what it read — and, in `sending`,
+   * on its holder's lease not being live (protocol/effect-operator-operations.ts).
+   * @throws EffectNotInReviewError (missing or terminal), EffectChangedError, EffectInFlightError, StoreError
+   */
+  async resolve(resolution: EffectResolution): Promise<EffectItem> {
+    const { expect, ...r } = resolution;
+    const item = await this.get(r.key);
+    if (!item || !(RESOLVABLE_STATUSES as readonly string[]).includes(String(item.status)))
+      throw new EffectNotInReviewError(
+        r.key,
+        item as unknown as Record<string, unknown> | undefined,
+        this.job,
+      );
+    if (expect !== undefined && expect !== effectVersion(item))
+      throw new EffectChangedError(r.key, expect, item as unknown as Record<string, unknown>);
+    const shown = {
+      status: item.status,
+      fence: item.fence,
+      runId: item.runId,
+      attempts: item.attempts,
+      updatedAtMs: item.updatedAtMs,
+      ...(item.leaseKey !== undefined && { leaseKey: item.leaseKey }),
+    };
+    return perform(this.backend, effectResolve, { table: this.table, job: this.job, ...r, shown });
+  }
+
+  recordLateOutcome(
+    key: string,
+    fc: FenceContext,
+    outcome: LateOutcomeUpdate,
+  ): Promise<EffectItem | undefined> {
+    return perform(this.backend, effectLateOutcome, { ...this.ref(key), fc, outcome });
+  }
+
+  noteError(key: string, fc: FenceContext, error: EffectErrorNote): Promise<void> {
+    return perform(this.backend, effectNoteError, { ...this.ref(key), fc, error });
   }
 
   /** Read an effect record (CLI and tests only; never on a run's path). @throws StoreError */

@@ -7,17 +7,27 @@
 import { type EffectItem, EffectStatus } from '../../core/effects.js';
 import { boundText } from '../../core/item-bounds.js';
 import type {
+  EffectErrorNote,
   EffectOutcomeUpdate,
-  EffectResolution,
   FenceContext,
+  LateOutcomeUpdate,
   RecordResult,
   SeenEffect,
   SendingResult,
 } from '../../core/ports.js';
-import { NOT_EXECUTED } from '../../core/ports.js';
-import { EffectNotInReviewError } from '../../errors.js';
 import { Attr, Keys } from '../schema.js';
-import { and, type Condition, eq, le, ne, notExists, or } from './expression.js';
+import {
+  AppendToList,
+  and,
+  type Condition,
+  eq,
+  exists,
+  IfNotExists,
+  le,
+  ne,
+  notExists,
+  or,
+} from './expression.js';
 import { LEASE_SK, leaseInactive, owned } from './operations.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
 import type { Item, Operation, ProtocolRequest, Write } from './request.js';
@@ -199,9 +209,17 @@ function unsettled(atMs: number): Item {
   return { [Attr.problem]: UNSETTLED_PROBLEM, [Attr.problemAtMs]: atMs };
 }
 
-/** What a terminal outcome removes: the `unsettled` flag (needs-review sets its own). */
+/** What a terminal outcome removes: the `unsettled` flag (needs-review sets its own); success, the last error. */
 function removedBy(outcome: EffectOutcomeUpdate): string[] {
-  return outcome.status === EffectStatus.NeedsReview ? [] : [Attr.problem, Attr.problemAtMs];
+  if (outcome.status === EffectStatus.NeedsReview) return [];
+  return outcome.status === EffectStatus.Succeeded
+    ? [Attr.problem, Attr.problemAtMs, 'lastError']
+    : [Attr.problem, Attr.problemAtMs];
+}
+
+/** An effect's `lastError`: name, bounded message, when (epoch ms and ISO-8601 UTC). */
+export function lastError(name: string, message: string, atMs: number): Item {
+  return { name, message: boundText(message), atMs, at: new Date(atMs).toISOString() };
 }
 
 /** The attributes an outcome sets. */
@@ -214,6 +232,11 @@ function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
         reviewReason: boundText(outcome.reviewReason),
         [Attr.problem]: outcome.status,
         [Attr.problemAtMs]: fc.nowMs,
+        // the error of the unknown outcome when its run noted one, else why it needs review
+        lastError: new IfNotExists(
+          'lastError',
+          lastError('EffectOutcomeUnknownError', outcome.reviewReason, fc.nowMs),
+        ),
       };
     case EffectStatus.Succeeded:
       return {
@@ -228,6 +251,11 @@ function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
         ...base,
         finishedAtMs: fc.nowMs,
         error: { ...outcome.error, message: boundText(outcome.error.message) },
+        lastError: lastError(
+          'ProviderRejected',
+          `HTTP ${outcome.error.httpStatus}: ${outcome.error.message}`,
+          fc.nowMs,
+        ),
       };
   }
 }
@@ -307,62 +335,77 @@ export const effectSettle: Operation<EffectSettleInput, RecordResult> = {
   ...recorded,
 };
 
-/** An operator's resolution of an effect of a job. */
-export type EffectResolveInput = Omit<EffectRef, 'key'> & EffectResolution;
-
-/** Statuses an operator may resolve from: every non-terminal one, and needs-review. */
-export const RESOLVABLE_STATUSES = [
-  EffectStatus.NeedsReview,
-  EffectStatus.Sending,
-  EffectStatus.Pending,
-] as const;
+/** Record a late outcome. */
+export type EffectLateOutcomeInput = EffectRef & {
+  readonly fc: FenceContext;
+  readonly outcome: LateOutcomeUpdate;
+};
 
 /**
- * Operator resolution (`cronfence effects resolve`): an effect that is not terminal (`sending`,
- * `pending`) or awaits review (`needs-review`) moves to the resolution, recording how
- * (`resolvedBy = operator`), who, when and why: `succeeded` / `failed` (the provider says so; leaves
- * the `problems` index), or `not-executed` (the provider never executed it: back to `pending`, so the
- * next run — a manual re-run of the slot — sends it under the same key; it stays flagged `unsettled`
- * until then). Returns ALL_NEW. Refused (already terminal): EffectNotInReviewError carrying the item.
+ * The outcome of OUR call, after its finish was refused (an operator resolved the effect meanwhile, or
+ * a newer holder took it over): appended to `lateOutcomes` whatever the effect's status, fence or run —
+ * the call happened, so the record must name its transaction. Changes nothing else. Returns ALL_NEW;
+ * refused only when the record is gone (undefined).
  */
-export const effectResolve: Operation<EffectResolveInput, EffectItem> = {
-  name: 'effect-resolve',
-  request: (r) => {
-    const reviewed = {
-      resolvedBy: 'operator',
-      reviewedBy: r.by,
-      reviewedAtMs: r.nowMs,
-      reviewNote: r.note,
-      updatedAtMs: r.nowMs,
+export const effectLateOutcome: Operation<EffectLateOutcomeInput, EffectItem | undefined> = {
+  name: 'effect-late-outcome',
+  request: (e) => {
+    const o = e.outcome;
+    const entry = {
+      runId: e.fc.runId,
+      fence: e.fc.fence,
+      status: o.status,
+      ...(o.status === EffectStatus.Succeeded
+        ? { providerRef: boundText(o.providerRef), responseDigest: o.responseDigest }
+        : { httpStatus: o.error.httpStatus, message: boundText(o.error.message) }),
+      atMs: e.fc.nowMs,
+      at: new Date(e.fc.nowMs).toISOString(),
     };
-    const update =
-      r.as === NOT_EXECUTED
-        ? // never executed: any request may now be sent under the key (the next mover writes its hash)
-          {
-            set: { ...reviewed, status: EffectStatus.Pending, ...unsettled(r.nowMs) },
-            remove: ['requestHash'],
-          }
-        : {
-            set: { ...reviewed, status: r.as, finishedAtMs: r.nowMs },
-            remove: [Attr.problem, Attr.problemAtMs],
-          };
     return {
-      tag: tag('effect-resolve', r),
-      label: 'resolve effect',
+      // Not a fenced write (it needs no fence and changes no state a run decides on): tagged `other`.
+      tag: { ...tag('effect-late-outcome', e, e.fc), op: ProtocolOp.Other },
+      label: `record late outcome of effect ${e.key}`,
       writes: [
         {
           kind: 'update',
-          table: r.table,
-          key: Keys.effect(r.job, r.key),
-          condition: or(...RESOLVABLE_STATUSES.map((st) => eq('status', st))),
-          update,
+          table: e.table,
+          key: Keys.effect(e.job, e.key),
+          condition: exists(Attr.pk),
+          update: { set: { lateOutcomes: new AppendToList('lateOutcomes', [entry]) } },
           returnValues: 'ALL_NEW',
         },
       ],
     };
   },
-  accepted: (item) => (item ?? {}) as unknown as EffectItem,
-  refused: (item, _i, r) => {
-    throw new EffectNotInReviewError(r.key, item, r.job);
-  },
+  accepted: (item) => item as unknown as EffectItem,
+  refused: () => undefined,
+};
+
+/** Note an error on an effect. */
+export type EffectNoteErrorInput = EffectRef & {
+  readonly fc: FenceContext;
+  readonly error: EffectErrorNote;
+};
+
+/**
+ * Keep the error of an unknown outcome as `lastError` on an effect still `sending` under our fence and
+ * run (what a person reads in the console). Refused (it moved on meanwhile): nothing to do.
+ */
+export const effectNoteError: Operation<EffectNoteErrorInput, void> = {
+  name: 'effect-note-error',
+  request: (e) => ({
+    tag: tag('effect-note-error', e, e.fc),
+    label: `note error on effect ${e.key}`,
+    writes: [
+      {
+        kind: 'update',
+        table: e.table,
+        key: Keys.effect(e.job, e.key),
+        condition: and(eq('status', EffectStatus.Sending), eq('fence', e.fc.fence), eq('runId', e.fc.runId)),
+        update: { set: { lastError: lastError(e.error.name, e.error.message, e.fc.nowMs) } },
+      },
+    ],
+  }),
+  accepted: () => undefined,
+  refused: () => undefined,
 };
