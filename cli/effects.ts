@@ -172,19 +172,22 @@ export function registerEffects(program: Command): void {
       const conn = await connect(flags);
       try {
         const store = new DynamoEffectStore(conn.doc, conn.tableName, flags.job);
+        // The safe path: read, show, and condition the write on what was read (or on --expect).
+        const read = await store.get(key);
+        const shown = flags.expect ?? (read ? effectVersion(read) : undefined);
         const item = await store.resolve({
           key,
           as: flags.as,
           note,
           by,
           nowMs: Date.now(),
-          ...(flags.expect !== undefined && { expect: flags.expect }),
+          ...(shown !== undefined && { expect: shown }),
         });
         if (flags.json)
           out(toJson({ key, version: effectVersion(item), ...publicView(item as unknown as Item) }));
         else
           out(
-            `Effect ${key}: resolved ${item.status === 'pending' ? 'not-executed (pending: the next run sends it)' : String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${note}"); was version ${flags.expect ?? '(as read)'}, now ${effectVersion(item)}`,
+            `Effect ${key}: resolved ${item.status === 'pending' ? 'not-executed (pending: the next run sends it)' : String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${note}"); version ${String(shown)} -> ${effectVersion(item)}`,
           );
         return ExitCode.Ok;
       } finally {

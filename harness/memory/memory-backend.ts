@@ -105,7 +105,8 @@ export class MemoryBackend implements ProtocolBackend {
                 next[statusAttr] !== undefined && { status: String(next[statusAttr]) }),
               ...(LEASE_OPS.includes(tag.op) && { leaseUntilMs: Number(next.leaseUntilMs) }),
             });
-            if (w.kind === 'update' && w.returnValues)
+            // TransactWriteItems returns no item attributes (only single writes honour ReturnValues)
+            if (w.kind === 'update' && w.returnValues && !transaction)
               attributes = structuredClone(w.returnValues === 'ALL_OLD' ? old : next);
           });
           first = { applied: true, ...(attributes && { attributes }) };

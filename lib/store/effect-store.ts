@@ -108,7 +108,14 @@ export class TableEffectStore implements EffectStore {
       updatedAtMs: item.updatedAtMs,
       ...(item.leaseKey !== undefined && { leaseKey: item.leaseKey }),
     };
-    return perform(this.backend, effectResolve, { table: this.table, job: this.job, ...r, shown });
+    const after = await perform(this.backend, effectResolve, {
+      table: this.table,
+      job: this.job,
+      ...r,
+      shown,
+    });
+    // A transaction (the `sending` case, with its lease check) returns no attributes: read it back.
+    return after.status !== undefined ? after : ((await this.get(r.key)) ?? after);
   }
 
   recordLateOutcome(

@@ -44,6 +44,16 @@ async function putEffect(key: string, status: string, extra: Record<string, unkn
   );
 }
 
+/** The cells of the table row that starts with `key` (columns are separated by 2+ spaces). */
+const rowOf = (stdout: string, key: string) =>
+  stdout
+    .split('\n')
+    .find((l) => l.startsWith(`${key} `))
+    ?.split(/\s{2,}/);
+
+/** An instant as the CLI prints it. */
+const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+
 const effect = async (key: string) =>
   (
     await stack.doc.send(
@@ -75,12 +85,24 @@ describe('effects', () => {
         updatedAtMs: flaggedAtMs,
         reviewReason: 'timeout after send; provider has no lookup',
         problemAtMs: flaggedAtMs,
+        version: `needs-review:3:2:${flaggedAtMs}`,
       },
     ]);
-    const table = await cli(['effects'], stackEnv(stack));
-    expect(table.stdout).toMatch(
-      /^payout-m1-2026-03-28\s+merchant-settlement\s+needs-review\s+3\s+2\s+\S+Z\s+run-7\s+timeout after send; provider has no lookup$/m,
-    );
+    const table = await cli(['effects', '--job', 'merchant-settlement'], stackEnv(stack));
+    expect(rowOf(table.stdout, 'payout-m1-2026-03-28')).toEqual([
+      'payout-m1-2026-03-28',
+      'merchant-settlement',
+      'needs-review',
+      '3',
+      '2',
+      iso(flaggedAtMs),
+      '1h00m',
+      'run-7',
+      `needs-review:3:2:${flaggedAtMs}`,
+      '-',
+      'timeout after send; provider has no lookup',
+    ]);
+    expect(table.stdout).toMatch(/--expect <VERSION>/);
   });
 
   it('resolves one conditionally, recording who, when and why, and takes it off the review list', async () => {
@@ -102,10 +124,10 @@ describe('effects', () => {
       stackEnv(stack),
     );
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(
-      /^Effect payout-m1-2026-03-28: resolved succeeded by bob at \S+Z \("provider shows paid"\)$/m,
-    );
     const item = await effect('payout-m1-2026-03-28');
+    expect(r.stdout).toBe(
+      `Effect payout-m1-2026-03-28: resolved succeeded by bob at ${iso(Number(item?.reviewedAtMs))} ("provider shows paid"); version needs-review:3:2:${flaggedAtMs} -> succeeded:3:2:${String(item?.updatedAtMs)}\n`,
+    );
     expect(item).toMatchObject({
       status: 'succeeded',
       resolvedBy: 'operator',
@@ -116,7 +138,7 @@ describe('effects', () => {
     expect(item?.reviewedAtMs).toBeGreaterThanOrEqual(before);
     expect(item?.finishedAtMs).toBe(item?.reviewedAtMs);
     expect(item?.problem).toBeUndefined();
-    const list = await cli(['effects'], stackEnv(stack));
+    const list = await cli(['effects', '--job', 'merchant-settlement'], stackEnv(stack));
     expect(list.stdout.trim()).toBe('No effects in needs-review or unsettled.');
   });
 
@@ -166,6 +188,48 @@ describe('effects', () => {
   });
 });
 
+describe('effects stuck in sending', () => {
+  it('lists a sending effect from its first minute with --status all, and with --status unsettled once past the alarm period', async () => {
+    const nowMs = Date.now();
+    const young = nowMs - 2 * 60_000;
+    const old = nowMs - 6 * 60_000;
+    const base = { job: 'payouts', leaseKey: 'JOB#payouts', problem: 'unsettled' };
+    await putEffect('young-1', 'sending', {
+      ...base,
+      ...Keys.effect('payouts', 'young-1'),
+      problemAtMs: young,
+      updatedAtMs: young,
+      lastError: { name: 'EffectOutcomeUnknownError', message: 'HTTP 503', atMs: young, at: iso(young) },
+    });
+    await putEffect('old-1', 'sending', {
+      ...base,
+      ...Keys.effect('payouts', 'old-1'),
+      problemAtMs: old,
+      updatedAtMs: old,
+    });
+    const all = await cli(['effects', '--status', 'all', '--job', 'payouts'], stackEnv(stack));
+    expect(rowOf(all.stdout, 'young-1')).toEqual([
+      'young-1',
+      'payouts',
+      'sending',
+      '3',
+      '2',
+      iso(young),
+      '2m',
+      'run-7',
+      `sending:3:2:${young}`,
+      'EffectOutcomeUnknownError: HTTP 503',
+      '-',
+    ]);
+    expect(rowOf(all.stdout, 'old-1')?.[6]).toBe('6m stuck');
+    const stuck = await cli(
+      ['effects', '--status', 'unsettled', '--job', 'payouts', '--json'],
+      stackEnv(stack),
+    );
+    expect(json<{ key: string }[]>(stuck).map((e) => e.key)).toEqual(['old-1']);
+  });
+});
+
 describe('finding DynamoDB Local while npm start runs', () => {
   it('reads endpoint and table from .cronfence/local.json in the working directory, no flags', async () => {
     await putEffect('refund-9', 'needs-review');
@@ -181,7 +245,7 @@ describe('finding DynamoDB Local while npm start runs', () => {
       dir,
     );
     const { DYNAMODB_ENDPOINT: _e, CRONFENCE_TABLE: _t, ...env } = stackEnv(stack);
-    const r = await cli(['effects', '--json'], env, dir);
+    const r = await cli(['effects', '--job', 'merchant-settlement', '--json'], env, dir);
     expect(json<{ key: string }[]>(r).map((e) => e.key)).toEqual(['refund-9']);
   });
 });

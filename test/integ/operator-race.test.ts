@@ -184,6 +184,7 @@ describe('operator writes race live work', () => {
     expect((await c).summary).toMatchObject({ outcome: 'stale', fence: 3 });
     const late = await effectItem(stack, KEY);
     expect(late?.status).toBe('pending');
+    const lateOutcomes = (late?.lateOutcomes ?? []) as { runId: string; atMs: number }[];
     expect(late?.lateOutcomes).toEqual([
       {
         runId: String((await stack.runRecords(JOB)).find((r) => r.fence === 3)?.runId),
@@ -192,7 +193,7 @@ describe('operator writes race live work', () => {
         providerRef: 'txn_1',
         responseDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
         atMs: expect.any(Number),
-        at: new Date(Number((late?.lateOutcomes as { atMs: number }[])[0]?.atMs)).toISOString(),
+        at: new Date(Number(lateOutcomes[0]?.atMs)).toISOString(),
       },
     ]);
     // The next run meets the late outcome: needs-review, no second payout.
@@ -201,7 +202,7 @@ describe('operator writes race live work', () => {
     expect(b.executions).toEqual(['txn_1']);
     expect(await effectItem(stack, KEY)).toMatchObject({
       status: 'needs-review',
-      reviewReason: `run ${String((late?.lateOutcomes as { runId: string }[])[0]?.runId)} (fence 3) had it executed (provider ref txn_1) after its finish was refused; not resent`,
+      reviewReason: `run ${String(lateOutcomes[0]?.runId)} (fence 3) had it executed (provider ref txn_1) after its finish was refused; not resent`,
     });
   }, 120_000);
 
@@ -214,7 +215,7 @@ describe('operator writes race live work', () => {
     const a = await run(handler, 'A', new ControlledClock(-10 * 60_000), false);
     expect(a.summary).toMatchObject({ outcome: 'failed', fence: 1 });
     const sending = await effectItem(stack, KEY);
-    const atMs = Number((sending?.lastError as { atMs: number }).atMs);
+    const atMs = Number((sending?.lastError as { atMs?: number } | undefined)?.atMs);
     const unknown = {
       name: 'EffectOutcomeUnknownError',
       message: 'connection reset before the bank answered',

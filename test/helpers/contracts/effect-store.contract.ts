@@ -95,5 +95,85 @@ export function effectStoreContract(name: string, make: () => Promise<StoreFixtu
         item: { status: 'needs-review', problem: 'needs-review', problemAtMs: NOW, fence: 2, runId: 'r2' },
       });
     });
+
+    describe('an operator resolve, conditioned on the record shown and its holder', () => {
+      const resolution = { key: 'k1', as: 'not-executed', note: 'not at the bank', by: 'ops' } as const;
+      const versionOf = (
+        i: { status?: unknown; fence?: unknown; attempts?: unknown; updatedAtMs?: unknown } | undefined,
+      ) => [i?.status, i?.fence, i?.attempts, i?.updatedAtMs].map(String).join(':');
+
+      it('refuses a sending effect while its holder’s lease is live, naming the holder and its lease end; changes nothing', async () => {
+        await claim('r1');
+        await s.effects.beginSending('k1', fields, fc('r1', 1));
+        const before = await s.effects.get('k1');
+        const refused = await s.effects.resolve({ ...resolution, nowMs: NOW + 1_000 }).catch((e) => e);
+        expect(refused).toMatchObject({
+          name: 'EffectInFlightError',
+          holderRunId: 'r1',
+          leaseUntilMs: NOW + 60_000,
+          message: `effect "k1" is sending under the live lease of run r1 (owner r1, fence 1, lease ${LEASE}), which ends at ${new Date(NOW + 60_000).toISOString()}: its provider call may be in flight: nothing changed; wait until that run records its outcome or its lease ends, then look again`,
+        });
+        expect(await s.effects.get('k1')).toEqual(before);
+      });
+
+      it('accepts it once that lease ended by the operator’s clock, as the version shown', async () => {
+        await claim('r1');
+        await s.effects.beginSending('k1', fields, fc('r1', 1));
+        const shown = versionOf(await s.effects.get('k1'));
+        expect(shown).toBe(`sending:1:1:${NOW}`);
+        const after = await s.effects.resolve({ ...resolution, nowMs: NOW + 60_001, expect: shown });
+        expect(after).toMatchObject({ status: 'pending', reviewedBy: 'ops', updatedAtMs: NOW + 60_001 });
+      });
+
+      it('refuses a version that is no longer the record’s, carrying the record as it is', async () => {
+        await claim('r1');
+        await s.effects.beginSending('k1', fields, fc('r1', 1));
+        await claim('r2', NOW + 60_001);
+        await s.effects.settle('k1', { status: 'sending', fence: 1, runId: 'r1' }, fc('r2', 2), {
+          status: 'needs-review',
+          reviewReason: 'no keys, no lookup',
+        });
+        const now = await s.effects.get('k1');
+        const refused = await s.effects
+          .resolve({ ...resolution, nowMs: NOW + 70_000, expect: `sending:1:1:${NOW}` })
+          .catch((e) => e);
+        expect(refused).toMatchObject({ name: 'EffectChangedError', expected: `sending:1:1:${NOW}` });
+        expect(refused.item).toMatchObject({ status: 'needs-review', fence: 2, runId: 'r2' });
+        expect(await s.effects.get('k1')).toEqual(now);
+      });
+    });
+
+    it('appends the outcome of a call whose finish was refused, and keeps an unknown outcome’s error only while ours', async () => {
+      await claim('r1');
+      await s.effects.beginSending('k1', fields, fc('r1', 1));
+      await s.effects.noteError('k1', fc('r1', 1), {
+        name: 'EffectOutcomeUnknownError',
+        message: 'HTTP 503',
+      });
+      await s.effects.noteError('k1', fc('r0', 1), { name: 'Other', message: 'not ours' });
+      expect((await s.effects.get('k1'))?.lastError).toEqual({
+        name: 'EffectOutcomeUnknownError',
+        message: 'HTTP 503',
+        atMs: NOW,
+        at: new Date(NOW).toISOString(),
+      });
+      await claim('r2', NOW + 60_001);
+      await s.effects.moveToSending('k1', { status: 'sending', fence: 1, runId: 'r1' }, fc('r2', 2));
+      expect((await s.effects.finish('k1', fc('r1', 1), succeeded)).kind).toBe('existing');
+      const late = await s.effects.recordLateOutcome('k1', fc('r1', 1), succeeded);
+      expect(late).toMatchObject({ status: 'sending', fence: 2, runId: 'r2' });
+      expect(late?.lateOutcomes).toEqual([
+        {
+          runId: 'r1',
+          fence: 1,
+          status: 'succeeded',
+          providerRef: 'po_1',
+          responseDigest: 'd1',
+          atMs: NOW,
+          at: new Date(NOW).toISOString(),
+        },
+      ]);
+      expect(await s.effects.recordLateOutcome('missing', fc('r1', 1), succeeded)).toBeUndefined();
+    });
   });
 }
