@@ -11,6 +11,7 @@ import type { JobHandler } from '../lib/runtime/define-job.js';
 import { intArg } from './args.js';
 import { type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
 import { type BackfillPlan, laterTodayNote, planBackfill } from './backfill-plan.js';
+import { checkLeases } from './backfill-guard.js';
 import { type BackfillRequest, executeBackfill } from './backfill-run.js';
 import {
   type BackfillRow,
@@ -43,6 +44,7 @@ interface BackfillFlags extends ConnectionFlags {
   readonly wait?: number;
   readonly jobs?: string;
   readonly invokeAws?: boolean;
+  readonly expect?: string;
 }
 
 function rowsTable(rows: readonly BackfillRow[]): string {
@@ -227,6 +229,10 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
       '--wait <seconds>',
       "asynchronous invocations: how long to wait for each slot's run record before sending the next (default: the job's timeout + 60)",
       intArg('--wait', 0, 3600),
+    )
+    .option(
+      '--expect <version>',
+      'the lease VERSION you were shown (`trigger --dry-run`, pause, resume): refused, nothing invoked, if the lease changed since',
     );
   withJobsOption(withConnectionOptions(cmd)).action(
     action(async (job: string, flags: BackfillFlags) => {
@@ -256,6 +262,13 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
       const conn = await connect(flags);
       let invoker: Invoker | undefined;
       try {
+        // Refused (nothing invoked) while a live run holds a lease of the job, or when the lease is
+        // not at --expect; each run's claim then re-checks the lease atomically.
+        await checkLeases(conn, job, {
+          shards: handler.job.shards,
+          nowMs: Date.now(),
+          ...(flags.expect !== undefined && { expect: flags.expect }),
+        });
         invoker = await openInvoker(conn, job, handler, flags);
         const rows = await runPlanned(conn, invoker, handler, request, planned, flags);
         printSummary(rows, request, plan, invoker.target, Boolean(flags.json));

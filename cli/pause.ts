@@ -5,10 +5,13 @@
  * what the job's catch-up rule will do with them (the sweeper runs them, not this command).
  */
 import type { Command } from 'commander';
+import type { LeaseItem } from '../lib/core/lease.js';
 import { MAX_PAUSED_BY_CHARS, pauseInForce } from '../lib/core/pause.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { DEFAULT_CATCH_UP } from '../lib/runtime/sweeper.js';
+import { LeaseChangedError } from '../lib/errors.js';
 import { DynamoPauseStore } from '../lib/store/pause-store.js';
+import { leaseVersion, liveHolder } from '../lib/store/protocol/pause-operations.js';
 import { DynamoRunStore } from '../lib/store/run-store.js';
 import { instantArg } from './args.js';
 import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
@@ -25,6 +28,18 @@ interface PauseFlags extends ConnectionFlags {
   readonly enableSchedule?: boolean;
   readonly scheduleGroup?: string;
   readonly jobs?: string;
+  readonly expect?: string;
+}
+
+const EXPECT_HELP =
+  'the lease VERSION you were shown (`<fence>:<pausedAtMs>`, printed by pause, resume and `trigger --dry-run`): refused, nothing changed, if the lease changed since (default: the version read now)';
+
+/** The holder a pause lets finish, as one line (or nothing). */
+function holderLine(item: LeaseItem | undefined, nowMs: number): string {
+  const h = liveHolder(item, nowMs);
+  return h
+    ? `\nrun ${h.runId} (slot ${String(h.slot)}, fence ${String(h.fence)}) holds the lease until ${iso(h.leaseUntilMs)} and finishes its run.`
+    : '';
 }
 
 async function scheduleState(
@@ -64,7 +79,8 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
       '--disable-schedule',
       "also set the job's Scheduler schedule DISABLED (AWS; needs scheduler:UpdateSchedule)",
     )
-    .option('--schedule-group <name>', 'schedule group of the job (default: found by ListSchedules)');
+    .option('--schedule-group <name>', 'schedule group of the job (default: found by ListSchedules)')
+    .option('--expect <version>', EXPECT_HELP);
   withJobsOption(withConnectionOptions(p)).action(
     action(async (job: string, flags: PauseFlags) => {
       const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
@@ -75,6 +91,9 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
       try {
         const store = new DynamoPauseStore(conn.doc, conn.tableName);
         const nowMs = Date.now();
+        // The safe path: read the lease, condition the pause on what was read (or on --expect).
+        const before = await store.lease(job);
+        const shown = flags.expect ?? leaseVersion(before);
         const pause = await store.pause({
           job,
           shards: handler.job.shards,
@@ -82,7 +101,9 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
           note: flags.note,
           ...(flags.until !== undefined && { untilMs: flags.until }),
           nowMs,
+          expect: shown,
         });
+        const version = `${shown} -> ${leaseVersion({ fence: before?.fence, pausedAtMs: pause.atMs })}`;
         const schedule = flags.disableSchedule
           ? await scheduleState(conn, job, 'DISABLED', flags.scheduleGroup)
           : undefined;
@@ -94,12 +115,13 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
           note: pause.note,
           ...(pause.untilMs !== undefined && { until: iso(pause.untilMs) }),
           leases: handler.job.shards > 1 ? handler.job.shards + 1 : 1,
+          version,
           ...(schedule !== undefined && { schedule }),
         };
         if (flags.json) out(toJson(view));
         else
           out(
-            `paused ${job} (${view.leases} lease item${view.leases > 1 ? 's' : ''}) by ${view.by} at ${view.pausedAt}${view.until ? ` until ${view.until}` : ''}: "${view.note}"${schedule ? `\nschedule: ${schedule}` : ''}\nA run holding the lease now finishes; every later delivery is recorded skipped/paused.`,
+            `paused ${job} (${view.leases} lease item${view.leases > 1 ? 's' : ''}) by ${view.by} at ${view.pausedAt}${view.until ? ` until ${view.until}` : ''}: "${view.note}"; lease version ${version}${schedule ? `\nschedule: ${schedule}` : ''}${holderLine(before, nowMs)}\nA run holding the lease now finishes; every later delivery is recorded skipped/paused.`,
           );
         return ExitCode.Ok;
       } finally {
@@ -116,7 +138,8 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
       '--enable-schedule',
       "also set the job's Scheduler schedule ENABLED (AWS; needs scheduler:UpdateSchedule)",
     )
-    .option('--schedule-group <name>', 'schedule group of the job (default: found by ListSchedules)');
+    .option('--schedule-group <name>', 'schedule group of the job (default: found by ListSchedules)')
+    .option('--expect <version>', EXPECT_HELP);
   withJobsOption(withConnectionOptions(r)).action(
     action(async (job: string, flags: Omit<PauseFlags, 'note'>) => {
       const handler: JobHandler = requireJob(await loadRegistry(flags.jobs, defaults), job);
@@ -130,8 +153,16 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
           process.stderr.write(`cronfence: job ${job} is not paused: nothing changed\n`);
           return ExitCode.Failure;
         }
+        if (flags.expect !== undefined && flags.expect !== leaseVersion(item))
+          throw new LeaseChangedError(job, flags.expect, item as Record<string, unknown>);
         const inForce = pauseInForce(item, nowMs);
-        await store.resume({ job, shards: handler.job.shards, pausedAtMs });
+        await store.resume({
+          job,
+          shards: handler.job.shards,
+          pausedAtMs,
+          ...(item?.fence !== undefined && { fence: item.fence }),
+        });
+        const version = `${leaseVersion(item)} -> ${leaseVersion({ fence: item?.fence })}`;
         const endMs = Math.min(nowMs, item?.pausedUntilMs ?? nowMs);
         const slots = await pausedSlots(handler, new DynamoRunStore(conn.doc, conn.tableName), {
           fromMs: pausedAtMs,
@@ -154,13 +185,14 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
             inForce: inForce !== undefined,
           },
           catchUp: catchUp.mode,
+          version,
           skippedSlots: slots,
           ...(schedule !== undefined && { schedule }),
         };
         if (flags.json) out(toJson(view));
         else {
           out(
-            `resumed ${job}: paused by ${view.pause.by} at ${view.pause.pausedAt} ("${view.pause.note}")${inForce ? '' : ' (its --until had passed)'}`,
+            `resumed ${job}: paused by ${view.pause.by} at ${view.pause.pausedAt} ("${view.pause.note}")${inForce ? '' : ' (its --until had passed)'}; lease version ${version}`,
           );
           out(
             slots.length === 0

@@ -12,6 +12,7 @@ import type { Slot } from '../lib/core/schedule/slot.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { intArg } from './args.js';
 import { openInvoker } from './backfill.js';
+import { checkLeases } from './backfill-guard.js';
 import type { Invoker } from './backfill-invoke.js';
 import { parseBound, planBackfill } from './backfill-plan.js';
 import { executeBackfill } from './backfill-run.js';
@@ -40,6 +41,8 @@ interface TriggerFlags extends ConnectionFlags {
   readonly invokeAws?: boolean;
   readonly wait?: number;
   readonly jobs?: string;
+  readonly expect?: string;
+  readonly dryRun?: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -106,6 +109,11 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
       '--wait <seconds>',
       "how long to wait for the run record (default: the job's timeout + 60)",
       intArg('--wait', 0, 3600),
+    )
+    .option('--dry-run', "show the slot, the job's lease (holder, until) and its VERSION; invoke nothing")
+    .option(
+      '--expect <version>',
+      'the lease VERSION you were shown (`--dry-run`, pause, resume): refused, nothing invoked, if the lease changed since',
     );
   withJobsOption(withConnectionOptions(cmd)).action(
     action(async (job: string, flags: TriggerFlags) => {
@@ -121,6 +129,23 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
       const conn = await connect(flags);
       let invoker: Invoker | undefined;
       try {
+        // Refused (nothing invoked) while a live run holds a lease of the job, or when the lease is
+        // not at --expect; the run's claim then re-checks the lease atomically.
+        const lease = await checkLeases(conn, job, {
+          shards: handler.job.shards,
+          nowMs: Date.now(),
+          ...(flags.expect !== undefined && { expect: flags.expect }),
+          refuseHeld: !flags.dryRun,
+        });
+        if (flags.dryRun) {
+          const view = { job, slot: slot.id, scheduledTime: iso(slot.scheduledTimeMs), lease };
+          if (flags.json) out(toJson(view));
+          else
+            out(
+              `Dry run: ${job} slot ${slot.id} (scheduled ${view.scheduledTime}); lease version ${lease.version}; ${lease.holder ? `held by run ${lease.holder.runId} (slot ${String(lease.holder.slot)}) until ${iso(lease.holder.leaseUntilMs)}` : 'no live holder'}; nothing invoked.\nRun it: cronfence trigger ${job} --slot ${slot.id} --expect ${lease.version}`,
+            );
+          return ExitCode.Ok;
+        }
         invoker = await openInvoker(conn, job, handler, flags);
         const errors = await executeBackfill({
           conn,

@@ -28,6 +28,7 @@ export const ErrorCode = {
   EffectChanged: 'EFFECT_CHANGED',
   EffectInFlight: 'EFFECT_IN_FLIGHT',
   LeaseBusy: 'LEASE_BUSY',
+  LeaseChanged: 'LEASE_CHANGED',
 } as const;
 /** Union of {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -357,6 +358,36 @@ export class LeaseBusyError extends CronfenceError {
   constructor(message: string, lease: Record<string, unknown> | undefined, options?: ErrorOptions) {
     super(ErrorCode.LeaseBusy, message, options);
     this.lease = lease;
+  }
+}
+
+/**
+ * An operator's pause, resume, trigger or backfill found the job's lease changed since the version the
+ * operator was shown (a run claimed it, another operator paused or resumed it): nothing was changed or
+ * invoked. Carries the lease item as it is.
+ */
+export class LeaseChangedError extends CronfenceError {
+  override readonly name = 'LeaseChangedError';
+  readonly job: string;
+  readonly expected: string;
+  readonly item: Record<string, unknown> | undefined;
+  constructor(
+    job: string,
+    expected: string,
+    item: Record<string, unknown> | undefined,
+    options?: ErrorOptions,
+  ) {
+    const now = item
+      ? `it is now version ${String(item.fence ?? '-')}:${String(item.pausedAtMs ?? '-')} (fence ${String(item.fence ?? '-')}, ${item.holderState === 'running' ? `held by run ${String(item.owner)} for slot ${String(item.slot)} until ${isoOf(item.leaseUntilMs)}` : 'no holder'}, ${item.pausedAtMs !== undefined ? `paused by ${String(item.pausedBy)} at ${isoOf(item.pausedAtMs)}` : 'not paused'})`
+      : 'it does not exist';
+    super(
+      ErrorCode.LeaseChanged,
+      `job ${job}: its lease changed since version ${expected} was shown: ${now}: nothing changed; look again and retry with the version shown now`,
+      options,
+    );
+    this.job = job;
+    this.expected = expected;
+    this.item = item;
   }
 }
 

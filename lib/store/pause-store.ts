@@ -8,7 +8,15 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LeaseItem } from '../core/lease.js';
 import { type PauseState, pauseInForce, validatePause } from '../core/pause.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
-import { MAX_TRANSACTION_ITEMS, type PauseTarget, pause, resume } from './protocol/pause-operations.js';
+import { LeaseChangedError } from '../errors.js';
+import {
+  leaseVersion,
+  MAX_TRANSACTION_ITEMS,
+  type PauseTarget,
+  pause,
+  resume,
+  shownLease,
+} from './protocol/pause-operations.js';
 import { type ProtocolBackend, perform, read } from './protocol/request.js';
 import { Keys } from './schema.js';
 
@@ -30,9 +38,10 @@ export class TablePauseStore {
   ) {}
 
   /**
-   * Pause `job` (and each of its `shards` leases) from `nowMs`.
+   * Pause `job` (and each of its `shards` leases) from `nowMs`. With `expect` (a {@link leaseVersion}
+   * token the operator was shown) the job lease is read first and the pause is conditioned on its fence.
    * @throws InvalidArgumentError naming `--note`, `--by` or `--until` (nothing written);
-   *   JobPausedError when a pause is in force; StoreError
+   *   JobPausedError when a pause is in force; LeaseChangedError when the lease is not at `expect`; StoreError
    */
   async pause(input: {
     job: string;
@@ -41,13 +50,22 @@ export class TablePauseStore {
     note: string;
     untilMs?: number;
     nowMs: number;
+    expect?: string;
   }): Promise<PauseState> {
     const { note, by } = validatePause(input, input.nowMs);
+    let shown: ReturnType<typeof shownLease> | undefined;
+    if (input.expect !== undefined) {
+      const item = await this.lease(input.job);
+      if (leaseVersion(item) !== input.expect)
+        throw new LeaseChangedError(input.job, input.expect, item as Record<string, unknown> | undefined);
+      shown = shownLease(item);
+    }
     const base = {
       nowMs: input.nowMs,
       by,
       note,
       ...(input.untilMs !== undefined && { untilMs: input.untilMs }),
+      ...(shown !== undefined && { shown }),
     };
     for (const t of pauseTargets(this.tableName, input.job, input.shards))
       await perform(this.backend, pause, { ...t, ...base });
@@ -55,18 +73,24 @@ export class TablePauseStore {
   }
 
   /**
-   * Clear the pause stored at `pausedAtMs` (shard chunks beyond the first, then the job lease with its
-   * first shards). @throws JobNotPausedError; StoreError
+   * Clear the pause stored at `pausedAtMs` (and, when given, only at lease fence `fence`): shard chunks
+   * beyond the first, then the job lease with its first shards. @throws JobNotPausedError; StoreError
    */
-  async resume(input: { job: string; shards: number; pausedAtMs: number }): Promise<void> {
+  async resume(input: { job: string; shards: number; pausedAtMs: number; fence?: number }): Promise<void> {
     const targets = pauseTargets(this.tableName, input.job, input.shards);
     for (const t of [...targets.slice(1), targets[0] as PauseTarget])
-      await perform(this.backend, resume, { ...t, pausedAtMs: input.pausedAtMs });
+      await perform(this.backend, resume, {
+        ...t,
+        pausedAtMs: input.pausedAtMs,
+        ...(t.jobLease && input.fence !== undefined && { fence: input.fence }),
+      });
   }
 
-  /** The job lease item (one GetItem). @throws StoreError */
-  async lease(job: string): Promise<LeaseItem | undefined> {
-    return (await read(this.backend, this.tableName, Keys.lease(job), 'lease')) as LeaseItem | undefined;
+  /** The job lease item, or a shard's (one GetItem). @throws StoreError */
+  async lease(job: string, shard?: number): Promise<LeaseItem | undefined> {
+    return (await read(this.backend, this.tableName, Keys.lease(job, shard), 'lease')) as
+      | LeaseItem
+      | undefined;
   }
 
   /** The pause in force on the job lease at `nowMs`, if any (one GetItem). @throws StoreError */

@@ -37,6 +37,7 @@ const ERRORS: Record<string, string> = {
   EffectChangedError: `'k1', 'needs-review:1:1:0', undefined`,
   EffectInFlightError: `'k1', { runId: 'r1', fence: 1 }, undefined`,
   LeaseBusyError: `'held', undefined`,
+  LeaseChangedError: `'daily-report', '1:-', undefined`,
   ConfigurationError: `'CRONFENCE_TABLE', undefined, 'not set'`,
   EndpointUnreachableError: `'DYNAMODB_ENDPOINT', 'http://127.0.0.1:9', 'start it'`,
   JobPausedError: `'daily-report', { by: 'ops', atMs: 0, note: 'n' }, undefined`,

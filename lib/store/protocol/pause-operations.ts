@@ -9,9 +9,9 @@
  */
 import type { LeaseItem } from '../../core/lease.js';
 import { pauseInForce } from '../../core/pause.js';
-import { JobNotPausedError, JobPausedError } from '../../errors.js';
+import { JobNotPausedError, JobPausedError, LeaseChangedError } from '../../errors.js';
 import { Keys } from '../schema.js';
-import { type Condition, eq, exists, notExists, or } from './expression.js';
+import { and, type Condition, eq, exists, notExists, or } from './expression.js';
 import { notPaused } from './operations.js';
 import { ProtocolOp } from './ops.js';
 import type { Item, Operation, Write } from './request.js';
@@ -21,6 +21,59 @@ export const MAX_TRANSACTION_ITEMS = 100;
 
 /** Any state of the item (a shard lease follows its job lease, whatever it holds). */
 const always: Condition = or(notExists('pk'), exists('pk'));
+
+/**
+ * The state of a job's lease an operator is shown and hands back as the condition of a pause, resume,
+ * trigger or backfill: its fence (every claim increments it) and the pause it carries. Renewals do not
+ * change it.
+ */
+export interface ShownLease {
+  /** The lease's fence; absent: never claimed. */
+  readonly fence?: number;
+  /** The stored pause's `pausedAtMs`; absent: not paused. */
+  readonly pausedAtMs?: number;
+}
+
+/** What an operator is shown of a lease item. */
+export function shownLease(item: { fence?: unknown; pausedAtMs?: unknown } | undefined): ShownLease {
+  return {
+    ...(typeof item?.fence === 'number' && { fence: item.fence }),
+    ...(typeof item?.pausedAtMs === 'number' && { pausedAtMs: item.pausedAtMs }),
+  };
+}
+
+/**
+ * The version token of a lease as printed by `pause`, `resume`, `trigger --dry-run` and
+ * `backfill --dry-run`: `<fence>:<pausedAtMs>`, `-` for absent, e.g. `7:-` (fence 7, not paused).
+ */
+export function leaseVersion(item: { fence?: unknown; pausedAtMs?: unknown } | undefined): string {
+  const v = shownLease(item);
+  return `${v.fence ?? '-'}:${v.pausedAtMs ?? '-'}`;
+}
+
+/** The lease still has the fence and the pause shown. */
+export function leaseAsShown(v: ShownLease): Condition {
+  return and(
+    v.fence === undefined ? notExists('fence') : eq('fence', v.fence),
+    v.pausedAtMs === undefined ? notExists('pausedAtMs') : eq('pausedAtMs', v.pausedAtMs),
+  );
+}
+
+/** The run holding a lease at `nowMs` by the caller's clock (running, lease not ended), if any. */
+export function liveHolder(
+  item: LeaseItem | undefined,
+  nowMs: number,
+): { runId: string; slot?: string; fence?: number; leaseUntilMs: number } | undefined {
+  if (item?.holderState !== 'running' || item.owner === undefined) return undefined;
+  const until = Number(item.leaseUntilMs);
+  if (!(until >= nowMs)) return undefined;
+  return {
+    runId: item.owner,
+    ...(item.slot !== undefined && { slot: String(item.slot) }),
+    ...(item.fence !== undefined && { fence: Number(item.fence) }),
+    leaseUntilMs: until,
+  };
+}
 
 /** Which lease items one pause or resume request writes: the job lease and/or some shard leases. */
 export interface PauseTarget {
@@ -32,6 +85,11 @@ export interface PauseTarget {
   readonly shards: readonly number[];
 }
 
+/** The lease's fence is the one shown (none: never claimed). */
+function fenceAsShown(v: ShownLease): Condition {
+  return v.fence === undefined ? notExists('fence') : eq('fence', v.fence);
+}
+
 /** Input of {@link pause}. */
 export interface PauseInput extends PauseTarget {
   readonly nowMs: number;
@@ -39,6 +97,8 @@ export interface PauseInput extends PauseTarget {
   readonly note: string;
   /** Ends by itself at this instant, epoch ms. @default until resumed */
   readonly untilMs?: number;
+  /** The job lease as the operator was shown it (its fence): the pause is refused if it changed. */
+  readonly shown?: ShownLease;
 }
 
 function writesOf(t: PauseTarget, jobWrite: (key: Item) => Write, shardWrite: (key: Item) => Write) {
@@ -83,7 +143,11 @@ export const pause: Operation<PauseInput, void> = {
       label: `pause ${p.job}`,
       writes: writesOf(
         p,
-        (k) => update(k, notPaused(p.nowMs)),
+        (k) =>
+          update(
+            k,
+            p.shown === undefined ? notPaused(p.nowMs) : and(notPaused(p.nowMs), fenceAsShown(p.shown)),
+          ),
         (k) => update(k, always),
       ),
     };
@@ -91,6 +155,8 @@ export const pause: Operation<PauseInput, void> = {
   accepted: () => undefined,
   refused: (item, _i, p) => {
     const state = pauseInForce(item as LeaseItem | undefined, p.nowMs);
+    if (state === undefined && p.shown !== undefined)
+      throw new LeaseChangedError(p.job, leaseVersion(p.shown), item);
     throw new JobPausedError(p.job, state, item);
   },
 };
@@ -99,6 +165,8 @@ export const pause: Operation<PauseInput, void> = {
 export interface ResumeInput extends PauseTarget {
   /** The `pausedAtMs` the operator saw: only that pause is cleared (a newer one stays). */
   readonly pausedAtMs: number;
+  /** The fence the operator saw (a paused lease is never claimed, so it does not move). @default any */
+  readonly fence?: number;
 }
 
 /**
@@ -124,7 +192,13 @@ export const resume: Operation<ResumeInput, void> = {
       label: `resume ${r.job}`,
       writes: writesOf(
         r,
-        (k) => clear(k, eq('pausedAtMs', r.pausedAtMs)),
+        (k) =>
+          clear(
+            k,
+            r.fence === undefined
+              ? eq('pausedAtMs', r.pausedAtMs)
+              : and(eq('pausedAtMs', r.pausedAtMs), eq('fence', r.fence)),
+          ),
         (k) => clear(k, always),
       ),
     };

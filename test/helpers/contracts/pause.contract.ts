@@ -107,5 +107,27 @@ export function pauseContract(name: string, make: () => Promise<StoreFixture>): 
       }
       expect(await s.leases.get({ job: JOB })).toBeUndefined();
     });
+
+    it('conditions a pause on the lease version shown: a claim since then refuses it, changing nothing', async () => {
+      await s.leases.claim(claimOf('r1', NOW - 120_000));
+      const shown = '1:-';
+      await s.leases.claim(claimOf('r2', NOW - 30_000));
+      const before = await s.leases.get({ job: JOB });
+      const err = await s.pauses
+        .pause({ job: JOB, shards: 1, by: 'ops', note: 'n', nowMs: NOW, expect: shown })
+        .catch((e) => e);
+      expect(err).toMatchObject({
+        name: 'LeaseChangedError',
+        expected: '1:-',
+        item: { fence: 2, owner: 'r2' },
+      });
+      expect(await s.leases.get({ job: JOB })).toEqual(before);
+      await s.pauses.pause({ job: JOB, shards: 1, by: 'ops', note: 'n', nowMs: NOW, expect: '2:-' });
+      expect(await s.pauses.pauseOf(JOB, NOW)).toMatchObject({ by: 'ops', atMs: NOW });
+      const stale = await s.pauses.resume({ job: JOB, shards: 1, pausedAtMs: NOW, fence: 1 }).catch((e) => e);
+      expect(stale).toBeInstanceOf(JobNotPausedError);
+      await s.pauses.resume({ job: JOB, shards: 1, pausedAtMs: NOW, fence: 2 });
+      expect(await s.pauses.pauseOf(JOB, NOW)).toBeUndefined();
+    });
   });
 }

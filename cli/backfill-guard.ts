@@ -1,0 +1,55 @@
+/**
+ * The lease check before a manual run (`trigger`, `backfill`): the job's lease (and every shard lease)
+ * is read and shown; a lease a live run holds refuses the command (nothing invoked: the manual run would
+ * only be recorded `skipped / lease-held`), naming the holder and when its lease ends; `--expect` refuses
+ * a job lease that changed since the version the operator was shown. The run's own claim is the
+ * atomic guard that follows: it is conditioned on the lease not being held.
+ */
+import { LeaseBusyError, LeaseChangedError } from '../lib/errors.js';
+import { TablePauseStore } from '../lib/store/pause-store.js';
+import { DynamoBackend } from '../lib/store/protocol/dynamo-backend.js';
+import { leaseVersion, liveHolder } from '../lib/store/protocol/pause-operations.js';
+import type { Connection } from './connection.js';
+import { iso } from './output.js';
+
+/** What the check read: the job lease's version and its live holder, if any. */
+export interface LeaseView {
+  readonly version: string;
+  readonly holder?: ReturnType<typeof liveHolder>;
+}
+
+/**
+ * Read the job's leases at `nowMs` and refuse a manual run they would skip.
+ * @param shards the job's shard count (1: only the job lease)
+ * @param expect the version the operator was shown (`--expect`) @default none
+ * @param refuseHeld false for a read-only view (`--dry-run`) @default true
+ * @throws LeaseChangedError when the job lease is not at `expect`; LeaseBusyError when a lease is held
+ *   by a live run; StoreError
+ */
+export async function checkLeases(
+  conn: Connection,
+  job: string,
+  o: { shards: number; nowMs: number; expect?: string; refuseHeld?: boolean },
+): Promise<LeaseView> {
+  const store = new TablePauseStore(new DynamoBackend(conn.doc), conn.tableName);
+  const shards = o.shards > 1 ? [...Array(o.shards).keys()] : [];
+  const [jobLease, ...shardLeases] = await Promise.all([
+    store.lease(job),
+    ...shards.map((n) => store.lease(job, n)),
+  ]);
+  const version = leaseVersion(jobLease);
+  if (o.expect !== undefined && o.expect !== version)
+    throw new LeaseChangedError(job, o.expect, jobLease as Record<string, unknown> | undefined);
+  const held = [jobLease, ...shardLeases].flatMap((item, i) => {
+    const h = liveHolder(item, o.nowMs);
+    return h ? [{ pk: i === 0 ? `JOB#${job}` : `JOB#${job}#${shards[i - 1]}`, h, item }] : [];
+  });
+  const first = held[0];
+  if (first && o.refuseHeld !== false)
+    throw new LeaseBusyError(
+      `job ${job}: lease ${first.pk} is held by run ${first.h.runId} (slot ${String(first.h.slot)}, fence ${String(first.h.fence)}) until ${iso(first.h.leaseUntilMs)}: nothing invoked (a manual run now would only be recorded skipped / lease-held); wait until that run records its outcome or its lease ends (cronfence lease ${job}), then retry`,
+      first.item as Record<string, unknown> | undefined,
+    );
+  const holder = liveHolder(jobLease, o.nowMs);
+  return { version, ...(holder && { holder }) };
+}
