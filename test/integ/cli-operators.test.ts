@@ -163,7 +163,7 @@ describe('cronfence trigger, pause, jobs, resume, report', () => {
     expect([r.code, r.stderr, r.stdout.split('\n')[0]]).toEqual([
       0,
       '',
-      `resumed merchant-settlement: paused by ops-bob at ${new Date(pausedAtMs).toISOString().slice(0, 19)}Z ("INC-43 vendor outage") (its --until had passed)`,
+      `resumed merchant-settlement: paused by ops-bob at ${new Date(pausedAtMs).toISOString().slice(0, 19)}Z ("INC-43 vendor outage") (its --until had passed); lease version -:${pausedAtMs} -> -:-`,
     ]);
     expect(
       (await new DynamoPauseStore(stack.doc, stack.tableName).lease('merchant-settlement'))?.pausedAtMs,

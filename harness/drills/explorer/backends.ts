@@ -3,11 +3,13 @@
  * stores) or DynamoDB (a sample of histories on DynamoDB Local), behind one small interface.
  */
 import type { RuntimeDeps } from '../../../lib/runtime/deps.js';
+import { DynamoPauseStore, TablePauseStore } from '../../../lib/store/pause-store.js';
 import { libraryTable } from '../../../lib/store/schema.js';
-import { MemoryDb } from '../../memory/index.js';
+import { MemoryClient, MemoryDb } from '../../memory/index.js';
+import { MemoryBackend } from '../../memory/memory-backend.js';
 import { createDrillTables, type DrillTarget } from '../dynamo-env.js';
 import { createMemoryDeps } from '../memory-deps.js';
-import type { WorkerParts } from '../stage.js';
+import type { Worker, WorkerParts } from '../stage.js';
 import { explorerReports, explorerRows } from './jobs.js';
 
 /** A store a history runs against. */
@@ -20,6 +22,8 @@ export interface HistoryBackend {
    */
   readonly startMs?: number;
   depsFor(parts: WorkerParts): RuntimeDeps;
+  /** The pause store an operator on `worker` writes through (its requests pass its fault injector). */
+  pausesFor(worker: Worker): TablePauseStore;
   /** Every run record of a job. */
   runRecords(job: string): Promise<Record<string, unknown>[]>;
   drop(): Promise<void>;
@@ -60,6 +64,8 @@ function memoryOn(
         p,
         db,
       ),
+    pausesFor: (w) =>
+      new TablePauseStore(new MemoryBackend(new MemoryClient(db, { faults: w.faults })), w.deps.tableName),
     runRecords: async (job) =>
       db
         .scan(libraryTable.defaultName)
@@ -76,6 +82,7 @@ export function dynamoBackend(target: DrillTarget): BackendFactory {
       name: 'dynamodb',
       startMs: Math.floor(Date.now() / 300_000) * 300_000,
       depsFor: (p) => tables.depsFor(p),
+      pausesFor: (w) => new DynamoPauseStore(w.deps.doc, w.deps.tableName),
       runRecords: (job) => tables.runRecords(job),
       drop: () => tables.drop(),
     };

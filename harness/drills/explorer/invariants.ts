@@ -20,6 +20,7 @@ export const INVARIANTS = [
   'I6 no business write after the run recorded its outcome',
   'I7 no provider call after the run recorded its outcome',
   'I8 no lease revived after its release',
+  'I9 no operator resolve accepted while a call under its key was in flight',
   LIVENESS,
 ] as const;
 
@@ -185,6 +186,32 @@ function noRevivedLease(entries: readonly Recorded[]): Check {
   );
 }
 
+/**
+ * No operator resolution was accepted while a provider call under its key had started and not yet
+ * returned (operator-race): such a resolve releases or settles an effect whose outcome is still
+ * coming, and a re-run could have it executed twice.
+ */
+function noResolveDuringCall(o: HistoryOutcome): Check {
+  const accepted = (o.operators ?? []).filter((e) => e.kind === 'resolve' && e.result === 'accepted');
+  const bad = accepted.flatMap((e) =>
+    o.sends
+      .filter(
+        (c) => c.key === e.key && c.atMs < e.sentAtMs && (c.endMs === undefined || c.endMs > e.doneAtMs),
+      )
+      .map(
+        (c) =>
+          `resolve ${e.as} of ${e.key} accepted at +${e.doneAtMs - c.atMs} ms of ${c.runId}'s call (returned ${c.endMs === undefined ? 'never' : `+${c.endMs - c.atMs} ms`})`,
+      ),
+  );
+  return check(
+    INVARIANTS[8],
+    bad.length === 0,
+    bad.length
+      ? bad.slice(0, 3).join('; ')
+      : `${accepted.length} accepted resolves of ${(o.operators ?? []).length} operator actions, none during a call`,
+  );
+}
+
 /** Check every invariant on one history. */
 export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[] {
   const twice = o.provider.executedTwice();
@@ -204,6 +231,7 @@ export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[
     { ...finish, name: INVARIANTS[5] },
     noSendAfterRecord(o),
     noRevivedLease(o.entries),
+    noResolveDuringCall(o),
     checkLiveness(o),
   ];
 }

@@ -12,6 +12,8 @@ export interface SimProviderOptions {
   readonly lookup: boolean;
   /** The n-th send calls (1-based, across all keys) execute but lose their response. */
   readonly dropResponses: readonly number[];
+  /** The n-th send calls fail before executing (a 503: the outcome is unknown to the caller). @default none */
+  readonly failBeforeExecution?: readonly number[];
   /** Latency of a call, ms of virtual time. */
   readonly latencyMs: number;
   readonly sleep: (ms: number) => Promise<void>;
@@ -55,6 +57,8 @@ export class SimProvider implements EffectProvider<{ id: string; amountCents: nu
   async send(key: string, request: { id: string; amountCents: number }): Promise<SendResult> {
     const n = ++this.calls;
     await this.o.sleep(this.o.latencyMs);
+    if (this.o.failBeforeExecution?.includes(n))
+      return { kind: 'unknown', why: 'injected: failed before executing (503)' };
     const now = (this.o.now ?? Date.now)();
     const remembered =
       this.o.keyRetentionMs === undefined || now - (this.firstAtMs.get(key) ?? now) < this.o.keyRetentionMs;

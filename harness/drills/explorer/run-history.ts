@@ -10,6 +10,7 @@ import type { BackendFactory, HistoryBackend } from './backends.js';
 import type { HistorySpec } from './history.js';
 import { spawnWorkers } from './history-faults.js';
 import { SLOT_MINUTES } from './jobs.js';
+import { type OperatorEntry, operatorSpanMs, scheduleOperators } from './operators.js';
 import { SimProvider } from './provider.js';
 import { type LambdaOutcome, type LambdaRunOptions, runLambdaHistory } from './run-lambda-history.js';
 import { type SendCall, shapedJobs } from './shapes.js';
@@ -37,6 +38,8 @@ export interface HistoryOutcome {
   readonly sends: readonly SendCall[];
   /** Workers whose clock left the skew budget (frozen-clock, skewed-lookup shapes). */
   readonly offBudgetWorkers: ReadonlySet<string>;
+  /** What operators did (operator-race shape). */
+  readonly operators?: readonly OperatorEntry[];
 }
 
 /** Run `spec` on a fresh backend. */
@@ -54,12 +57,20 @@ export async function runHistory(
     stage = s;
     const sleep = (ms: number) => s.time.sleep(ms);
     const shapes = spec.shapes;
+    const race = shapes?.operatorRace;
     const provider = new SimProvider({
       ...spec.provider,
       ...(shapes?.lookupOnly && { idempotencyKeys: false, lookup: true }),
       ...(shapes?.keyRetentionMs !== undefined && { keyRetentionMs: shapes.keyRetentionMs }),
+      // operators matter where the runs cannot reconcile alone: no keys, no lookup
+      ...(race && {
+        idempotencyKeys: false,
+        lookup: false,
+        dropResponses: [...new Set([...spec.provider.dropResponses, ...race.dropResponses])],
+        failBeforeExecution: race.failBeforeExecution,
+      }),
       now: () => s.time.nowMs,
-      latencyMs: 40,
+      latencyMs: race?.latencyMs ?? 40,
       sleep,
     });
     const sends: SendCall[] = [];
@@ -93,6 +104,28 @@ export async function runHistory(
         undefined,
         () => current[d.worker] as Worker,
       );
+    }
+    const operators: OperatorEntry[] = [];
+    if (race) {
+      const slots = [...new Set(spec.deliveries.filter((d) => d.job === 'settle').map((d) => d.slot))].sort(
+        (x, y) => x - y,
+      );
+      const desk = s.worker('operator');
+      const effects = desk.deps.effects?.(jobs.settle.job.name);
+      if (effects) {
+        scheduleOperators(race, {
+          stage: s,
+          worker: desk,
+          effects,
+          pauses: backend.pausesFor(desk),
+          provider,
+          settle: jobs.settle,
+          startMs: start,
+          slots,
+          log: operators,
+        });
+        last = Math.max(last, operatorSpanMs(race, Math.max(0, ...slots)));
+      }
     }
     const sweeper = s.worker('sweeper');
     for (const key of [...used].sort()) {
@@ -156,6 +189,7 @@ export async function runHistory(
       backend: backend.name,
       sends,
       offBudgetWorkers,
+      ...(race && { operators }),
     };
   } finally {
     await backend.drop();

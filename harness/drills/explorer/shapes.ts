@@ -12,11 +12,15 @@
  * - `key-expiry`: the provider forgets idempotency keys after a horizon;
  * - `skewed-lookup`: a worker's clock is off by far more than the skew budget while lookups decide;
  * - `reshard`: the report job is redeployed with shards between deliveries (another lease, fence 1).
+ * - `operator-race`: operators resolve, pause, resume, trigger and backfill the settle job while its
+ *   runs are live and while other operators act (operators.ts), on a provider with neither idempotency
+ *   keys nor lookup whose calls stay in flight for a while.
  */
 import fc from 'fast-check';
 import type { EffectProvider } from '../../../lib/core/effects.js';
 import { defineJob, type JobHandler } from '../../../lib/runtime/define-job.js';
 import { explorerJobs, explorerReports, explorerRows, ROWS_PER_SLOT, SLOT_MINUTES } from './jobs.js';
+import { type OperatorRace, operatorRaceArbitrary } from './operators.js';
 import type { SimProvider } from './provider.js';
 
 /** The shape names, in report order. */
@@ -29,6 +33,7 @@ export const SHAPES = [
   'key-expiry',
   'skewed-lookup',
   'reshard',
+  'operator-race',
 ] as const;
 /** Union of {@link SHAPES}. */
 export type ShapeName = (typeof SHAPES)[number];
@@ -52,6 +57,8 @@ export interface ShapeSpec {
   readonly skewedLookup?: { readonly worker: number; readonly skewMs: number };
   /** Deliveries from this index on run the report job with 2 shards (shard 0). */
   readonly reshardFrom?: number;
+  /** Operators act on the settle job during the history (operators.ts). */
+  readonly operatorRace?: OperatorRace;
 }
 
 /** The arbitrary of {@link ShapeSpec} for histories of up to `maxWorkers` workers. */
@@ -80,6 +87,7 @@ export function shapesArbitrary(maxWorkers: number): fc.Arbitrary<ShapeSpec> {
       }),
     ),
     reshardFrom: maybe(fc.nat({ max: 12 })),
+    operatorRace: maybe(operatorRaceArbitrary(12)),
   });
 }
 
@@ -95,6 +103,7 @@ export function shapesOf(s: ShapeSpec | undefined): ShapeName[] {
     ['key-expiry', s.keyRetentionMs !== undefined],
     ['skewed-lookup', s.skewedLookup !== undefined],
     ['reshard', s.reshardFrom !== undefined],
+    ['operator-race', s.operatorRace !== undefined],
   ];
   return on.filter(([, v]) => v).map(([n]) => n);
 }
@@ -104,6 +113,8 @@ export interface SendCall {
   readonly runId: string;
   readonly key: string;
   readonly atMs: number;
+  /** When the call returned to the run (absent: still in flight), true time, ms. */
+  endMs?: number;
 }
 
 const tableOf = (schema: { envVar: string; defaultName: string }) =>
@@ -121,9 +132,14 @@ export function loggedPayer(
     idempotencyKeys: provider.idempotencyKeys,
     ...(provider.keyRetentionMs !== undefined && { keyRetentionMs: provider.keyRetentionMs }),
     ...(provider.lookup && { lookup: provider.lookup, lookupSettleMs: provider.lookupSettleMs }),
-    send: (key, request) => {
-      sends.push({ runId, key, atMs: now() });
-      return provider.send(key, request);
+    send: async (key, request) => {
+      const call: SendCall = { runId, key, atMs: now() };
+      sends.push(call);
+      try {
+        return await provider.send(key, request);
+      } finally {
+        call.endMs = now();
+      }
     },
   };
 }
