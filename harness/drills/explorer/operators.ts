@@ -10,9 +10,9 @@
 import fc from 'fast-check';
 import { EffectStatus, effectVersion } from '../../../lib/core/effects.js';
 import type { EffectStore } from '../../../lib/core/ports.js';
+import { instantSlotId } from '../../../lib/core/schedule/slot.js';
 import type { JobHandler } from '../../../lib/runtime/define-job.js';
 import type { TablePauseStore } from '../../../lib/store/pause-store.js';
-import { instantSlotId } from '../../../lib/core/schedule/slot.js';
 import { leaseVersion, liveHolder } from '../../../lib/store/protocol/pause-operations.js';
 import type { Stage, Worker } from '../stage.js';
 import { ROWS_PER_SLOT, SLOT_MINUTES } from './jobs.js';
