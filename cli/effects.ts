@@ -6,7 +6,12 @@
  * `sending` one whose holder's lease is live).
  */
 import type { Command } from 'commander';
-import { EFFECT_UNSETTLED_AFTER_MS, EffectStatus, effectVersion } from '../lib/core/effects.js';
+import {
+  EFFECT_UNSETTLED_AFTER_MS,
+  type EffectItem,
+  EffectStatus,
+  effectVersion,
+} from '../lib/core/effects.js';
 import { type EffectResolution, NOT_EXECUTED } from '../lib/core/ports.js';
 import { DynamoEffectStore } from '../lib/store/effect-store.js';
 import { UNSETTLED_PROBLEM } from '../lib/store/protocol/effect-operations.js';
@@ -109,8 +114,15 @@ export function registerEffects(program: Command): void {
         const items = found.filter(
           (i) => flags.status !== UNSETTLED_PROBLEM || i.problem !== UNSETTLED_PROBLEM || stuck(i),
         );
+        // The version an operator hands back (`--expect`): a sending effect under a live lease is `:in-flight`.
+        const versions = new Map<Item, string>();
+        for (const i of items) {
+          const store = new DynamoEffectStore(conn.doc, conn.tableName, effectJob(i));
+          versions.set(i, (await store.shown(i as unknown as EffectItem, nowMs)).version);
+        }
+        const versionOf = (i: Item) => versions.get(i) ?? effectVersion(i);
         if (flags.json)
-          out(toJson(items.map((i) => ({ key: effectKey(i), version: effectVersion(i), ...publicView(i) }))));
+          out(toJson(items.map((i) => ({ key: effectKey(i), version: versionOf(i), ...publicView(i) }))));
         else if (items.length === 0)
           out(
             `No effects ${flags.status === 'all' ? 'in needs-review or unsettled' : `in ${flags.status}`}.`,
@@ -126,7 +138,7 @@ export function registerEffects(program: Command): void {
               { header: 'FLAGGED', cell: (i) => iso(i.problemAtMs) },
               { header: 'AGE', cell: (i) => ageOf(i, nowMs) },
               { header: 'RUN ID', cell: (i) => cell(i.runId) },
-              { header: 'VERSION', cell: (i) => effectVersion(i) },
+              { header: 'VERSION', cell: versionOf },
               { header: 'LAST ERROR', cell: lastErrorOf },
               { header: 'WHY', cell: (i) => cell(i.reviewReason) },
             ]),
@@ -174,7 +186,7 @@ export function registerEffects(program: Command): void {
         const store = new DynamoEffectStore(conn.doc, conn.tableName, flags.job);
         // The safe path: read, show, and condition the write on what was read (or on --expect).
         const read = await store.get(key);
-        const shown = flags.expect ?? (read ? effectVersion(read) : undefined);
+        const shown = flags.expect ?? (read ? (await store.shown(read, Date.now())).version : undefined);
         const item = await store.resolve({
           key,
           as: flags.as,

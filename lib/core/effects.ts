@@ -191,13 +191,22 @@ export const EFFECT_UNSETTLED_AFTER_MS = 5 * 60_000;
 /**
  * The version token of an effect record: the state an operator is shown and hands back as the
  * condition of a write (`cronfence effects resolve --expect <token>`). Changes with every write of the
- * record (status, fence, attempts and `updatedAtMs`), e.g. `needs-review:2:1:1796151601288`.
+ * record (status, fence, attempts and `updatedAtMs`), e.g. `needs-review:2:1:1796151601288`. A `sending`
+ * effect whose run still held a live lease when it was read ends in `:in-flight`: what the provider
+ * said then proves nothing (the call may still land), so such a version is never accepted.
+ * @param options.holderLive the run that moved it held a live lease at the read @default false
  */
-export function effectVersion(item: {
-  readonly status?: unknown;
-  readonly fence?: unknown;
-  readonly attempts?: unknown;
-  readonly updatedAtMs?: unknown;
-}): string {
-  return [item.status, item.fence, item.attempts, item.updatedAtMs].map((v) => String(v ?? '-')).join(':');
+export function effectVersion(
+  item: {
+    readonly status?: unknown;
+    readonly fence?: unknown;
+    readonly attempts?: unknown;
+    readonly updatedAtMs?: unknown;
+  },
+  options: { readonly holderLive?: boolean } = {},
+): string {
+  const base = [item.status, item.fence, item.attempts, item.updatedAtMs]
+    .map((v) => String(v ?? '-'))
+    .join(':');
+  return options.holderLive && item.status === EffectStatus.Sending ? `${base}:in-flight` : base;
 }

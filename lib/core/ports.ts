@@ -347,4 +347,9 @@ export interface EffectStore {
   noteError(key: string, fc: FenceContext, error: EffectErrorNote): Promise<void>;
   /** Read an effect record (CLI and tests only). @throws StoreError */
   get(key: string): Promise<EffectItem | undefined>;
+  /**
+   * What an operator is shown of `item` at `nowMs`: its version token (`:in-flight` while its run holds
+   * a live lease) and that lease item. CLI and tests only. @throws StoreError
+   */
+  shown(item: EffectItem, nowMs: number): Promise<{ version: string; lease?: Record<string, unknown> }>;
 }

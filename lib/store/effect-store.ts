@@ -30,7 +30,8 @@ import type {
   SeenEffect,
   SendingResult,
 } from '../core/ports.js';
-import { EffectChangedError, EffectNotInReviewError } from '../errors.js';
+import type { LeaseItem } from '../core/lease.js';
+import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from '../errors.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
 import {
   effectFinish,
@@ -41,6 +42,8 @@ import {
   effectSettle,
 } from './protocol/effect-operations.js';
 import { effectResolve, RESOLVABLE_STATUSES } from './protocol/effect-operator-operations.js';
+import { LEASE_SK } from './protocol/operations.js';
+import { liveHolder } from './protocol/pause-operations.js';
 import { type ProtocolBackend, perform, read } from './protocol/request.js';
 import { Keys } from './schema.js';
 
@@ -98,7 +101,9 @@ export class TableEffectStore implements EffectStore {
         item as unknown as Record<string, unknown> | undefined,
         this.job,
       );
-    if (expect !== undefined && expect !== effectVersion(item))
+    const seen = await this.shown(item, r.nowMs);
+    if (seen.lease !== undefined) throw new EffectInFlightError(r.key, item, seen.lease);
+    if (expect !== undefined && expect !== seen.version)
       throw new EffectChangedError(r.key, expect, item as unknown as Record<string, unknown>);
     const shown = {
       status: item.status,
@@ -116,6 +121,29 @@ export class TableEffectStore implements EffectStore {
     });
     // A transaction (the `sending` case, with its lease check) returns no attributes: read it back.
     return after.status !== undefined ? after : ((await this.get(r.key)) ?? after);
+  }
+
+  /**
+   * What an operator is shown of an effect at `nowMs`: its version token and, for a `sending` effect
+   * whose run still holds a live lease, that lease item (one more GetItem for a `sending` effect).
+   * @throws StoreError
+   */
+  async shown(
+    item: EffectItem,
+    nowMs: number,
+  ): Promise<{ version: string; lease?: Record<string, unknown> }> {
+    if (item.status !== 'sending' || item.leaseKey === undefined) return { version: effectVersion(item) };
+    const lease = (await read(
+      this.backend,
+      this.table,
+      { pk: item.leaseKey, sk: LEASE_SK },
+      `lease of effect ${item.key}`,
+    )) as LeaseItem | undefined;
+    const live = liveHolder(lease, nowMs)?.runId === item.runId;
+    return {
+      version: effectVersion(item, { holderLive: live }),
+      ...(live && { lease: lease as unknown as Record<string, unknown> }),
+    };
   }
 
   recordLateOutcome(

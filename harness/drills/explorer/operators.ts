@@ -8,7 +8,7 @@
  * did not, and never touch a `sending` effect whose holder's lease ended (the runs reconcile it).
  */
 import fc from 'fast-check';
-import { EffectStatus, effectVersion } from '../../../lib/core/effects.js';
+import { EffectStatus } from '../../../lib/core/effects.js';
 import type { EffectStore } from '../../../lib/core/ports.js';
 import { instantSlotId } from '../../../lib/core/schedule/slot.js';
 import type { JobHandler } from '../../../lib/runtime/define-job.js';
@@ -152,17 +152,17 @@ export function scheduleOperators(race: OperatorRace, d: OperatorDesk): void {
     const key = keyOf(a);
     const item = await d.effects.get(key).catch(() => undefined);
     if (item?.status !== EffectStatus.NeedsReview && item?.status !== EffectStatus.Sending) return;
+    // What the operator is shown (`:in-flight` while the run holds a live lease), then the provider.
+    const { version, lease } = await d.effects.shown(item, d.worker.clock.now());
     const executed = d.provider.executions.some((e) => e.key === key);
-    if (item.status === EffectStatus.Sending && !executed) {
-      const lease = await d.pauses.lease(job).catch(() => undefined);
-      // Its holder's lease ended: a re-run reconciles it (marks it needs-review), then resolve that.
-      if (!liveHolder(lease, d.worker.clock.now())) {
-        if (rerunFirst) {
-          await manualRun(a.slot, 're-run of a stuck effect');
-          await resolve(a, false);
-        }
-        return;
+    // A stuck `sending` effect whose run's lease ended: a re-run reconciles it (marks it
+    // needs-review), then the operator resolves that.
+    if (item.status === EffectStatus.Sending && !executed && lease === undefined) {
+      if (rerunFirst) {
+        await manualRun(a.slot, 're-run of a stuck effect');
+        await resolve(a, false);
       }
+      return;
     }
     const as = executed ? EffectStatus.Succeeded : 'not-executed';
     await think(a.thinkMs);
@@ -174,7 +174,7 @@ export function scheduleOperators(race: OperatorRace, d: OperatorDesk): void {
         note: 'checked the provider',
         by: 'operator',
         nowMs: d.worker.clock.now(),
-        expect: effectVersion(item),
+        expect: version,
       });
       entry({ kind: 'resolve', key, as, sentAtMs, result: 'accepted' });
       if (as === 'not-executed') await manualRun(a.slot, 're-run after review');

@@ -402,7 +402,9 @@ export const effectNoteError: Operation<EffectNoteErrorInput, void> = {
         table: e.table,
         key: Keys.effect(e.job, e.key),
         condition: and(eq('status', EffectStatus.Sending), eq('fence', e.fc.fence), eq('runId', e.fc.runId)),
-        update: { set: { lastError: lastError(e.error.name, e.error.message, e.fc.nowMs) } },
+        update: {
+          set: { lastError: lastError(e.error.name, e.error.message, e.fc.nowMs), updatedAtMs: e.fc.nowMs },
+        },
       },
     ],
   }),
