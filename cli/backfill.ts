@@ -9,9 +9,9 @@ import type { Command } from 'commander';
 import { defaultFunctionName } from '../lib/core/job-definition.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { intArg } from './args.js';
+import { checkLeases } from './backfill-guard.js';
 import { type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
 import { type BackfillPlan, laterTodayNote, planBackfill } from './backfill-plan.js';
-import { checkLeases } from './backfill-guard.js';
 import { type BackfillRequest, executeBackfill } from './backfill-run.js';
 import {
   type BackfillRow,

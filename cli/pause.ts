@@ -7,9 +7,9 @@
 import type { Command } from 'commander';
 import type { LeaseItem } from '../lib/core/lease.js';
 import { MAX_PAUSED_BY_CHARS, pauseInForce } from '../lib/core/pause.js';
+import { LeaseChangedError } from '../lib/errors.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { DEFAULT_CATCH_UP } from '../lib/runtime/sweeper.js';
-import { LeaseChangedError } from '../lib/errors.js';
 import { DynamoPauseStore } from '../lib/store/pause-store.js';
 import { leaseVersion, liveHolder } from '../lib/store/protocol/pause-operations.js';
 import { DynamoRunStore } from '../lib/store/run-store.js';

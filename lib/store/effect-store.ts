@@ -18,6 +18,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type EffectItem, effectVersion } from '../core/effects.js';
+import type { LeaseItem } from '../core/lease.js';
 import type {
   EffectErrorNote,
   EffectMoveOptions,
@@ -30,7 +31,6 @@ import type {
   SeenEffect,
   SendingResult,
 } from '../core/ports.js';
-import type { LeaseItem } from '../core/lease.js';
 import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from '../errors.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
 import {

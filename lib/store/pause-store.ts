@@ -7,8 +7,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LeaseItem } from '../core/lease.js';
 import { type PauseState, pauseInForce, validatePause } from '../core/pause.js';
-import { DynamoBackend } from './protocol/dynamo-backend.js';
 import { LeaseChangedError } from '../errors.js';
+import { DynamoBackend } from './protocol/dynamo-backend.js';
 import {
   leaseVersion,
   MAX_TRANSACTION_ITEMS,
