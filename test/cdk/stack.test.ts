@@ -1,10 +1,12 @@
 /** cdk: the example app's stack, synthesized once, asserting the properties cronfence owns. */
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../functions/index.js';
+import { EFFECT_UNSETTLED_AFTER_MS } from '../../lib/core/effects.js';
 import { assetDirOf, logicalId, type Synthesized, sweeperOf, synthesize } from './support.js';
 
 let synth: Synthesized;
@@ -245,6 +247,17 @@ describe.each(JOBS)('job $name', (job) => {
       'RunStale',
       'RunSucceeded',
     ]);
+  });
+
+  it('alarms on an unsettled effect over the period `cronfence effects --status unsettled` lists from', () => {
+    expect(EFFECT_UNSETTLED_AFTER_MS).toBe(300_000);
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp(`job "${job.name}": an external effect was left not terminal`),
+      MetricName: 'EffectUnsettled',
+      Period: EFFECT_UNSETTLED_AFTER_MS / 1000,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+    });
   });
 
   it('alarms when no run succeeded within two daily periods, treating missing data as breaching', () => {

@@ -81,3 +81,33 @@ describe('decideExisting', () => {
     );
   });
 });
+
+describe('decideExisting with a late outcome', () => {
+  const late = [{ runId: 'run-a', fence: 4, status: 'succeeded', providerRef: 'txn_1' }];
+  it.each([
+    ['pending (released for resend)', 'pending'],
+    ['sending', 'sending'],
+  ])(
+    'marks a %s effect needs-review instead of sending it again, even with idempotency keys',
+    (_what, status) => {
+      expect(
+        decideExisting(stored({ status, requestHash: undefined, lateOutcomes: late }), {
+          ...me,
+          idempotencyKeys: true,
+          canLookup: true,
+        }),
+      ).toEqual({
+        kind: 'review',
+        why: 'run run-a (fence 4) had it executed (provider ref txn_1) after its finish was refused; not resent',
+      });
+    },
+  );
+
+  it('sends a pending effect whose only late outcome is a rejection', () => {
+    const rejected = [{ runId: 'run-a', fence: 4, status: 'failed' }];
+    expect(decideExisting(stored({ status: 'pending', lateOutcomes: rejected }), me)).toEqual({
+      kind: 'send',
+      resend: false,
+    });
+  });
+});
