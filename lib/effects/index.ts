@@ -3,12 +3,16 @@
  */
 
 export {
+  EFFECT_UNSETTLED_AFTER_MS,
+  type EffectError,
   type EffectItem,
   type EffectProvider,
   type EffectResult,
   EffectSource,
   EffectStatus,
+  effectVersion,
   FINAL_EFFECT_STATUSES,
+  type LateOutcome,
   type LookupResult,
   type SendResult,
 } from '../core/effects.js';
