@@ -33,14 +33,8 @@ import type {
 } from '../core/ports.js';
 import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from '../errors.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
-import {
-  effectFinish,
-  effectInsert,
-  effectLateOutcome,
-  effectMove,
-  effectNoteError,
-  effectSettle,
-} from './protocol/effect-operations.js';
+import { effectLateOutcome, effectNoteError } from './protocol/effect-notes.js';
+import { effectFinish, effectInsert, effectMove, effectSettle } from './protocol/effect-operations.js';
 import { effectResolve, RESOLVABLE_STATUSES } from './protocol/effect-operator-operations.js';
 import { LEASE_SK } from './protocol/operations.js';
 import { liveHolder } from './protocol/pause-operations.js';
