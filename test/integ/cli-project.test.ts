@@ -116,6 +116,30 @@ describe('the installed CLI (dist, compiled JavaScript on plain node)', () => {
     expect(r.code).toBe(0);
   });
 
+  it('refuses a TypeScript --jobs module without tsx, naming the file and what to do', async () => {
+    // A resolve hook that finds no tsx, as in a project that did not install it.
+    const hooks = join(dir, 'no-tsx-hooks.mjs');
+    writeFileSync(
+      hooks,
+      "export async function resolve(s, c, next) { if (s.startsWith('tsx/')) throw Object.assign(new Error(`Cannot find package '${s}'`), { code: 'ERR_MODULE_NOT_FOUND' }); return next(s, c); }\n",
+    );
+    const preload = join(dir, 'no-tsx.mjs');
+    writeFileSync(
+      preload,
+      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+    );
+    const r = await run(
+      'node',
+      ['--import', preload, DIST_BIN, 'check', '--jobs', 'test/helpers/cli-jobs/ts-jobs.ts'],
+      env,
+    );
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'cronfence: invalid --jobs "test/helpers/cli-jobs/ts-jobs.ts": is TypeScript, which node does not import by itself: install tsx in the project (`npm install --save-dev tsx`) so cronfence loads it through tsx, or point at the compiled module (e.g. ./dist/src/jobs.js after `npx tsc`)\n',
+    );
+    expect(r.code).toBe(2);
+  });
+
   it('prints no AWS SDK Node-version warning on Node 20 (which the SDK prints for a plain client)', async () => {
     const sdk = pathToFileURL(join(ROOT, 'node_modules/@aws-sdk/client-dynamodb/dist-cjs/index.js')).href;
     const plain = await run(
