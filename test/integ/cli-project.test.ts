@@ -121,7 +121,7 @@ describe('the installed CLI (dist, compiled JavaScript on plain node)', () => {
     const hooks = join(dir, 'no-tsx-hooks.mjs');
     writeFileSync(
       hooks,
-      "export async function resolve(s, c, next) { if (s.startsWith('tsx/')) throw Object.assign(new Error(`Cannot find package '${s}'`), { code: 'ERR_MODULE_NOT_FOUND' }); return next(s, c); }\n",
+      "export async function resolve(s, c, next) { if (s.startsWith('tsx/')) throw Object.assign(new Error('Cannot find package ' + s), { code: 'ERR_MODULE_NOT_FOUND' }); return next(s, c); }\n",
     );
     const preload = join(dir, 'no-tsx.mjs');
     writeFileSync(
