@@ -1,0 +1,261 @@
+/**
+ * Records a person can read in the DynamoDB console (integ: DynamoDB Local, the real handler and
+ * stores): the exact attributes of a run record, of a lease held, released and displaced, and of the
+ * abandon mark that names the dead run; every query docs/deploy.md "Read run records in the DynamoDB
+ * console" gives, run as written. Clocks are frozen at chosen instants (ControlledClock), so every
+ * stored time is exact.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ControlledClock } from '../../harness/faults/clock.js';
+import { deliver } from '../../harness/local/scheduler-emulator.js';
+import { defineJob } from '../../lib/runtime/define-job.js';
+import { Keys, PROBLEMS_INDEX } from '../../lib/store/schema.js';
+import { type LocalStack, localStack } from '../helpers/local-stack.js';
+
+const JOB = 'console-daily';
+/** 2026-03-10T09:00 Europe/Berlin = 08:00Z. */
+const SLOT_MS = Date.parse('2026-03-10T08:00:00Z');
+const REQUEST_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+
+let stack: LocalStack;
+let fail = false;
+const job = defineJob({
+  name: JOB,
+  schedule: 'cron(0 9 * * ? *)',
+  timeZone: 'Europe/Berlin',
+  lease: { durationSeconds: 60 },
+  run: async () => {
+    if (fail) throw new Error('ledger answered 503');
+  },
+});
+
+/** A worker whose clock is frozen at `atMs`. */
+function workerAt(atMs: number) {
+  const clock = new ControlledClock();
+  clock.freeze();
+  clock.advance(atMs - clock.now());
+  return stack.worker({ clock });
+}
+
+async function leaseItem(): Promise<Record<string, unknown> | undefined> {
+  return (await stack.doc.send(new GetCommand({ TableName: stack.tableName, Key: Keys.lease(JOB) }))).Item;
+}
+
+beforeAll(async () => {
+  stack = await localStack();
+}, 60_000);
+
+describe('readable run records and lease (DynamoDB Local)', () => {
+  let runId = '';
+
+  it('stores a succeeded run with ISO instants beside the epoch ms, and no redundant kind', async () => {
+    const w = workerAt(SLOT_MS + 5_000);
+    const r = await deliver(
+      job.withDeps(() => w.deps),
+      { job: JOB, scheduledTimeMs: SLOT_MS, awsRequestId: REQUEST_ID, label: 'on time' },
+    );
+    runId = String(r.summary?.runId);
+    const [item] = await stack.runRecords(JOB);
+    expect(item).toEqual({
+      pk: 'JOB#console-daily',
+      sk: `RUN#2026-03-10T09:00#${runId}`,
+      job: JOB,
+      slot: '2026-03-10T09:00',
+      scheduledTime: '2026-03-10T08:00:00.000Z',
+      businessDate: '2026-03-10',
+      runId,
+      trigger: 'schedule',
+      lambdaRequestId: REQUEST_ID,
+      attemptNumber: 1,
+      executionId: expect.any(String),
+      fence: 1,
+      outcome: 'succeeded',
+      def: expect.any(String),
+      startedAtMs: SLOT_MS + 5_000,
+      startedAt: '2026-03-10T08:00:05.000Z',
+      finishedAtMs: SLOT_MS + 5_000,
+      finishedAt: '2026-03-10T08:00:05.000Z',
+      durationMs: 0,
+      expiresAt: expect.any(Number),
+    });
+  });
+
+  it('leaves the released lease reading as released, with the last succeeded slot', async () => {
+    expect(await leaseItem()).toMatchObject({
+      owner: runId,
+      fence: 1,
+      leaseUntilMs: 0,
+      leaseUntil: 'released',
+      holderState: 'released',
+      releasedAtMs: SLOT_MS + 5_000,
+      lastSucceeded: '2026-03-10T09:00',
+      slot: '2026-03-10T09:00',
+    });
+    // The holder's trigger is on the lease only while it holds it (its record names it after).
+    expect(Object.keys((await leaseItem()) ?? {})).not.toContain('trigger');
+  });
+
+  it('marks a dead manual holder abandoned with its own start time, trigger and requester', async () => {
+    const next = Date.parse('2026-03-11T08:00:00Z');
+    const dead = workerAt(next + 1_000);
+    // An operator's manual run claims the slot and dies holding the lease (no record, no release).
+    const claimed = await dead.deps.leases.claim({
+      job: JOB,
+      runId: 'dead-run-1',
+      slotId: '2026-03-11T09:00',
+      nowMs: next + 1_000,
+      leaseUntilMs: next + 61_000,
+      trigger: 'manual',
+      requestedBy: 'ops-alice',
+    });
+    expect(claimed.kind).toBe('acquired');
+    expect(await leaseItem()).toMatchObject({
+      owner: 'dead-run-1',
+      holderState: 'running',
+      leaseUntilMs: next + 61_000,
+      leaseUntil: '2026-03-11T08:01:01.000Z',
+      trigger: 'manual',
+      requestedBy: 'ops-alice',
+    });
+    // The scheduled delivery's Lambda retry comes after the lease ended and takes over.
+    const w = workerAt(next + 120_000);
+    const r = await deliver(
+      job.withDeps(() => w.deps),
+      { job: JOB, scheduledTimeMs: next, attemptNumber: 2, label: 'retry' },
+    );
+    expect(r.summary?.outcome).toBe('succeeded');
+    const mark = (await stack.runRecords(JOB)).find((i) => i.runId === 'dead-run-1');
+    expect(mark).toEqual({
+      pk: 'JOB#console-daily',
+      sk: 'RUN#2026-03-11T09:00#dead-run-1',
+      job: JOB,
+      slot: '2026-03-11T09:00',
+      runId: 'dead-run-1',
+      trigger: 'manual',
+      requestedBy: 'ops-alice',
+      fence: 2,
+      outcome: 'abandoned',
+      reason: 'not-released',
+      startedAtMs: next + 1_000,
+      startedAt: '2026-03-11T08:00:01.000Z',
+      finishedAtMs: next + 120_000,
+      finishedAt: '2026-03-11T08:02:00.000Z',
+      details: {
+        detectedBy: r.summary?.runId,
+        detectedAtMs: next + 120_000,
+        detectedAt: '2026-03-11T08:02:00.000Z',
+        leaseUntilMs: next + 61_000,
+        leaseUntil: '2026-03-11T08:01:01.000Z',
+      },
+      problem: 'abandoned',
+      problemAtMs: next + 120_000,
+      expiresAt: expect.any(Number),
+    });
+  });
+
+  it('reads a lease item written before the readable attributes: the mark names what it can', async () => {
+    // Today's item shape before this change: no leaseUntil, trigger or requester on the lease.
+    const at = Date.parse('2026-03-12T08:00:00Z');
+    const old = workerAt(at + 1_000);
+    await old.deps.leases.claim({
+      job: JOB,
+      runId: 'old-shape-run',
+      slotId: '2026-03-12T09:00',
+      nowMs: at + 1_000,
+      leaseUntilMs: at + 61_000,
+    });
+    const w = workerAt(at + 120_000);
+    const r = await deliver(
+      job.withDeps(() => w.deps),
+      { job: JOB, scheduledTimeMs: at, attemptNumber: 2, label: 'retry' },
+    );
+    expect(r.summary?.outcome).toBe('succeeded');
+    const mark = (await stack.runRecords(JOB)).find((i) => i.runId === 'old-shape-run');
+    expect(mark).toMatchObject({ outcome: 'abandoned', startedAtMs: at + 1_000 });
+    expect(mark?.trigger).toBeUndefined();
+    expect(mark?.requestedBy).toBeUndefined();
+  });
+});
+
+describe('the console queries of docs/deploy.md, run as written (DynamoDB Local)', () => {
+  beforeAll(async () => {
+    // 2026-03-13 09:00 Berlin fails (a problem record), then its retry succeeds.
+    const at = Date.parse('2026-03-13T08:00:00Z');
+    fail = true;
+    const w1 = workerAt(at + 2_000);
+    await deliver(
+      job.withDeps(() => w1.deps),
+      { job: JOB, scheduledTimeMs: at, label: 'on time' },
+    );
+    fail = false;
+    const w2 = workerAt(at + 62_000);
+    await deliver(
+      job.withDeps(() => w2.deps),
+      { job: JOB, scheduledTimeMs: at, attemptNumber: 2, label: 'retry' },
+    );
+  }, 60_000);
+
+  const query = async (input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>) =>
+    (await stack.doc.send(new QueryCommand({ TableName: stack.tableName, ...input }))).Items ?? [];
+  const view = (items: Record<string, unknown>[]) =>
+    items.map((i) => [i.slot, i.outcome, i.reason ?? '', i.trigger ?? '', i.startedAt]);
+
+  it('"what happened to job X yesterday": one query, sk begins with RUN#<local date>', async () => {
+    const items = await query({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
+      ExpressionAttributeValues: { ':pk': 'JOB#console-daily', ':day': 'RUN#2026-03-13' },
+    });
+    expect(view(items).sort((a, b) => String(a[4]).localeCompare(String(b[4])))).toEqual([
+      ['2026-03-13T09:00', 'failed', 'error', 'schedule', '2026-03-13T08:00:02.000Z'],
+      ['2026-03-13T09:00', 'succeeded', '', 'retry', '2026-03-13T08:01:02.000Z'],
+    ]);
+    expect(items.find((i) => i.outcome === 'failed')?.error).toEqual({
+      name: 'Error',
+      message: 'ledger answered 503',
+    });
+  });
+
+  it("a job's attempts, newest first; all attempts of one slot; the lease", async () => {
+    const newest = await query({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :run)',
+      ExpressionAttributeValues: { ':pk': 'JOB#console-daily', ':run': 'RUN#' },
+      ScanIndexForward: false,
+    });
+    expect(newest.map((i) => [i.slot, i.outcome])).toEqual([
+      ['2026-03-13T09:00', expect.any(String)],
+      ['2026-03-13T09:00', expect.any(String)],
+      ['2026-03-12T09:00', expect.any(String)],
+      ['2026-03-12T09:00', expect.any(String)],
+      ['2026-03-11T09:00', expect.any(String)],
+      ['2026-03-11T09:00', expect.any(String)],
+      ['2026-03-10T09:00', 'succeeded'],
+    ]);
+    const slot = await query({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :slot)',
+      ExpressionAttributeValues: { ':pk': 'JOB#console-daily', ':slot': 'RUN#2026-03-11T09:00#' },
+    });
+    expect(slot.map((i) => [i.outcome, i.trigger]).sort()).toEqual([
+      ['abandoned', 'manual'],
+      ['succeeded', 'retry'],
+    ]);
+    const lease = await query({
+      KeyConditionExpression: 'pk = :pk AND sk = :lease',
+      ExpressionAttributeValues: { ':pk': 'JOB#console-daily', ':lease': 'LEASE' },
+    });
+    expect(lease.map((i) => [i.leaseUntil, i.lastSucceeded, i.fence])).toEqual([
+      ['released', '2026-03-13T09:00', 7],
+    ]);
+  });
+
+  it('the problems index: failed runs since an instant', async () => {
+    const items = await query({
+      IndexName: PROBLEMS_INDEX,
+      KeyConditionExpression: 'problem = :p AND problemAtMs > :since',
+      ExpressionAttributeValues: { ':p': 'failed', ':since': Date.parse('2026-03-12T08:00:00Z') },
+    });
+    expect(view(items)).toEqual([
+      ['2026-03-13T09:00', 'failed', 'error', 'schedule', '2026-03-13T08:00:02.000Z'],
+    ]);
+  });
+});
