@@ -5,7 +5,7 @@
  */
 import { isProblemRun, Outcome, Reason } from '../core/outcomes.js';
 import type { HolderSeen, RunRecord } from '../core/ports.js';
-import { Attr, Keys } from './schema.js';
+import { Attr, Keys, problemKeys } from './schema.js';
 
 const DAY_S = 86_400;
 
@@ -27,7 +27,7 @@ export function runRecordItem(record: RunRecord, retentionDays: number): Record<
     // Retention counts from when the record is written (wall clock), not from the run's own clock:
     // a skewed or emulated clock (npm start --from <past>) must not make DynamoDB reap it at once.
     [Attr.expiresAt]: Math.floor(Math.max(atMs, Date.now()) / 1000) + Math.ceil(retentionDays * DAY_S),
-    ...(problem && { [Attr.problem]: record.outcome, [Attr.problemAtMs]: atMs }),
+    ...(problem && problemKeys(record.outcome, atMs)),
   };
 }
 

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ControlledClock } from '../../harness/faults/clock.js';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
-import { Keys, PROBLEMS_INDEX } from '../../lib/store/schema.js';
+import { Keys, PROBLEMS_BY_TIME_INDEX, PROBLEMS_INDEX } from '../../lib/store/schema.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 
 const JOB = 'console-daily';
@@ -150,6 +150,7 @@ describe('readable run records and lease (DynamoDB Local)', () => {
       },
       problem: 'abandoned',
       problemAtMs: next + 120_000,
+      problemAt: '2026-03-11T08:02:00.000Z',
       expiresAt: expect.any(Number),
     });
   });
@@ -248,7 +249,27 @@ describe('the console queries of docs/deploy.md, run as written (DynamoDB Local)
     ]);
   });
 
-  it('the problems index: failed runs since an instant', async () => {
+  it('the problemsByTime index: problems since an ISO instant, in the order they read', async () => {
+    const failed = await query({
+      IndexName: PROBLEMS_BY_TIME_INDEX,
+      KeyConditionExpression: 'problem = :p AND problemAt > :since',
+      ExpressionAttributeValues: { ':p': 'failed', ':since': '2026-03-12T08:00' },
+    });
+    expect(view(failed)).toEqual([
+      ['2026-03-13T09:00', 'failed', 'error', 'schedule', '2026-03-13T08:00:02.000Z'],
+    ]);
+    const abandoned = await query({
+      IndexName: PROBLEMS_BY_TIME_INDEX,
+      KeyConditionExpression: 'problem = :p AND problemAt > :since',
+      ExpressionAttributeValues: { ':p': 'abandoned', ':since': '2026-03-11' },
+    });
+    expect(abandoned.map((i) => [i.runId, i.problemAt])).toEqual([
+      ['dead-run-1', '2026-03-11T08:02:00.000Z'],
+      ['old-shape-run', '2026-03-12T08:02:00.000Z'],
+    ]);
+  });
+
+  it("the problems index (epoch ms, the CLI's): the same failed run", async () => {
     const items = await query({
       IndexName: PROBLEMS_INDEX,
       KeyConditionExpression: 'problem = :p AND problemAtMs > :since',
