@@ -16,6 +16,7 @@ import {
   storedDoneSet,
 } from '../../core/lease.js';
 import { Outcome } from '../../core/outcomes.js';
+import { RESUME_TRACE } from '../../core/pause.js';
 import type {
   ClaimRequest,
   FenceContext,
@@ -256,7 +257,7 @@ export const release = ownedUpdate(
     ...(ref.recorded !== false ? ['trigger', 'requestedBy'] : []),
     // The pausing release keeps the streak in the pause (`pausedRuns`, the note) and drops the list.
     ...(ref.failedSlots === null || (ref.failedSlots && ref.pause) ? ['failedSlots'] : []),
-    ...(ref.failedSlots && ref.pause ? ['pausedUntilMs'] : []),
+    ...(ref.failedSlots && ref.pause ? ['pausedUntilMs', ...RESUME_TRACE] : []),
   ],
 );
 
