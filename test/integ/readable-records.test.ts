@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ControlledClock } from '../../harness/faults/clock.js';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
+import { sweep } from '../../lib/runtime/sweeper.js';
 import { Keys, PROBLEMS_BY_TIME_INDEX, PROBLEMS_INDEX } from '../../lib/store/schema.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 
@@ -155,6 +156,41 @@ describe('readable run records and lease (DynamoDB Local)', () => {
     });
   });
 
+  it("the sweeper's abandon mark names the dead holder the same way", async () => {
+    const sweepJob = defineJob({
+      name: 'console-sweep',
+      schedule: 'cron(0 9 * * ? *)',
+      timeZone: 'Europe/Berlin',
+      lease: { durationSeconds: 60 },
+      run: async () => {},
+    });
+    const at = Date.parse('2026-03-11T08:00:00Z');
+    const dead = workerAt(at + 1_000);
+    await dead.deps.leases.claim({
+      job: 'console-sweep',
+      runId: 'dead-run-2',
+      slotId: '2026-03-11T09:00',
+      nowMs: at + 1_000,
+      leaseUntilMs: at + 61_000,
+      trigger: 'catch-up',
+    });
+    const w = workerAt(at + 300_000);
+    await sweep({ leases: w.deps.leases, runs: w.deps.runs, clock: w.clock, log: () => undefined }, [
+      { definition: sweepJob.job, expression: sweepJob.expression, invoke: async () => undefined },
+    ]);
+    const [mark] = await stack.runRecords('console-sweep');
+    expect(mark).toMatchObject({
+      runId: 'dead-run-2',
+      outcome: 'abandoned',
+      trigger: 'catch-up',
+      startedAtMs: at + 1_000,
+      startedAt: '2026-03-11T08:00:01.000Z',
+      finishedAt: '2026-03-11T08:05:00.000Z',
+      details: { detectedBy: 'sweeper', detectedAt: '2026-03-11T08:05:00.000Z' },
+    });
+    expect(mark?.requestedBy).toBeUndefined();
+  });
+
   it('reads a lease item written before the readable attributes: the mark names what it can', async () => {
     // Today's item shape before this change: no leaseUntil, trigger or requester on the lease.
     const at = Date.parse('2026-03-12T08:00:00Z');
@@ -265,6 +301,8 @@ describe('the console queries of docs/deploy.md, run as written (DynamoDB Local)
     });
     expect(abandoned.map((i) => [i.runId, i.problemAt])).toEqual([
       ['dead-run-1', '2026-03-11T08:02:00.000Z'],
+      // Across jobs: the sweeper's mark of console-sweep sorts between them.
+      ['dead-run-2', '2026-03-11T08:05:00.000Z'],
       ['old-shape-run', '2026-03-12T08:02:00.000Z'],
     ]);
   });
