@@ -5,13 +5,18 @@
  * console" gives, run as written. Clocks are frozen at chosen instants (ControlledClock), so every
  * stored time is exact.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ControlledClock } from '../../harness/faults/clock.js';
+import type { EffectProvider } from '../../lib/core/effects.js';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { sweep } from '../../lib/runtime/sweeper.js';
-import { Keys, PROBLEMS_BY_TIME_INDEX, PROBLEMS_INDEX } from '../../lib/store/schema.js';
+import { Keys, PROBLEMS_BY_TIME_INDEX } from '../../lib/store/schema.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 
 const JOB = 'console-daily';
@@ -26,10 +31,29 @@ const job = defineJob({
   schedule: 'cron(0 9 * * ? *)',
   timeZone: 'Europe/Berlin',
   lease: { durationSeconds: 60 },
-  run: async () => {
+  run: async (ctx) => {
     if (fail) throw new Error('ledger answered 503');
+    if (ctx.slot.id.startsWith('2026-03-13'))
+      await ctx.effect(`pay#${ctx.slot.id}`, { amountCents: 500 }, ledger);
   },
 });
+
+/** A provider that accepts every payout (idempotency keys, never forgets one). */
+const ledger: EffectProvider<{ amountCents: number }> = {
+  name: 'ledger',
+  idempotencyKeys: true,
+  keyRetentionMs: Number.POSITIVE_INFINITY,
+  send: async (key) => ({ kind: 'succeeded', providerRef: `op-${key}`, response: {} }),
+};
+
+/** A plain DynamoDB client on DynamoDB Local (the AWS CLI's values are DynamoDB JSON). */
+function createDynamoClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
 
 /** A worker whose clock is frozen at `atMs`. */
 function workerAt(atMs: number) {
@@ -215,9 +239,33 @@ describe('readable run records and lease (DynamoDB Local)', () => {
   });
 });
 
+/** One `aws dynamodb query` of docs/deploy.md's console section, as written. */
+interface DocQuery {
+  readonly index?: string;
+  readonly descending: boolean;
+  readonly condition: string;
+  readonly values: Record<string, AttributeValue>;
+}
+
+/** The `aws dynamodb query` commands of docs/deploy.md "Read run records in the DynamoDB console". */
+function docQueries(): DocQuery[] {
+  const doc = readFileSync(resolve('docs/deploy.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Read run records in the DynamoDB console'));
+  const block = section.slice(section.indexOf('```sh'), section.indexOf('```', section.indexOf('```sh') + 5));
+  return block
+    .split('aws dynamodb query')
+    .slice(1)
+    .map((cmd) => ({
+      ...(/--index-name (\S+)/.exec(cmd) && { index: /--index-name (\S+)/.exec(cmd)?.[1] }),
+      descending: cmd.includes('--no-scan-index-forward'),
+      condition: String(/--key-condition-expression '([^']+)'/.exec(cmd)?.[1]),
+      values: JSON.parse(String(/--expression-attribute-values '([^']+)'/.exec(cmd)?.[1])),
+    }));
+}
+
 describe('the console queries of docs/deploy.md, run as written (DynamoDB Local)', () => {
   beforeAll(async () => {
-    // 2026-03-13 09:00 Berlin fails (a problem record), then its retry succeeds.
+    // 2026-03-13 09:00 Berlin fails (a problem record), then its retry succeeds and pays.
     const at = Date.parse('2026-03-13T08:00:00Z');
     fail = true;
     const w1 = workerAt(at + 2_000);
@@ -231,18 +279,61 @@ describe('the console queries of docs/deploy.md, run as written (DynamoDB Local)
       job.withDeps(() => w2.deps),
       { job: JOB, scheduledTimeMs: at, attemptNumber: 2, label: 'retry' },
     );
+    // A shard lease of the same name (a sharded job's `JOB#<job>#<shard>` partition).
+    const s = workerAt(at + 70_000);
+    const d = await s.deps.leases.claim({
+      job: JOB,
+      shard: 1,
+      runId: 'shard-run-1',
+      slotId: '2026-03-13T09:00',
+      nowMs: at + 70_000,
+      leaseUntilMs: at + 130_000,
+      trigger: 'schedule',
+    });
+    if (d.kind !== 'acquired') throw new Error(d.kind);
+    await s.deps.leases.release({
+      job: JOB,
+      shard: 1,
+      runId: 'shard-run-1',
+      fence: d.fence,
+      nowMs: at + 71_000,
+      doneSlots: new Set(['2026-03-13T09:00']),
+      succeededSlot: '2026-03-13T09:00',
+    });
   }, 60_000);
 
-  const query = async (input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>) =>
-    (await stack.doc.send(new QueryCommand({ TableName: stack.tableName, ...input }))).Items ?? [];
+  const run = async (q: DocQuery) => {
+    const raw = createDynamoClient(stack.endpoint);
+    const values = JSON.parse(JSON.stringify(q.values).replaceAll('daily-report', JOB));
+    const out = await raw.send(
+      new QueryCommand({
+        TableName: stack.tableName,
+        ...(q.index && { IndexName: q.index }),
+        KeyConditionExpression: q.condition,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: !q.descending,
+      }),
+    );
+    return (out.Items ?? []).map((i) => unmarshall(i));
+  };
   const view = (items: Record<string, unknown>[]) =>
     items.map((i) => [i.slot, i.outcome, i.reason ?? '', i.trigger ?? '', i.startedAt]);
 
-  it('"what happened to job X yesterday": one query, sk begins with RUN#<local date>', async () => {
-    const items = await query({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
-      ExpressionAttributeValues: { ':pk': 'JOB#console-daily', ':day': 'RUN#2026-03-13' },
-    });
+  it('gives eight queries, in this order', () => {
+    expect(docQueries().map((q) => [q.index ?? '', q.condition])).toEqual([
+      ['', 'pk = :pk AND begins_with(sk, :day)'],
+      ['', 'pk = :pk AND begins_with(sk, :run)'],
+      ['', 'pk = :pk AND begins_with(sk, :slot)'],
+      ['', 'pk = :pk AND sk = :lease'],
+      ['', 'pk = :pk AND sk = :lease'],
+      ['', 'pk = :pk AND sk = :effect'],
+      ['problemsByTime', 'problem = :p AND problemAt > :since'],
+      ['problems', 'problem = :p AND problemAtMs > :since'],
+    ]);
+  });
+
+  it('"what happened to job X yesterday": one query, every attempt of the day with its error', async () => {
+    const items = await run(docQueries()[0] as DocQuery);
     expect(view(items).sort((a, b) => String(a[4]).localeCompare(String(b[4])))).toEqual([
       ['2026-03-13T09:00', 'failed', 'error', 'schedule', '2026-03-13T08:00:02.000Z'],
       ['2026-03-13T09:00', 'succeeded', '', 'retry', '2026-03-13T08:01:02.000Z'],
@@ -253,53 +344,67 @@ describe('the console queries of docs/deploy.md, run as written (DynamoDB Local)
     });
   });
 
-  it("a job's attempts, newest first; all attempts of one slot; the lease", async () => {
-    const newest = await query({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :run)',
-      ExpressionAttributeValues: { ':pk': 'JOB#console-daily', ':run': 'RUN#' },
-      ScanIndexForward: false,
-    });
-    expect(newest.map((i) => [i.slot, i.outcome])).toEqual([
-      ['2026-03-13T09:00', expect.any(String)],
-      ['2026-03-13T09:00', expect.any(String)],
-      ['2026-03-12T09:00', expect.any(String)],
-      ['2026-03-12T09:00', expect.any(String)],
-      ['2026-03-11T09:00', expect.any(String)],
-      ['2026-03-11T09:00', expect.any(String)],
-      ['2026-03-10T09:00', 'succeeded'],
+  it("a job's attempts newest first, and all attempts of one slot", async () => {
+    const newest = await run(docQueries()[1] as DocQuery);
+    expect(newest.map((i) => i.slot)).toEqual([
+      '2026-03-13T09:00',
+      '2026-03-13T09:00',
+      '2026-03-12T09:00',
+      '2026-03-12T09:00',
+      '2026-03-11T09:00',
+      '2026-03-11T09:00',
+      '2026-03-10T09:00',
     ]);
-    const slot = await query({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :slot)',
-      ExpressionAttributeValues: { ':pk': 'JOB#console-daily', ':slot': 'RUN#2026-03-11T09:00#' },
-    });
-    expect(slot.map((i) => [i.outcome, i.trigger]).sort()).toEqual([
-      ['abandoned', 'manual'],
-      ['succeeded', 'retry'],
-    ]);
-    const lease = await query({
-      KeyConditionExpression: 'pk = :pk AND sk = :lease',
-      ExpressionAttributeValues: { ':pk': 'JOB#console-daily', ':lease': 'LEASE' },
-    });
-    expect(lease.map((i) => [i.leaseUntil, i.lastSucceeded, i.fence])).toEqual([
-      ['released', '2026-03-13T09:00', 7],
+    const slot = await run(docQueries()[2] as DocQuery);
+    expect(slot.map((i) => [i.outcome, i.trigger, i.requestedBy ?? '']).sort()).toEqual([
+      ['abandoned', 'manual', 'ops-alice'],
+      ['succeeded', 'retry', ''],
     ]);
   });
 
-  it('the problemsByTime index: problems since an ISO instant, in the order they read', async () => {
-    const failed = await query({
-      IndexName: PROBLEMS_BY_TIME_INDEX,
-      KeyConditionExpression: 'problem = :p AND problemAt > :since',
-      ExpressionAttributeValues: { ':p': 'failed', ':since': '2026-03-12T08:00' },
-    });
-    expect(view(failed)).toEqual([
+  it('the lease and a shard lease, reading as released with their last succeeded slot', async () => {
+    const [lease] = await run(docQueries()[3] as DocQuery);
+    expect([lease?.leaseUntil, lease?.holderState, lease?.lastSucceeded, lease?.fence]).toEqual([
+      'released',
+      'released',
+      '2026-03-13T09:00',
+      7,
+    ]);
+    const [shard] = await run(docQueries()[4] as DocQuery);
+    expect([shard?.pk, shard?.owner, shard?.leaseUntil, shard?.lastSucceeded, shard?.fence]).toEqual([
+      'JOB#console-daily#1',
+      'shard-run-1',
+      'released',
+      '2026-03-13T09:00',
+      1,
+    ]);
+  });
+
+  it('one effect, settled by the run that paid', async () => {
+    const [effect] = await run(docQueries()[5] as DocQuery);
+    const retry = (await stack.runRecords(JOB)).find((r) => r.trigger === 'retry' && r.slot === '2026-03-13T09:00');
+    expect([effect?.pk, effect?.status, effect?.attempts, effect?.runId]).toEqual([
+      'EFFECT#console-daily#pay#2026-03-13T09:00',
+      'succeeded',
+      1,
+      retry?.runId,
+    ]);
+  });
+
+  it('the problemsByTime index: failed runs since an ISO instant; abandoned ones in the order they read', async () => {
+    expect(view(await run(docQueries()[6] as DocQuery))).toEqual([
       ['2026-03-13T09:00', 'failed', 'error', 'schedule', '2026-03-13T08:00:02.000Z'],
     ]);
-    const abandoned = await query({
-      IndexName: PROBLEMS_BY_TIME_INDEX,
-      KeyConditionExpression: 'problem = :p AND problemAt > :since',
-      ExpressionAttributeValues: { ':p': 'abandoned', ':since': '2026-03-11' },
-    });
-    expect(abandoned.map((i) => [i.runId, i.problemAt])).toEqual([
+    const raw = createDynamoClient(stack.endpoint);
+    const abandoned = await raw.send(
+      new QueryCommand({
+        TableName: stack.tableName,
+        IndexName: PROBLEMS_BY_TIME_INDEX,
+        KeyConditionExpression: 'problem = :p AND problemAt > :since',
+        ExpressionAttributeValues: { ':p': { S: 'abandoned' }, ':since': { S: '2026-03-11' } },
+      }),
+    );
+    expect((abandoned.Items ?? []).map((i) => unmarshall(i)).map((i) => [i.runId, i.problemAt])).toEqual([
       ['dead-run-1', '2026-03-11T08:02:00.000Z'],
       // Across jobs: the sweeper's mark of console-sweep sorts between them.
       ['dead-run-2', '2026-03-11T08:05:00.000Z'],
@@ -308,12 +413,7 @@ describe('the console queries of docs/deploy.md, run as written (DynamoDB Local)
   });
 
   it("the problems index (epoch ms, the CLI's): the same failed run", async () => {
-    const items = await query({
-      IndexName: PROBLEMS_INDEX,
-      KeyConditionExpression: 'problem = :p AND problemAtMs > :since',
-      ExpressionAttributeValues: { ':p': 'failed', ':since': Date.parse('2026-03-12T08:00:00Z') },
-    });
-    expect(view(items)).toEqual([
+    expect(view(await run(docQueries()[7] as DocQuery))).toEqual([
       ['2026-03-13T09:00', 'failed', 'error', 'schedule', '2026-03-13T08:00:02.000Z'],
     ]);
   });
