@@ -12,8 +12,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ControlledClock } from '../../harness/faults/clock.js';
-import type { EffectProvider } from '../../lib/core/effects.js';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
+import type { EffectProvider } from '../../lib/core/effects.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { sweep } from '../../lib/runtime/sweeper.js';
 import { Keys, PROBLEMS_BY_TIME_INDEX } from '../../lib/store/schema.js';
@@ -382,7 +382,9 @@ describe('the console queries of docs/deploy.md, run as written (DynamoDB Local)
 
   it('one effect, settled by the run that paid', async () => {
     const [effect] = await run(docQueries()[5] as DocQuery);
-    const retry = (await stack.runRecords(JOB)).find((r) => r.trigger === 'retry' && r.slot === '2026-03-13T09:00');
+    const retry = (await stack.runRecords(JOB)).find(
+      (r) => r.trigger === 'retry' && r.slot === '2026-03-13T09:00',
+    );
     expect([effect?.pk, effect?.status, effect?.attempts, effect?.runId]).toEqual([
       'EFFECT#console-daily#pay#2026-03-13T09:00',
       'succeeded',
