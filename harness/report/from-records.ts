@@ -58,9 +58,14 @@ export function recordingFromRecords(input: {
     const startedAtMs = Number(r.startedAtMs ?? r.finishedAtMs ?? 0);
     const finishedAtMs = Number(r.finishedAtMs ?? startedAtMs);
     if (outcome === 'abandoned') {
-      // The mark is written by whoever found the dead holder; the holder's own claim is before its lease end.
-      const untilMs = Number(details.leaseUntilMs ?? startedAtMs);
-      const claimedAtMs = Math.min(untilMs - leaseMs, startedAtMs);
+      // The mark is written by whoever found the dead holder, when it found it (`detectedAtMs`; older
+      // marks: their start). Its `startedAtMs` is the holder's claim when the lease item kept it (then
+      // before the detection); else the claim is estimated as one lease before the lease's end.
+      const detectedAtMs = Number(details.detectedAtMs ?? startedAtMs);
+      const untilMs = Number(details.leaseUntilMs ?? detectedAtMs);
+      const claimedAtMs =
+        startedAtMs < detectedAtMs ? startedAtMs : Math.min(untilMs - leaseMs, detectedAtMs);
+      held.push({ runId: String(r.runId), fromMs: claimedAtMs, toMs: untilMs });
       runtime(claimedAtMs, worker, {
         ...base,
         type: 'claim-won',
@@ -68,10 +73,10 @@ export function recordingFromRecords(input: {
         leaseUntilMs: untilMs,
         ownWrite: false,
       });
-      runtime(startedAtMs, String(details.detectedBy ?? 'sweeper').slice(-12), {
+      runtime(detectedAtMs, String(details.detectedBy ?? 'sweeper').slice(-12), {
         ...base,
         type: 'abandoned-marked',
-        atMs: startedAtMs,
+        atMs: detectedAtMs,
         abandonedRunId: String(r.runId),
         abandonedSlot: String(r.slot),
       });
