@@ -9,11 +9,14 @@ import {
   decideClaimFailed,
   decideClaimSucceeded,
   doneKey,
+  LEASE_REQUESTER_MAX_CHARS,
   type LeaseItem,
   NO_HOLDER,
+  readableLeaseUntil,
   storedDoneSet,
 } from '../../core/lease.js';
 import { Outcome } from '../../core/outcomes.js';
+import { RESUME_TRACE } from '../../core/pause.js';
 import type {
   ClaimRequest,
   FenceContext,
@@ -131,7 +134,13 @@ export const claim: Operation<
             set: {
               owner: req.runId,
               leaseUntilMs: req.leaseUntilMs,
+              leaseUntil: readableLeaseUntil('running', req.leaseUntilMs),
               slot: req.slotId,
+              // Who this holder is, for an abandon mark if it dies holding the lease (and for a reader).
+              ...(req.trigger !== undefined && { trigger: req.trigger }),
+              ...(req.requestedBy !== undefined && {
+                requestedBy: req.requestedBy.slice(0, LEASE_REQUESTER_MAX_CHARS),
+              }),
               holderState: 'running',
               acquiredAtMs: req.nowMs,
               renewedAtMs: req.nowMs,
@@ -148,6 +157,8 @@ export const claim: Operation<
               ]),
             },
             add: { fence: 1 },
+            // A requester names the holder it was written for, never a later one.
+            ...(req.requestedBy === undefined && { remove: ['requestedBy'] }),
           },
           returnValues: 'ALL_OLD',
         },
@@ -205,12 +216,13 @@ function ownedUpdate(
 /** Renew (step 2): extend our lease. Refused: LeaseLostError carrying the lease as it is. */
 export const renew = ownedUpdate('renew', 'renew lease', (ref) => ({
   leaseUntilMs: ref.leaseUntilMs,
+  ...(ref.leaseUntilMs !== undefined && { leaseUntil: readableLeaseUntil('running', ref.leaseUntilMs) }),
   renewedAtMs: ref.nowMs,
 }));
 
 /**
  * Release (step 6): `leaseUntilMs = 0` (never `now`: see docs/design.md), `holderState = released`,
- * and on success the done set. Refused: LeaseLostError carrying the lease as it is.
+ * `leaseUntil = released` for a reader, and on success the done set and `lastSucceeded` (the slot). Refused: LeaseLostError carrying the lease as it is.
  */
 export const release = ownedUpdate(
   'release',
@@ -220,22 +232,32 @@ export const release = ownedUpdate(
     // any release (terminal for its owner and fence), as `unrecorded` and still on the open list, so
     // that the next claimer (or the sweeper) records this run abandoned.
     if (ref.recorded === false)
-      return { leaseUntilMs: 0, holderState: 'unrecorded', releasedAtMs: ref.nowMs };
+      return {
+        leaseUntilMs: 0,
+        leaseUntil: readableLeaseUntil('unrecorded'),
+        holderState: 'unrecorded',
+        releasedAtMs: ref.nowMs,
+      };
     const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
     return {
       leaseUntilMs: 0,
+      leaseUntil: readableLeaseUntil('released'),
       holderState: 'released',
       releasedAtMs: ref.nowMs,
       ...(done && { doneSlots: storedDoneSet(ref.doneSlots) }),
+      ...(done && ref.succeededSlot !== undefined && { lastSucceeded: ref.succeededSlot }),
       ...(done && ref.def !== undefined && { def: ref.def }),
       ...failureSets(ref),
     };
   },
   (ref) => [
     ...(ref.recorded !== false && ref.clearOpen ? ['open'] : []),
+    // Who the holder was matters only for an abandon mark: a recorded run's record names it (and the
+    // released item keeps its bytes for the pause: docs/design.md "Lease item size").
+    ...(ref.recorded !== false ? ['trigger', 'requestedBy'] : []),
     // The pausing release keeps the streak in the pause (`pausedRuns`, the note) and drops the list.
     ...(ref.failedSlots === null || (ref.failedSlots && ref.pause) ? ['failedSlots'] : []),
-    ...(ref.failedSlots && ref.pause ? ['pausedUntilMs'] : []),
+    ...(ref.failedSlots && ref.pause ? ['pausedUntilMs', ...RESUME_TRACE] : []),
   ],
 );
 
@@ -270,7 +292,14 @@ export const releaseIfOwner: Operation<OnLease & { runId: string; nowMs: number 
           table: ref.table,
           key,
           condition: and(eq('owner', ref.runId), eq('holderState', 'running')),
-          update: { set: { leaseUntilMs: 0, holderState: 'released', releasedAtMs: ref.nowMs } },
+          update: {
+            set: {
+              leaseUntilMs: 0,
+              leaseUntil: readableLeaseUntil('released'),
+              holderState: 'released',
+              releasedAtMs: ref.nowMs,
+            },
+          },
           returnValues: 'ALL_OLD',
         },
       ],

@@ -39,7 +39,7 @@ describe('protocol declarations', () => {
       '2026-03-01T02:00',
     ]);
     expect(c.UpdateExpression).toMatch(
-      /^SET #owner = :v4, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+$/,
+      /^SET #owner = :v4, #leaseUntilMs = :v5, #leaseUntil = :v6, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+ REMOVE #requestedBy$/,
     );
     expect(w.returnValues).toBe('ALL_OLD');
   });
