@@ -5,6 +5,7 @@
 export { type InvocationEvent, parseInvocationEvent } from './core/event.js';
 export type { JobDefinition } from './core/job-definition.js';
 export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
+export { BOOKKEEPING_PREFIX, BusinessAttr, LegacyBusinessAttr } from './core/results.js';
 export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';
 export { systemClock } from './core/ports.js';
 export { parseScheduleExpression, type ScheduleExpression } from './core/schedule/expression.js';
