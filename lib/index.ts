@@ -5,9 +5,9 @@
 export { type InvocationEvent, parseInvocationEvent } from './core/event.js';
 export type { JobDefinition } from './core/job-definition.js';
 export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
-export { BOOKKEEPING_PREFIX, BusinessAttr, LegacyBusinessAttr } from './core/results.js';
 export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';
 export { systemClock } from './core/ports.js';
+export { BOOKKEEPING_PREFIX, BusinessAttr, LegacyBusinessAttr } from './core/results.js';
 export { parseScheduleExpression, type ScheduleExpression } from './core/schedule/expression.js';
 export { type Slot, slotFromLocalTime, slotFromScheduledTime } from './core/schedule/slot.js';
 export * from './effects/index.js';
