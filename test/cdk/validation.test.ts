@@ -7,6 +7,7 @@ import { LibraryTable } from '../../cdk/constructs/library-table.js';
 import { ScheduledJob } from '../../cdk/constructs/scheduled-job.js';
 import { Sweeper } from '../../cdk/constructs/sweeper.js';
 import { CronfenceStack, type JobEntry } from '../../cdk/stack.js';
+import type { JobDefinition } from '../../lib/core/job-definition.js';
 import { FIXTURE_HANDLER, FIXTURE_SWEEPER, jobDefinition } from './fixtures/jobs.js';
 import { NOW, synthError, synthesize } from './support.js';
 
@@ -66,6 +67,27 @@ describe('synth fails with a clear message', () => {
   ])('for %s', (_what, overrides, message) => {
     const error = synthError(props(job({ name: 'bad', ...overrides })));
     expect(error?.message).toMatch(message);
+  });
+
+  it.each([
+    [
+      { catchup: { mode: 'all', windowHours: 24, maxSlotsPerSweep: 5 } },
+      'cronfence: job "bad": invalid job definition: "catchup" = {"mode":"all","windowHours":24,"maxSlotsPerSweep":5}: unknown option catchup — did you mean catchUp?',
+    ],
+    [
+      { lease: { durationSeconds: 60, renewFraction: 1 / 3, renewFractoin: 0.5 } },
+      'cronfence: job "bad": invalid job definition: "lease.renewFractoin" = 0.5: unknown option lease.renewFractoin — did you mean lease.renewFraction?',
+    ],
+  ])('for an unknown option %j, naming it and the nearest known one', (extra, message) => {
+    const definition = { ...jobDefinition({ name: 'bad' }), ...extra } as JobDefinition;
+    expect(synthError(props({ definition, entry: FIXTURE_HANDLER }))?.message).toBe(message);
+  });
+
+  it('for an unknown option near no known one, listing the known ones', () => {
+    const definition = { ...jobDefinition({ name: 'bad' }), owner: 'team-a' } as JobDefinition;
+    expect(synthError(props({ definition, entry: FIXTURE_HANDLER }))?.message).toMatch(
+      /^cronfence: job "bad": invalid job definition: "owner" = "team-a": unknown option owner; the known options here are name, schedule, timeZone, lease, timeoutSeconds, /,
+    );
   });
 
   it('for a job name that is not a valid schedule name and key part', () => {

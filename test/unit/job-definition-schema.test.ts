@@ -96,6 +96,33 @@ describe('one schema for defineJob and synth', () => {
     },
   );
 
+  it.each([
+    [
+      { catchup: { mode: 'all', windowHours: 24 } },
+      'job "nightly": invalid job definition: "catchup" = {"mode":"all","windowHours":24}: unknown option catchup — did you mean catchUp?',
+    ],
+    [
+      { timeout: 60 },
+      'job "nightly": invalid job definition: "timeout" = 60: unknown option timeout — did you mean timeoutSeconds?',
+    ],
+    [
+      { timezone: 'UTC' },
+      'job "nightly": invalid job definition: "timezone" = "UTC": unknown option timezone — did you mean timeZone?',
+    ],
+    [
+      { lease: { durationSeconds: 30, renewfraction: 0.5 } },
+      'job "nightly": invalid job definition: "lease.renewfraction" = 0.5: unknown option lease.renewfraction — did you mean lease.renewFraction?',
+    ],
+    [
+      { catchUp: { mode: 'all', windowHours: 24, maxSlotsPerSweep: 4, maxSlots: 4 } },
+      'job "nightly": invalid job definition: "catchUp.maxSlots" = 4: unknown option catchUp.maxSlots — did you mean catchUp.maxSlotsPerSweep?',
+    ],
+  ])('refuses an unknown option %j at defineJob, naming the nearest known one', (patch, message) => {
+    const error = definitionError(patch);
+    expect(error).toBeInstanceOf(InvalidJobDefinitionError);
+    expect(error.message).toBe(message);
+  });
+
   it('accepts a lease just above the minimum and derives the minimum from renewFraction', () => {
     expect(minLeaseSeconds(1 / 3)).toBe(1.8);
     expect(minLeaseSeconds(0.5)).toBe(2.4);
