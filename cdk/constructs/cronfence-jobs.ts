@@ -1,6 +1,7 @@
-import { Annotations, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
+import { stackFunctionName } from '../../lib/core/function-name.js';
 import type { JobDefinition } from '../../lib/core/job-definition.js';
 import type { JobAccess } from '../../lib/store/job-access.js';
 import type { TableSchema } from '../../lib/store/schema.js';
@@ -23,7 +24,24 @@ export interface JobEntry {
   readonly uses?: JobAccess;
   /** Scheduler StartDate; pin it for rate jobs so the sweeper can count their slots. @default - none */
   readonly start?: Date;
+  /**
+   * The job's Lambda function name, for a name of your own (the stack's `JobFunctionNames` output
+   * tells the CLI). @default `<stack name>-<job>`, so stacks in one account and region never collide
+   */
+  readonly functionName?: string;
+  /**
+   * The job's own environment variables (e.g. a provider's URL), beside the table names cronfence sets;
+   * one cronfence sets or Lambda reserves is refused at synth. @default {}
+   */
+  readonly environment?: Readonly<Record<string, string>>;
 }
+
+/** Output key of the library table's name (read by the CLI's `stack` setting). */
+export const LIBRARY_TABLE_OUTPUT = 'LibraryTableName';
+/** Output key of the jobs' function names, JSON `{ "<job>": "<function name>" }`. */
+export const JOB_FUNCTIONS_OUTPUT = 'JobFunctionNames';
+/** CloudFormation's limit on an output value, in characters. */
+const MAX_OUTPUT_VALUE_LENGTH = 4096;
 
 /** Properties of {@link CronfenceJobs}. */
 export interface CronfenceJobsProps {
@@ -133,6 +151,8 @@ export class CronfenceJobs extends Construct {
           }),
           effects: job.uses?.effects ?? false,
           ...(job.start ? { start: job.start } : {}),
+          ...(job.functionName !== undefined && { functionName: job.functionName }),
+          ...(job.environment !== undefined && { environment: job.environment }),
           ...(props.now ? { now: props.now } : {}),
         }),
     );
@@ -156,5 +176,33 @@ export class CronfenceJobs extends Construct {
       jobs: this.jobs,
       ...(this.sweeper ? { sweeper: this.sweeper } : {}),
     });
+    // What `cronfence` needs to find this deployment from the stack's name alone (`"stack"` setting).
+    new CfnOutput(this, LIBRARY_TABLE_OUTPUT, {
+      value: this.libraryTable.table.tableName,
+      description:
+        'cronfence library table (leases, run records, effects); the CLI reads it with its "stack" setting',
+    });
+    new CfnOutput(this, JOB_FUNCTIONS_OUTPUT, {
+      value: jobFunctionsOutput(this, this.jobs),
+      description:
+        'cronfence job functions, JSON {"<job>": "<function name>"}; `cronfence backfill` invokes them',
+    });
   }
+}
+
+/**
+ * The jobs' function names as JSON; past CloudFormation's 4096-character output limit, only the names
+ * that differ from the derived default (the CLI derives the others from the stack's name).
+ */
+function jobFunctionsOutput(scope: Construct, jobs: readonly ScheduledJob[]): string {
+  const all = Object.fromEntries(jobs.map((j) => [j.definition.name, j.functionName]));
+  const text = Stack.of(scope).toJsonString(all);
+  if (text.length <= MAX_OUTPUT_VALUE_LENGTH) return text;
+  return JSON.stringify(
+    Object.fromEntries(
+      jobs
+        .filter((j) => j.functionName !== stackFunctionName(Stack.of(j).stackName, j.definition.name))
+        .map((j) => [j.definition.name, j.functionName]),
+    ),
+  );
 }

@@ -1,5 +1,5 @@
 /** cdk: synth-time validation — bad job definitions fail synth with a message naming job, field and value. */
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { describe, expect, it } from 'vitest';
@@ -265,7 +265,7 @@ describe("a rate job's StartDate", () => {
 });
 
 describe('a sharded job', () => {
-  it('may invoke its own function (the fan-out), by its fixed name', () => {
+  it('may invoke its own function (the fan-out), by its name derived from the stack', () => {
     const { template } = synthesize(props(job({ name: 'fanned', shards: 4 })));
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
@@ -273,7 +273,7 @@ describe('a sharded job', () => {
           Match.objectLike({
             Action: 'lambda:InvokeFunction',
             Resource: {
-              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':function:cronfence-fanned$')])],
+              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':function:CronfenceTest-fanned$')])],
             },
           }),
         ]),
@@ -283,8 +283,8 @@ describe('a sharded job', () => {
 });
 
 // Lambda caps a function's environment at 4 KB in all (AWS Lambda Developer Guide, "Lambda quotas").
-// The sweeper's definitions are compiled into its bundle; CRONFENCE_JOBS keeps the names, and an ARN
-// only for a function not named cronfence-<job> (the ARN counts at its longest: 135 bytes).
+// The sweeper's definitions are compiled into its bundle; CRONFENCE_JOBS keeps the job names and each
+// function's name (a name known only at deploy time goes as its ARN, counted at its longest: 135 bytes).
 describe("the sweeper's environment stays under Lambda's 4 KB", () => {
   function sweeperWith(n: number, functionName?: (i: number) => string): Error | undefined {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -311,7 +311,7 @@ describe("the sweeper's environment stays under Lambda's 4 KB", () => {
       return error as Error;
     }
   }
-  const own = (i: number) => `team-fn-${i}`;
+  const own = (i: number) => Lazy.string({ produce: () => `team-fn-${i}` });
 
   it('fails synth naming the construct, the variable and the size when ARNs could pass it', () => {
     expect(sweeperWith(19, own)?.message).toBe(
@@ -321,8 +321,11 @@ describe("the sweeper's environment stays under Lambda's 4 KB", () => {
     );
   });
 
-  it('passes as many own-named functions as fit, and 50 jobs named cronfence-<job> (names only)', () => {
-    expect(sweeperWith(18, own)).toBeUndefined();
-    expect(sweeperWith(50)).toBeUndefined();
+  it('passes as many functions named at deploy time as fit, and 26 jobs with the names derived from the stack', () => {
+    expect(sweeperWith(18, own)?.message).toBeUndefined();
+    expect(sweeperWith(26)?.message).toBeUndefined();
+    expect(sweeperWith(27)?.message).toMatch(
+      /^cronfence: Env\/Sweeper: the function's environment variables can reach \d+ bytes/,
+    );
   });
 });
