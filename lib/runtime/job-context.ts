@@ -147,17 +147,23 @@ export function createJobContext(b: JobContextBinding): JobContext {
     // A run that knows it lost its lease stops before writing; the fence refuses the ones that do not know.
     fencedPut: (tableName, key, attributes, options) =>
       tracked(async () => {
+        b.deps.access?.table(tableName, 'fencedPut');
         await b.pause('before-write', key);
         guard();
         return results.fencedPut({ tableName, key }, attributes, fc(), options);
       }),
     insertOnce: (tableName, key, attributes) =>
       tracked(async () => {
+        b.deps.access?.table(tableName, 'insertOnce');
         await b.pause('before-write', key);
         guard();
         return results.insertOnce({ tableName, key }, attributes, fc());
       }),
-    effect: (key, request, provider) => tracked(() => effects.run(key, request, provider)),
+    effect: (key, request, provider) =>
+      tracked(async () => {
+        b.deps.access?.effects();
+        return effects.run(key, request, provider);
+      }),
     setDetail: (name, value) => {
       b.details[name] = value;
     },
