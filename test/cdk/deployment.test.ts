@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CronfenceJobs, type JobEntry } from '../../cdk/constructs/cronfence-jobs.js';
 import { exampleStack } from '../../cdk/example-app.js';
 import { stackFunctionName } from '../../lib/core/function-name.js';
+import { defineJob } from '../../lib/runtime/define-job.js';
 import { FIXTURE_HANDLER, FIXTURE_SWEEPER, jobDefinition } from './fixtures/jobs.js';
 import { NOW } from './support.js';
 
@@ -139,5 +140,38 @@ describe("the example app's settlement job", () => {
     expect(() => settlementEnv({ paymentsUrl: 'payments.example.com' })).toThrow(
       'cronfence: context paymentsUrl = "payments.example.com": must be an http(s) URL, e.g. -c paymentsUrl=https://payments.example.com',
     );
+  });
+});
+
+describe("a job's uses, declared in defineJob", () => {
+  const notes = {
+    defaultName: 'team-notes',
+    envVar: 'NOTES_TABLE',
+    partitionKey: { name: 'day', type: 'S' as const },
+  };
+  const handler = defineJob({
+    name: 'nightly',
+    schedule: 'cron(0 3 * * ? *)',
+    lease: { durationSeconds: 60 },
+    timeoutSeconds: 120,
+    uses: { tables: [{ table: notes, writes: ['fencedPut'] }] },
+    run: async () => undefined,
+  });
+
+  it('is read from the definition: the table is created, named to the function and granted its one write', () => {
+    const { template } = readmeApp('MyJobs', [{ definition: handler.job, entry: FIXTURE_HANDLER }]);
+    const tables = template.findResources('AWS::DynamoDB::Table', {
+      Properties: { KeySchema: [{ AttributeName: 'day', KeyType: 'HASH' }] },
+    });
+    const [tableId] = Object.keys(tables);
+    expect(tableId).toMatch(/^JobsTableteamnotes/);
+    expect(fnEnvironment(template, 'MyJobs-nightly').NOTES_TABLE).toEqual({ Ref: tableId });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          { Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
+        ]),
+      },
+    });
   });
 });

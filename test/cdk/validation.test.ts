@@ -8,6 +8,7 @@ import { ScheduledJob } from '../../cdk/constructs/scheduled-job.js';
 import { Sweeper } from '../../cdk/constructs/sweeper.js';
 import { CronfenceStack, type JobEntry } from '../../cdk/stack.js';
 import type { JobDefinition } from '../../lib/core/job-definition.js';
+import { declareUses } from '../../lib/store/job-access.js';
 import { FIXTURE_HANDLER, FIXTURE_SWEEPER, jobDefinition } from './fixtures/jobs.js';
 import { NOW, synthError, synthesize } from './support.js';
 
@@ -109,23 +110,15 @@ describe('synth fails with a clear message', () => {
     );
   });
 
-  it('for a job that uses a table the stack does not create', () => {
-    const entry = {
-      ...job({ name: 'orphan' }),
-      uses: {
-        tables: [
-          {
-            table: {
-              defaultName: 'ghost',
-              envVar: 'GHOST',
-              partitionKey: { name: 'id', type: 'S' as const },
-            },
-            writes: ['insertOnce' as const],
-          },
-        ],
-      },
-    };
-    expect(synthError(props(entry))?.message).toMatch(/job "orphan" uses table "ghost"/);
+  it('for a job that declares uses both in defineJob and in its entry', () => {
+    const ghost = { defaultName: 'ghost', envVar: 'GHOST', partitionKey: { name: 'id', type: 'S' as const } };
+    const definition = declareUses(jobDefinition({ name: 'twice' }), {
+      tables: [{ table: ghost, writes: ['insertOnce'] }],
+    });
+    const entry = { definition, entry: FIXTURE_HANDLER, uses: { effects: true } };
+    expect(synthError(props(entry))?.message).toBe(
+      'cronfence: job "twice" (test/cdk/fixtures/handler.ts) declares uses both in defineJob and in its entry: keep the one in defineJob, beside the code',
+    );
   });
 });
 

@@ -1,12 +1,14 @@
 /** unit: the one job schema — defineJob, synth (validateJobForDeploy) and `cronfence check` give one verdict and message. */
 import { describe, expect, it } from 'vitest';
 import { validateJobForDeploy } from '../../cdk/constructs/scheduled-job.js';
+import { reportsTable } from '../../functions/tables.js';
 import { ianaSpelling } from '../../lib/core/job-definition.js';
 import { minLeaseSeconds, parseJobDefinition } from '../../lib/core/job-definition-schema.js';
 import { ConfigurationError, InvalidJobDefinitionError, InvalidScheduleError } from '../../lib/errors.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { createDeps } from '../../lib/runtime/deps.js';
 import { parseSweeperJobs } from '../../lib/runtime/sweeper-handler.js';
+import { declaredUses } from '../../lib/store/job-access.js';
 
 const NOW = Date.parse('2026-01-15T00:00:00Z');
 const ok = {
@@ -121,6 +123,32 @@ describe('one schema for defineJob and synth', () => {
     const error = definitionError(patch);
     expect(error).toBeInstanceOf(InvalidJobDefinitionError);
     expect(error.message).toBe(message);
+  });
+
+  it.each([
+    [
+      { uses: { tables: [{ table: reportsTable, writes: ['put'] }] } },
+      'job "nightly": invalid job definition: "uses.tables.0.writes.0" = "put": must be "fencedPut" or "insertOnce"',
+    ],
+    [
+      { uses: { tables: [{ table: reportsTable, writes: [] }] } },
+      'job "nightly": invalid job definition: "uses.tables.0.writes" = []: must name at least one write ("fencedPut", "insertOnce")',
+    ],
+    [
+      { uses: { tables: [{ table: 'reports', writes: ['fencedPut'] }] } },
+      'job "nightly": invalid job definition: "uses.tables.0.table" = "reports": must be a TableSchema { defaultName, envVar, partitionKey, ... }',
+    ],
+  ])('refuses a malformed uses %j at defineJob, naming the field', (patch, message) => {
+    expect(definitionError(patch).message).toBe(message);
+  });
+
+  it('keeps the declared uses on the handler and its definition (where the CDK reads it)', () => {
+    const uses = { tables: [{ table: reportsTable, writes: ['fencedPut' as const] }], effects: true };
+    const h = defineJob({ ...ok, uses });
+    expect(h.uses).toEqual(uses);
+    expect(declaredUses(h.job)).toEqual(uses);
+    expect(Object.keys(h.job)).not.toContain('uses');
+    expect(defineJob(ok).uses).toBeUndefined();
   });
 
   it('accepts a lease just above the minimum and derives the minimum from renewFraction', () => {
