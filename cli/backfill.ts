@@ -217,7 +217,10 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
     .option('--dry-run', 'list the slots that would run; invoke nothing')
     .option('--yes', 'allow more than 1,000 slots')
     .option('--local', "run the job's handler in this process instead of invoking the deployed function")
-    .option('--function <name|arn>', 'deployed function to invoke (default: cronfence-<job>)')
+    .option(
+      '--function <name|arn>',
+      "deployed function to invoke (default: <stack>-<job> or the stack's JobFunctionNames output with the stack setting, else cronfence-<job>)",
+    )
     .option(
       '--invoke-aws',
       'invoke the deployed function in AWS even though the run records are read from DynamoDB Local',
