@@ -520,8 +520,8 @@ describe('evaluated with an IAM policy evaluator', () => {
     // late-copy Query, are off the paths these deployments take; the same requests are exercised (and
     // allowed) for the other jobs.
     expect(unused).toEqual([
-      'Cronfence-daily-report dynamodb:Query JOB#daily-report',
-      'Cronfence-merchant-settlement dynamodb:Query JOB#merchant-settlement',
+      'CronfenceIam-daily-report dynamodb:Query JOB#daily-report',
+      'CronfenceIam-merchant-settlement dynamodb:Query JOB#merchant-settlement',
       'sweeper dynamodb:PutItem JOB#daily-report',
       'sweeper dynamodb:PutItem JOB#merchant-settlement',
     ]);
