@@ -37,8 +37,7 @@ export {
 } from './runtime/middleware.js';
 export type { RunSummary } from './runtime/run-session.js';
 export { createDocumentClient } from './store/client.js';
-export { declaredUses, type JobAccess, type TableUse } from './store/job-access.js';
-export { TableWrite } from './store/job-access.js';
+export { declaredUses, type JobAccess, type TableUse, TableWrite } from './store/job-access.js';
 export { DynamoLeaseStore } from './store/lease-store.js';
 export { DynamoResultStore, type InsertOnceResult } from './store/result-store.js';
 export { DynamoRunStore } from './store/run-store.js';

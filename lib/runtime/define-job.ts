@@ -154,8 +154,10 @@ export function defineJob(options: JobOptions): JobHandler {
     return () => {
       const d = deps();
       if (d.access) return d;
-      let g = withGuard.get(d);
-      if (!g) withGuard.set(d, (g = { ...d, access: guard }));
+      const known = withGuard.get(d);
+      if (known) return known;
+      const g = { ...d, access: guard };
+      withGuard.set(d, g);
       return g;
     };
   };
