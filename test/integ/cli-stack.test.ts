@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../../cli/connection.js';
 import { readStackSettings, stackJobFunction } from '../../cli/stack-outputs.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { cli, json, runRecord, seedRuns } from './cli-harness.js';
@@ -158,6 +159,35 @@ describe('"stack" in the project config', () => {
       'cronfence: invalid CRONFENCE_STACK "NotCronfence": the stack has no LibraryTableName output (its outputs: WebsiteUrl): is CronfenceJobs in it? Pass --table or set CRONFENCE_TABLE otherwise\n',
     );
   }, 60_000);
+});
+
+describe('the connection from a stack', () => {
+  it("gives backfill and trigger the stack's function names (JobFunctionNames, else <stack>-<job>)", async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
+    process.env.AWS_SECRET_ACCESS_KEY = 'example';
+    try {
+      const conn = await connect(
+        { region: 'us-east-1' },
+        { CRONFENCE_STACK: 'MyJobs', AWS_ENDPOINT_URL_CLOUDFORMATION: cfnEndpoint },
+      );
+      expect(conn.mode).toBe('aws');
+      expect(conn.tableName).toBe(stack.tableName);
+      expect(conn.functionName('nightly')).toBe('MyJobs-nightly');
+      expect(conn.functionName('weekly')).toBe('MyJobs-weekly');
+      conn.close();
+      const plain = await connect({ region: 'us-east-1', table: 'other' }, {});
+      expect(plain.functionName('nightly')).toBe('cronfence-nightly');
+      plain.close();
+    } finally {
+      for (const [k, v] of [
+        ['AWS_ACCESS_KEY_ID', saved.id],
+        ['AWS_SECRET_ACCESS_KEY', saved.secret],
+      ] as const)
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+  });
 });
 
 describe('readStackSettings (the SDK client parsing the reference response)', () => {
