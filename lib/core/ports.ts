@@ -49,8 +49,8 @@ export type InsertOnceResult =
  */
 export interface ResultStore {
   /**
-   * Create or overwrite a protected item under a fence (`fence` + `fencedBy`, the same attributes
-   * insert-once writes). `options.adoptUnfenced` also accepts an existing item that was never fenced.
+   * Create or overwrite a protected item under a fence (`cronfence:fence` + `cronfence:lease`, the same
+   * attributes insert-once writes; the job's own attributes stored as given). `options.adoptUnfenced` also accepts an existing item that was never fenced.
    * @throws StaleFenceError carrying the stored fence when a newer holder of our lease already wrote it.
    * @throws ResultConflictError when the item exists unfenced (not adopted), or another lease that still
    *   runs fenced it; StoreError on store failure.

@@ -30,6 +30,15 @@ export interface TableSchema {
   readonly timeToLiveAttribute?: string;
 }
 
+/**
+ * A table's physical name: its `envVar` (the CDK sets it on every function that declares the table; `npm
+ * start` and the test helpers set or leave it) or, without one, its `defaultName`.
+ * @example await ctx.fencedPut(tableName(reportsTable), { reportDate: ctx.businessDate }, { body });
+ */
+export function tableName(schema: TableSchema, env: NodeJS.ProcessEnv = process.env): string {
+  return env[schema.envVar] ?? schema.defaultName;
+}
+
 /** Attribute names of the library table. */
 export const Attr = {
   pk: 'pk',

@@ -327,7 +327,8 @@ describe('the sweeper', () => {
       Description: Match.stringLikeRegexp('sweeper'),
       Environment: {
         Variables: Match.objectLike({
-          CRONFENCE_JOBS: '[{"name":"daily-report"},{"name":"merchant-settlement"}]',
+          CRONFENCE_JOBS:
+            '[{"name":"daily-report","functionArn":"CronfenceTest-daily-report"},{"name":"merchant-settlement","functionArn":"CronfenceTest-merchant-settlement"}]',
         }),
       },
     });
