@@ -139,9 +139,11 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
       "also set the job's Scheduler schedule ENABLED (AWS; needs scheduler:UpdateSchedule)",
     )
     .option('--schedule-group <name>', 'schedule group of the job (default: found by ListSchedules)')
+    .option('--by <name>', 'who resumes, kept on the lease (default: CRONFENCE_OPERATOR, then the OS user)')
     .option('--expect <version>', EXPECT_HELP);
   withJobsOption(withConnectionOptions(r)).action(
     action(async (job: string, flags: Omit<PauseFlags, 'note'>) => {
+      const by = operatorValue('--by', flags.by, MAX_PAUSED_BY_CHARS);
       const handler: JobHandler = requireJob(await loadRegistry(flags.jobs, defaults), job);
       const conn = await connect(flags);
       try {
@@ -160,6 +162,8 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
           job,
           shards: handler.job.shards,
           pausedAtMs,
+          by,
+          nowMs,
           ...(item?.fence !== undefined && { fence: item.fence }),
         });
         const version = `${leaseVersion(item)} -> ${leaseVersion({ fence: item?.fence })}`;

@@ -76,12 +76,26 @@ export class TablePauseStore {
    * Clear the pause stored at `pausedAtMs` (and, when given, only at lease fence `fence`): shard chunks
    * beyond the first, then the job lease with its first shards. @throws JobNotPausedError; StoreError
    */
-  async resume(input: { job: string; shards: number; pausedAtMs: number; fence?: number }): Promise<void> {
+  async resume(input: {
+    job: string;
+    shards: number;
+    pausedAtMs: number;
+    /** Who resumes and when (epoch ms), kept on the job lease for readers. @default not kept */
+    by?: string;
+    nowMs?: number;
+    /** The lease fence the operator saw. @default any */
+    fence?: number;
+  }): Promise<void> {
     const targets = pauseTargets(this.tableName, input.job, input.shards);
+    const trace = {
+      ...(input.by !== undefined && { by: input.by }),
+      ...(input.nowMs !== undefined && { nowMs: input.nowMs }),
+    };
     for (const t of [...targets.slice(1), targets[0] as PauseTarget])
       await perform(this.backend, resume, {
         ...t,
         pausedAtMs: input.pausedAtMs,
+        ...trace,
         ...(t.jobLease && input.fence !== undefined && { fence: input.fence }),
       });
   }

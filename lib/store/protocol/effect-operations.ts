@@ -13,7 +13,7 @@ import type {
   SeenEffect,
   SendingResult,
 } from '../../core/ports.js';
-import { Attr, Keys } from '../schema.js';
+import { Attr, Keys, PROBLEM_ATTRIBUTES, problemKeys } from '../schema.js';
 import { lastError } from './effect-notes.js';
 import { and, type Condition, eq, IfNotExists, le, ne, notExists, or } from './expression.js';
 import { LEASE_SK, leaseInactive, owned } from './operations.js';
@@ -194,15 +194,15 @@ export const UNSETTLED_PROBLEM = 'unsettled';
 
 /** The sparse-index attributes of a non-terminal effect, flagged at `atMs`. */
 function unsettled(atMs: number): Item {
-  return { [Attr.problem]: UNSETTLED_PROBLEM, [Attr.problemAtMs]: atMs };
+  return problemKeys(UNSETTLED_PROBLEM, atMs);
 }
 
 /** What a terminal outcome removes: the `unsettled` flag (needs-review sets its own); success, the last error. */
 function removedBy(outcome: EffectOutcomeUpdate): string[] {
   if (outcome.status === EffectStatus.NeedsReview) return [];
   return outcome.status === EffectStatus.Succeeded
-    ? [Attr.problem, Attr.problemAtMs, 'lastError']
-    : [Attr.problem, Attr.problemAtMs];
+    ? [...PROBLEM_ATTRIBUTES, 'lastError']
+    : [...PROBLEM_ATTRIBUTES];
 }
 
 /** The attributes an outcome sets. */
@@ -213,8 +213,7 @@ function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
       return {
         ...base,
         reviewReason: boundText(outcome.reviewReason),
-        [Attr.problem]: outcome.status,
-        [Attr.problemAtMs]: fc.nowMs,
+        ...problemKeys(outcome.status, fc.nowMs),
         // the error of the unknown outcome when its run noted one, else why it needs review
         lastError: new IfNotExists(
           'lastError',

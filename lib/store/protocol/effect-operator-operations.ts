@@ -9,7 +9,7 @@
 import { type EffectItem, EffectStatus, effectVersion } from '../../core/effects.js';
 import { type EffectResolution, NOT_EXECUTED } from '../../core/ports.js';
 import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from '../../errors.js';
-import { Attr, Keys } from '../schema.js';
+import { Keys, PROBLEM_ATTRIBUTES, problemKeys } from '../schema.js';
 import { and, type Condition, eq, lt, ne, notExists, or } from './expression.js';
 import { LEASE_SK } from './operations.js';
 import { ProtocolOp } from './ops.js';
@@ -70,17 +70,12 @@ function resolutionUpdate(r: EffectResolveInput) {
   return r.as === NOT_EXECUTED
     ? // never executed: any request may now be sent under the key (the next mover writes its hash)
       {
-        set: {
-          ...reviewed,
-          status: EffectStatus.Pending,
-          [Attr.problem]: 'unsettled',
-          [Attr.problemAtMs]: r.nowMs,
-        },
+        set: { ...reviewed, status: EffectStatus.Pending, ...problemKeys('unsettled', r.nowMs) },
         remove: ['requestHash'],
       }
     : {
         set: { ...reviewed, status: r.as, finishedAtMs: r.nowMs },
-        remove: [Attr.problem, Attr.problemAtMs],
+        remove: [...PROBLEM_ATTRIBUTES],
       };
 }
 

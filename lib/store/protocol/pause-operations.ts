@@ -8,7 +8,7 @@
  * path. Tagged `other` (ops.ts): no fault rule or timeline step names them.
  */
 import type { LeaseItem } from '../../core/lease.js';
-import { pauseInForce } from '../../core/pause.js';
+import { pauseInForce, RESUME_TRACE } from '../../core/pause.js';
 import { JobNotPausedError, JobPausedError, LeaseChangedError } from '../../errors.js';
 import { Keys } from '../schema.js';
 import { and, type Condition, eq, exists, notExists, or } from './expression.js';
@@ -134,7 +134,7 @@ export const pause: Operation<PauseInput, void> = {
           pauseNote: p.note,
           ...(p.untilMs !== undefined && { pausedUntilMs: p.untilMs }),
         },
-        remove: [...(p.untilMs === undefined ? ['pausedUntilMs'] : []), 'pausedRuns'],
+        remove: [...(p.untilMs === undefined ? ['pausedUntilMs'] : []), 'pausedRuns', ...RESUME_TRACE],
       },
     });
     const key = Keys.lease(p.job);
@@ -167,6 +167,13 @@ export interface ResumeInput extends PauseTarget {
   readonly pausedAtMs: number;
   /** The fence the operator saw (a paused lease is never claimed, so it does not move). @default any */
   readonly fence?: number;
+  /**
+   * Who resumed and when (epoch ms): stored on the job lease as `resumedBy`, `resumedAtMs` and
+   * `resumedPauseAtMs` (the pause it ended), so a reader (`cronfence report`) can draw the resume. The
+   * next pause removes them. @default not stored
+   */
+  readonly by?: string;
+  readonly nowMs?: number;
 }
 
 /**
@@ -177,16 +184,20 @@ export interface ResumeInput extends PauseTarget {
 export const resume: Operation<ResumeInput, void> = {
   name: 'resume',
   request: (r) => {
-    const clear = (key: Item, condition: Condition): Write => ({
+    const clear = (key: Item, condition: Condition, trace: Item = {}): Write => ({
       kind: 'update',
       table: r.table,
       key,
       condition,
       update: {
-        set: {},
+        set: trace,
         remove: ['pausedAtMs', 'pausedBy', 'pauseNote', 'pausedUntilMs', 'pausedRuns', 'failedSlots'],
       },
     });
+    const trace =
+      r.nowMs !== undefined && r.by !== undefined
+        ? { resumedAtMs: r.nowMs, resumedBy: r.by, resumedPauseAtMs: r.pausedAtMs }
+        : {};
     return {
       tag: { op: ProtocolOp.Other, name: 'resume', table: r.table, key: Keys.lease(r.job) },
       label: `resume ${r.job}`,
@@ -198,6 +209,7 @@ export const resume: Operation<ResumeInput, void> = {
             r.fence === undefined
               ? eq('pausedAtMs', r.pausedAtMs)
               : and(eq('pausedAtMs', r.pausedAtMs), eq('fence', r.fence)),
+            trace,
           ),
         (k) => clear(k, always),
       ),
