@@ -4,7 +4,7 @@
  */
 import type { InvocationEvent } from '../core/event.js';
 import { boundDetails } from '../core/item-bounds.js';
-import type { JobDefinition } from '../core/job-definition.js';
+import { type JobDefinition, jobKeyOf } from '../core/job-definition.js';
 import { CLOCK_SKEW_BUDGET_MS, type ClaimDecision, leaseUntil, nextDoneSlots } from '../core/lease.js';
 import { definitionId, holdersToMark, needsDoneCheck, sameSlotHeldAction } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
@@ -114,6 +114,11 @@ export class RunSession {
     }
   }
 
+  /** The job's identity in the table (its `id`, else its name): the key of its lease, records and effects. */
+  private get jobKey(): string {
+    return jobKeyOf(this.def);
+  }
+
   /** True once the lease is ours (the finish must record and release). */
   get claimed(): boolean {
     return this.fence !== undefined;
@@ -156,7 +161,7 @@ export class RunSession {
   private claim(nowMs: number, untilMs: number): Promise<ClaimDecision> {
     return this.deps.leases
       .claim({
-        job: this.def.name,
+        job: this.jobKey,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
         runId: this.runId,
         slotId: this.slot.id,
@@ -241,7 +246,7 @@ export class RunSession {
     let fence: number | undefined;
     try {
       const held = await this.deps.leases.releaseIfOwner({
-        job: this.def.name,
+        job: this.jobKey,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
         runId: this.runId,
         nowMs: this.deps.clock.now(),
@@ -266,7 +271,7 @@ export class RunSession {
     if (this.event.trigger === Trigger.Manual || !needsDoneCheck(this.doneSlots, this.slot.id))
       return undefined;
     const doneBy = await this.deps.runs.findSucceeded(
-      this.def.name,
+      this.jobKey,
       this.slot.id,
       this.defId,
       this.event.shard,
@@ -324,7 +329,7 @@ export class RunSession {
     );
     for (const p of toMark) {
       await this.deps.runs.markAbandoned(
-        this.def.name,
+        this.jobKey,
         { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },
         this.runId,
         nowMs,
@@ -341,7 +346,7 @@ export class RunSession {
       leases: this.deps.leases,
       clock: this.deps.clock,
       ref: {
-        job: this.def.name,
+        job: this.jobKey,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
         runId: this.runId,
         fence,
@@ -562,7 +567,7 @@ export class RunSession {
   private async release(done: boolean, recorded = true): Promise<void> {
     if (this.fence === undefined) return;
     await this.deps.leases.release({
-      job: this.def.name,
+      job: this.jobKey,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
       fence: this.fence,
@@ -599,7 +604,7 @@ export class RunSession {
     const finishedAtMs = this.deps.clock.now();
     const e = this.event;
     const rec: RunRecord = {
-      job: this.def.name,
+      job: this.jobKey,
       ...(e.shard !== undefined && { shard: e.shard }),
       slot: this.slot.id,
       scheduledTime: new Date(this.slot.scheduledTimeMs).toISOString(),
@@ -633,7 +638,7 @@ export class RunSession {
   private context(fence: number, keeper: LeaseKeeper): JobContext {
     return createJobContext({
       deps: this.deps,
-      job: this.def.name,
+      job: this.jobKey,
       slot: this.slot,
       trigger: this.event.trigger,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
