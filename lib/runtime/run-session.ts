@@ -56,6 +56,8 @@ export class RunSession {
   private readonly startedAtMs: number;
   private fence: number | undefined;
   private doneSlots: ReadonlySet<string> = new Set();
+  /** The lease item's restore mark, when the library table was restored (effects are then guarded). */
+  private restoredAtMs: number | undefined;
   /** `pauseOnFailure` jobs: the failure streak the claim saw (lib/core/pause.ts). */
   private failedSlots: readonly FailedOccurrence[] | undefined;
   /** Set by a failure that completes the streak: the release writes it. */
@@ -143,6 +145,7 @@ export class RunSession {
     this.fence = decision.fence;
     this.doneSlots = decision.doneSlots;
     this.failedSlots = decision.failedSlots;
+    this.restoredAtMs = decision.restoredAtMs;
     this.emit({
       type: 'claim-won',
       leaseUntilMs: untilMs,
@@ -652,6 +655,7 @@ export class RunSession {
       track: (op) => this.track(op),
       pause: (name, key) => this.pause(name, key),
       emit: (e) => this.emit(e),
+      ...(this.restoredAtMs !== undefined && { restoredAtMs: this.restoredAtMs }),
     });
   }
 }

@@ -472,7 +472,15 @@ export const fencedWrite: Operation<FencedWriteInput, FencedWriteStep> = {
     const [partitionKey] = Object.keys(w.ref.key);
     if (partitionKey === undefined)
       throw new ResultConflictError(`fenced write on ${w.ref.tableName} needs a key`);
-    const ours = or(notExists(partitionKey), and(eq('fencedBy', w.fc.leaseKey), le('fence', w.fc.fence)));
+    // Equal fences only from the same run: a fence is claimed by one run, so an equal fence of another
+    // run means the lease's fences went back (the library table restored from a backup) — refused.
+    const ours = or(
+      notExists(partitionKey),
+      and(
+        eq('fencedBy', w.fc.leaseKey),
+        or(lt('fence', w.fc.fence), and(eq('fence', w.fc.fence), eq('runId', w.fc.runId))),
+      ),
+    );
     return {
       tag: businessTag(ProtocolOp.FencedWrite, w),
       label: `fenced write ${describeRef(w.ref)}`,
