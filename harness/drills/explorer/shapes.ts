@@ -12,6 +12,15 @@
  * - `key-expiry`: the provider forgets idempotency keys after a horizon;
  * - `skewed-lookup`: a worker's clock is off by far more than the skew budget while lookups decide;
  * - `reshard`: the report job is redeployed with shards between deliveries (another lease, fence 1).
+ *
+ * Lifecycle shapes (the settle job's identity across deploys; lifecycle.ts):
+ * - `rename`: from a slot on, the settle job is deployed under a new name with `id` = the old one;
+ * - `first-deploy`: an older scheduler paid the slots before the deploy; the job has catch-up `all`
+ *   and `catchUp.since` = the deploy;
+ * - `re-add`: the job is deleted for a few slots (their deliveries never come) and re-added;
+ * - `restore`: the library table is restored to an earlier snapshot (fences back, records and effects
+ *   written since gone) and the restore procedure marks it (fences raised, restore point).
+ * Each ends with a sweep with catch-up `all` over the whole history.
  */
 import fc from 'fast-check';
 import type { EffectProvider } from '../../../lib/core/effects.js';
@@ -29,6 +38,10 @@ export const SHAPES = [
   'key-expiry',
   'skewed-lookup',
   'reshard',
+  'rename',
+  'first-deploy',
+  're-add',
+  'restore',
 ] as const;
 /** Union of {@link SHAPES}. */
 export type ShapeName = (typeof SHAPES)[number];
@@ -52,7 +65,18 @@ export interface ShapeSpec {
   readonly skewedLookup?: { readonly worker: number; readonly skewMs: number };
   /** Deliveries from this index on run the report job with 2 shards (shard 0). */
   readonly reshardFrom?: number;
+  /** A lifecycle event of the settle job at slot `atSlot` (`span` slots: re-add's gap, restore's lag). */
+  readonly lifecycle?: {
+    readonly kind: LifecycleKind;
+    readonly atSlot: number;
+    readonly span: number;
+  };
 }
+
+/** The lifecycle events a history may contain. */
+export const LIFECYCLE_KINDS = ['rename', 'first-deploy', 're-add', 'restore'] as const;
+/** Union of {@link LIFECYCLE_KINDS}. */
+export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
 
 /** The arbitrary of {@link ShapeSpec} for histories of up to `maxWorkers` workers. */
 export function shapesArbitrary(maxWorkers: number): fc.Arbitrary<ShapeSpec> {
@@ -80,6 +104,13 @@ export function shapesArbitrary(maxWorkers: number): fc.Arbitrary<ShapeSpec> {
       }),
     ),
     reshardFrom: maybe(fc.nat({ max: 12 })),
+    lifecycle: maybe(
+      fc.record({
+        kind: fc.constantFrom(...LIFECYCLE_KINDS),
+        atSlot: fc.integer({ min: 1, max: 10 }),
+        span: fc.integer({ min: 1, max: 3 }),
+      }),
+    ),
   });
 }
 
@@ -95,6 +126,7 @@ export function shapesOf(s: ShapeSpec | undefined): ShapeName[] {
     ['key-expiry', s.keyRetentionMs !== undefined],
     ['skewed-lookup', s.skewedLookup !== undefined],
     ['reshard', s.reshardFrom !== undefined],
+    ...LIFECYCLE_KINDS.map((k): [ShapeName, boolean] => [k, s.lifecycle?.kind === k]),
   ];
   return on.filter(([, v]) => v).map(([n]) => n);
 }
@@ -142,7 +174,13 @@ export function shapedJobs(
     readonly now: () => number;
     readonly sends: SendCall[];
   },
-): { report: JobHandler; settle: JobHandler; resharded: JobHandler } {
+): {
+  report: JobHandler;
+  settle: JobHandler;
+  resharded: JobHandler;
+  /** The settle job as a lifecycle event redeploys it (its catch-up `all` over the history). */
+  settleAs: (o: { readonly name?: string; readonly id?: string; readonly sinceMs?: number }) => JobHandler;
+} {
   const base = explorerJobs(options);
   const { sleep, workMs, now, sends } = options;
   const payerFor = (runId: string) => loggedPayer(options.provider, runId, sends, now);
@@ -166,31 +204,46 @@ export function shapedJobs(
     dispatch: { dispatch: async () => undefined },
     run: reportBody,
   });
+  const settleBody = async (ctx: Parameters<Parameters<typeof defineJob>[0]['run']>[0]) => {
+    const payer = payerFor(ctx.runId);
+    const row = async (i: number) => {
+      ctx.throwIfAborted();
+      const id = `${ctx.slot.id}#${i}`;
+      await ctx.insertOnce(tableOf(explorerRows), { id }, { amountCents: 100 + i });
+      await sleep(workMs);
+      await ctx.effect(`pay#${id}`, { id, amountCents: 100 + i }, payer);
+    };
+    if (shapes?.afterReturnMs !== undefined) {
+      const after = shapes.afterReturnMs;
+      // Outlives the handler: resumes after it returned, as a thawed environment would.
+      void (async () => {
+        await sleep(after);
+        await ctx.effect(`late#${ctx.slot.id}`, { id: `late#${ctx.slot.id}`, amountCents: 1 }, payer);
+        await ctx.fencedPut(tableOf(explorerReports), { slot: `late#${ctx.slot.id}` }, { body: 'late' });
+      })().catch(() => undefined);
+    }
+    const indexes = Array.from({ length: ROWS_PER_SLOT }, (_, i) => i);
+    if (shapes?.parallelBody) await Promise.all(indexes.map(row));
+    else for (const i of indexes) await row(i);
+  };
   const settle = defineJob({
     ...base.settle.job,
     schedule: `rate(${SLOT_MINUTES} minutes)`,
-    run: async (ctx) => {
-      const payer = payerFor(ctx.runId);
-      const row = async (i: number) => {
-        ctx.throwIfAborted();
-        const id = `${ctx.slot.id}#${i}`;
-        await ctx.insertOnce(tableOf(explorerRows), { id }, { amountCents: 100 + i });
-        await sleep(workMs);
-        await ctx.effect(`pay#${id}`, { id, amountCents: 100 + i }, payer);
-      };
-      if (shapes?.afterReturnMs !== undefined) {
-        const after = shapes.afterReturnMs;
-        // Outlives the handler: resumes after it returned, as a thawed environment would.
-        void (async () => {
-          await sleep(after);
-          await ctx.effect(`late#${ctx.slot.id}`, { id: `late#${ctx.slot.id}`, amountCents: 1 }, payer);
-          await ctx.fencedPut(tableOf(explorerReports), { slot: `late#${ctx.slot.id}` }, { body: 'late' });
-        })().catch(() => undefined);
-      }
-      const indexes = Array.from({ length: ROWS_PER_SLOT }, (_, i) => i);
-      if (shapes?.parallelBody) await Promise.all(indexes.map(row));
-      else for (const i of indexes) await row(i);
-    },
+    run: settleBody,
   });
-  return { report, settle, resharded };
+  const settleAs = (o: { readonly name?: string; readonly id?: string; readonly sinceMs?: number }) =>
+    defineJob({
+      ...base.settle.job,
+      ...(o.name !== undefined && { name: o.name }),
+      ...(o.id !== undefined && { id: o.id }),
+      schedule: `rate(${SLOT_MINUTES} minutes)`,
+      catchUp: {
+        mode: 'all',
+        windowHours: 24,
+        maxSlotsPerSweep: 50,
+        ...(o.sinceMs !== undefined && { sinceMs: o.sinceMs }),
+      },
+      run: settleBody,
+    });
+  return { report, settle, resharded, settleAs };
 }

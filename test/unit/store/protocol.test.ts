@@ -77,11 +77,12 @@ describe('protocol declarations', () => {
     const [w] = req.writes;
     if (w.kind !== 'update') throw new Error('fenced write is an update');
     expect(compileExpressions(w.condition, w.update).UpdateExpression).toBe(
-      'SET #n3 = :v2, #fence = :v3, #fencedBy = :v4, #runId = :v5, #writtenAtMs = :v6',
+      'SET #n4 = :v4, #fence = :v5, #fencedBy = :v6, #runId = :v7, #writtenAtMs = :v8',
     );
-    // one fence attribute, whichever writer created the item; "unfenced" means "does not exist"
+    // one fence attribute, whichever writer created the item; "unfenced" means "does not exist"; an
+    // equal fence only from the same run (another run's equal fence: the lease's fences went back)
     expect(compileExpressions(w.condition, w.update).ConditionExpression).toBe(
-      'attribute_not_exists(#reportDate) OR (#fencedBy = :v0 AND #fence <= :v1)',
+      'attribute_not_exists(#reportDate) OR (#fencedBy = :v0 AND (#fence < :v1 OR (#fence = :v2 AND #runId = :v3)))',
     );
     expect(() =>
       fencedWrite.request({
