@@ -89,7 +89,15 @@ export function lifecyclePlan(
         restore?.({
           restoredAtMs: backupAtMs,
           fenceHeadroom: FENCE_HEADROOM,
-          leases: [Keys.lease(jobs.settle.job.name).pk, Keys.lease(jobs.report.job.name).pk],
+          // Every lease of the jobs, as `markRestored` marks them: the resharded report's shard leases too.
+          leases: [
+            Keys.lease(jobs.settle.job.name).pk,
+            Keys.lease(jobs.report.job.name).pk,
+            ...Array.from(
+              { length: jobs.resharded.job.shards },
+              (_, i) => Keys.lease(jobs.report.job.name, i).pk,
+            ),
+          ],
         }),
       );
     };
