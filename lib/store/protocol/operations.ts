@@ -36,7 +36,6 @@ import {
   eq,
   exists,
   IfNotExists,
-  le,
   lt,
   ne,
   notContains,
