@@ -26,6 +26,8 @@ export interface LifecyclePlan {
   settleFor(k: number): JobHandler | undefined;
   /** The settle job deployed at the end (the final deliveries and the closing sweep use it). */
   readonly finalSettle: JobHandler;
+  /** When the event's last action happens, ms into the history (the history's end phase comes after it). */
+  readonly lastActionMs: number;
   /** Play the event's own actions (the older scheduler's payments, the backup and restore). */
   play(s: Stage): void;
   /** Sweep once `atMs` into the history with the final settle job's catch-up `all`, invoking on `sweeper`. */
@@ -106,6 +108,7 @@ export function lifecyclePlan(
   return {
     settleFor,
     finalSettle,
+    lastActionMs: kind === 'restore' ? restoreAtMs - start : 0,
     play,
     closingSweep: (s, sweeper, atMs) => closingSweep(s, sweeper, finalSettle, start, atMs),
     lostWithRestore: (claims) =>

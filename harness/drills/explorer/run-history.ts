@@ -105,6 +105,9 @@ export async function runHistory(
         () => current[d.worker] as Worker,
       );
     }
+    // The end phase (sweep, final claims) comes after the lifecycle event: the next claims after a restore
+    // are what mark the holders the restored lease items still show running.
+    last = Math.max(last, life?.lastActionMs ?? 0);
     const sweeper = s.worker('sweeper');
     for (const key of [...used].sort()) {
       const [job, slot] = key.split('|') as [string, string];
