@@ -163,17 +163,24 @@ export async function sweep(
     for (const [shard, item] of leases) {
       if (!item || (item.leaseUntilMs ?? 0) >= nowMs) continue;
       const dead = openHolders(item).filter((h) => h.leaseUntilMs < nowMs);
-      if (awaitsAbandonMark(item.holderState) && item.owner && item.slot)
-        dead.push({
-          runId: item.owner,
-          slot: item.slot,
-          leaseUntilMs: item.leaseUntilMs ?? 0,
-          fence: item.fence ?? 0,
-        });
+      // The current holder as the lease item names it: with its claim time, trigger and requester.
+      const current =
+        awaitsAbandonMark(item.holderState) && item.owner && item.slot
+          ? {
+              runId: item.owner,
+              slot: item.slot,
+              leaseUntilMs: item.leaseUntilMs ?? 0,
+              fence: item.fence ?? 0,
+              ...(item.acquiredAtMs !== undefined && { acquiredAtMs: item.acquiredAtMs }),
+              ...(item.trigger !== undefined && { trigger: item.trigger }),
+              ...(item.requestedBy !== undefined && { requestedBy: item.requestedBy }),
+            }
+          : undefined;
+      if (current) dead.push(current);
       for (const holder of holdersToMark(dead, '')) {
         await deps.runs.markAbandoned(
           key,
-          holder,
+          holder.runId === current?.runId ? current : holder,
           `sweeper${shard === undefined ? '' : ` (shard ${shard})`}`,
           nowMs,
           t.definition.runRetentionDays,

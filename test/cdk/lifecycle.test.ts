@@ -47,7 +47,7 @@ describe('synth and a job’s lifecycle', () => {
       },
     });
     template.hasResourceProperties('AWS::Scheduler::Schedule', { Name: 'settle' });
-    template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'cronfence-settle' });
+    template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'CronfenceTest-settle' });
   });
 
   it('refuses two jobs with one id, naming it', () => {
