@@ -3,7 +3,7 @@
  */
 
 export { type InvocationEvent, parseInvocationEvent } from './core/event.js';
-export type { JobDefinition } from './core/job-definition.js';
+export { type JobDefinition, jobKeyOf } from './core/job-definition.js';
 export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
 export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';
 export { systemClock } from './core/ports.js';
@@ -39,6 +39,7 @@ export type { RunSummary } from './runtime/run-session.js';
 export { createDocumentClient } from './store/client.js';
 export { declaredUses, type JobAccess, type TableUse, TableWrite } from './store/job-access.js';
 export { DynamoLeaseStore } from './store/lease-store.js';
+export { clearRestoreMark, DEFAULT_FENCE_HEADROOM, markRestored, type RestoredJob } from './store/restore.js';
 export { DynamoResultStore, type InsertOnceResult } from './store/result-store.js';
 export { DynamoRunStore } from './store/run-store.js';
 export {

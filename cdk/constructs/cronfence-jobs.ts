@@ -2,7 +2,7 @@ import { Annotations, CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import { stackFunctionName } from '../../lib/core/function-name.js';
-import type { JobDefinition } from '../../lib/core/job-definition.js';
+import { type JobDefinition, jobKeyOf } from '../../lib/core/job-definition.js';
 import { declaredUses, type JobAccess } from '../../lib/store/job-access.js';
 import type { TableSchema } from '../../lib/store/schema.js';
 import { CronfenceAlarms } from './alarms.js';
@@ -107,6 +107,19 @@ export function assertUniqueJobNames(jobs: readonly JobEntry[]): void {
       );
     }
     seen.set(name, job.entry);
+  }
+  // The table key (`id`, else the name) must be unique too: two jobs under one key share a lease.
+  const keys = new Map<string, string>();
+  for (const job of jobs) {
+    const key = jobKeyOf(job.definition);
+    const previous = keys.get(key);
+    if (previous !== undefined) {
+      throw new Error(
+        `cronfence: duplicate job id "${key}": used by ${job.entry} and ${previous}; a job's id (default its ` +
+          'name) keys its lease, run records and effects (JOB#<id>), so two jobs cannot share one',
+      );
+    }
+    keys.set(key, job.entry);
   }
 }
 

@@ -8,7 +8,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { stackFunctionName } from '../../lib/core/function-name.js';
 import { checkJob } from '../../lib/core/job-check.js';
-import type { JobDefinition } from '../../lib/core/job-definition.js';
+import { type JobDefinition, jobKeyOf } from '../../lib/core/job-definition.js';
 import type { TableWrite } from '../../lib/store/job-access.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_ASYNC_MAX_EVENT_AGE, DEFAULT_SCHEDULER_MAX_EVENT_AGE } from './defaults.js';
@@ -240,7 +240,7 @@ export class ScheduledJob extends Construct {
       );
     }
     this.logGroup = fn.logGroup;
-    props.libraryTable.grantJob(this.role, definition.name, {
+    props.libraryTable.grantJob(this.role, jobKeyOf(definition), {
       shards: definition.shards > 1,
       effects: props.effects ?? false,
       fencedWrites: tables.some((use) => use.writes.includes('fencedPut')),

@@ -7,7 +7,7 @@ import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { defaultFunctionName, validateTimeZone } from '../../lib/core/job-definition.js';
+import { defaultFunctionName, jobKeyOf, validateTimeZone } from '../../lib/core/job-definition.js';
 import { parseScheduleExpression } from '../../lib/core/schedule/expression.js';
 import { encodeSweeperDefinitions, SWEEPER_DEFINITIONS_CONSTANT } from '../../lib/runtime/sweeper-handler.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
@@ -186,7 +186,7 @@ export class Sweeper extends Construct {
       props.libraryTable.grantSweeper(
         this.role,
         props.jobs.map((job) => ({
-          name: job.definition.name,
+          name: jobKeyOf(job.definition),
           shards: job.definition.shards > 1,
         })),
       );

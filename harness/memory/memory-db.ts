@@ -93,6 +93,14 @@ export class MemoryDb {
     return [...(this.tables.get(table)?.values() ?? [])].map((i) => structuredClone(i));
   }
 
+  /**
+   * Replace a table's items with `items` (a restore from a backup: the items as of the restore point),
+   * without logging writes: a restore is not a write of the protocol.
+   */
+  replaceTable(table: string, items: readonly { key: Record<string, unknown>; item: Item }[]): void {
+    this.tables.set(table, new Map(items.map((i) => [keyString(table, i.key), structuredClone(i.item)])));
+  }
+
   /** Names of the tables that hold items. */
   tableNames(): string[] {
     return [...this.tables.keys()];

@@ -1,7 +1,7 @@
 /**
  * What `cronfence check` and `cdk synth` say about a job before it deploys: the verdict of the one job
  * schema (errors), the warnings (DST gaps and overlaps, rate drift across DST, a far or missing next
- * occurrence, a lease below the recommendation), the next occurrences and the zone's DST transitions
+ * occurrence, a lease below the recommendation, catch-up that could reach slots paid elsewhere), the next occurrences and the zone's DST transitions
  * with what each does to the job. Pure: `nowMs` is a parameter.
  */
 import type { JobDefinition } from './job-definition.js';
@@ -24,7 +24,10 @@ export const NEXT_OCCURRENCE_HORIZON_DAYS = 366;
 /** The window, in days, of the transitions listed and of the rate DST warnings (the next 12 months). */
 export const TRANSITION_WINDOW_DAYS = 365;
 
-/** One warning or error, with a stable code (`dst`, `rate-dst`, `horizon`, `lease`, `at-past`, `definition`). */
+/**
+ * One warning or error, with a stable code (`dst`, `rate-dst`, `horizon`, `lease`, `at-past`,
+ * `catch-up-start`, `definition`).
+ */
 export interface Finding {
   readonly code: string;
   readonly message: string;
@@ -146,6 +149,27 @@ function effectOf(
 }
 
 /**
+ * The warning for a job whose catch-up could reach slots paid elsewhere: catch-up on (`latest` or
+ * `all`) and no `catchUp.since`. At the job's first deploy (beside or after another scheduler), or
+ * at a rename without `id` (a new identity with an empty done set, no run records and no effects),
+ * the first sweep catches up every missing slot of its window — slots someone else may have paid.
+ */
+function catchUpStartFinding(definition: JobDefinition, nowMs: number): Finding | undefined {
+  const c = definition.catchUp;
+  if (c === undefined || c.mode === 'none' || c.sinceMs !== undefined) return undefined;
+  const deployMinute = iso(Math.ceil(nowMs / 60_000) * 60_000);
+  return {
+    code: 'catch-up-start',
+    message:
+      `catchUp.mode = ${c.mode} with no catchUp.since: at its first deploy, or when it takes over from a ` +
+      `renamed job without id, the first sweep catches up missing slots up to ${c.windowHours} h back ` +
+      `(catchUp.windowHours), slots another scheduler or the old name may already have paid. If this job ` +
+      `replaces another scheduler, set catchUp.since to its deploy instant (e.g. '${deployMinute}'); if it ` +
+      `renames a job, set id to the old name (its done set, run records and effects carry over)`,
+  };
+}
+
+/**
  * Check one job definition (or `defineJob` options) as of `nowMs`.
  * @param input the definition (`handler.job`) or options.
  * @param nowMs the instant to check from, epoch ms (injectable: tests and synth pass a fixed one).
@@ -217,6 +241,8 @@ export function checkJob(input: unknown, nowMs: number, count = 5): JobCheck {
         '(docs/clock-skew.md): one slow renewal can lose the lease and stop the run',
     });
   }
+  const start = catchUpStartFinding(definition, nowMs);
+  if (start) warnings.push(start);
   const transitions = zoneTransitions(ianaZone(definition.timeZone), nowMs, windowEndMs).map((t) => ({
     utc: iso(t.atMs),
     kind: t.kind,

@@ -79,6 +79,15 @@ const WholeMinuteSchema = v.pipe(
   ),
 );
 
+const INSTANT_MESSAGE = 'must be a Date or an ISO-8601 instant such as "2026-11-03T14:00:00Z"';
+
+/** Any instant: a `Date` or ISO-8601 string with a zone, → epoch ms. */
+const InstantSchema = v.pipe(
+  v.union([v.date(), v.pipe(v.string(), v.isoTimestamp(INSTANT_MESSAGE))], INSTANT_MESSAGE),
+  v.transform((d) => (d instanceof Date ? d.getTime() : Date.parse(d))),
+  v.check<number, string>(Number.isFinite, 'is not a real instant'),
+);
+
 const CatchUpSchema = v.object({
   mode: v.picklist(['none', 'latest', 'all'], 'must be one of none, latest, all'),
   windowHours: v.pipe(
@@ -91,6 +100,14 @@ const CatchUpSchema = v.object({
     v.integer('must be an integer ≥ 1'),
     v.minValue(1, 'must be an integer ≥ 1'),
   ),
+  since: v.optional(InstantSchema),
+  sinceMs: v.optional(
+    v.pipe(
+      num('epoch ms'),
+      v.integer('must be epoch ms (an integer)'),
+      v.minValue(0, 'must be epoch ms ≥ 0'),
+    ),
+  ),
 });
 
 /**
@@ -101,6 +118,7 @@ const CatchUpSchema = v.object({
 export const JobOptionsSchema = v.pipe(
   v.object({
     name: JobNameSchema,
+    id: v.optional(JobNameSchema),
     schedule: v.string('must be a schedule expression string'),
     timeZone: v.optional(TimeZoneSchema, 'UTC'),
     lease: v.object(
@@ -175,6 +193,27 @@ export const JobOptionsSchema = v.pipe(
   ),
 );
 
+/** The validated catch-up: `since` (a Date or ISO text) becomes `sinceMs`; both at once are refused. */
+function catchUpOf(
+  c: v.InferOutput<typeof CatchUpSchema>,
+  input: unknown,
+): NonNullable<JobDefinition['catchUp']> {
+  if (c.since !== undefined && c.sinceMs !== undefined && c.since !== c.sinceMs) {
+    throw new InvalidJobDefinitionError(
+      'catchUp.since',
+      valueAt(input, ['catchUp', 'since']),
+      `and catchUp.sinceMs (${c.sinceMs}) name two instants; give one`,
+    );
+  }
+  const sinceMs = c.sinceMs ?? c.since;
+  return {
+    mode: c.mode,
+    windowHours: c.windowHours,
+    maxSlotsPerSweep: c.maxSlotsPerSweep,
+    ...(sinceMs !== undefined && { sinceMs }),
+  };
+}
+
 /**
  * `defineJob` options that are not part of the definition's data: accepted beside the schema's fields
  * (the body, the shard dispatcher, and `uses`, which lib/store/job-access.ts validates).
@@ -241,15 +280,17 @@ export function parseJobDefinition(
       `only a rate() schedule has a rate grid; ${o.schedule} fires at its own times`,
     );
   }
+  const catchUp = o.catchUp && catchUpOf(o.catchUp, input);
   const definition: JobDefinition = {
     name: o.name,
+    ...(o.id !== undefined && o.id !== o.name && { id: o.id }),
     schedule: o.schedule,
     timeZone: o.timeZone,
     lease: { durationSeconds: o.lease.durationSeconds, renewFraction: o.lease.renewFraction },
     timeoutSeconds: o.timeoutSeconds,
     businessDate: o.businessDate,
     ...(o.dstGap !== undefined && { dstGap: o.dstGap }),
-    ...(o.catchUp !== undefined && { catchUp: o.catchUp }),
+    ...(catchUp !== undefined && { catchUp }),
     shards: o.shards,
     runRetentionDays: o.runRetentionDays,
     rememberSlots: o.rememberSlots,

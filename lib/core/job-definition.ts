@@ -10,6 +10,13 @@ import type { DstGapPolicy } from './schedule/dst-gap.js';
 export interface JobDefinition {
   /** Job name: 1–64 chars of `[A-Za-z0-9_-]`, starting with a letter (a Scheduler schedule name, a key part). */
   readonly name: string;
+  /**
+   * The job's stable identity in the library table, when it differs from `name`: the lease (its fence
+   * and done set), the run records and the effects are keyed by it, so a job renamed with `id` set to
+   * its old name keeps all three (docs/design.md "Identity across the job's lifecycle"). Same charset
+   * as `name`. Read it with {@link jobKeyOf}. @default name
+   */
+  readonly id?: string;
   /** EventBridge Scheduler expression: `cron(m h dom mon dow year)`, `rate(n unit)` or `at(yyyy-mm-ddThh:mm:ss)`. */
   readonly schedule: string;
   /**
@@ -40,6 +47,13 @@ export interface JobDefinition {
     readonly windowHours: number;
     /** At most this many missed slots re-triggered per sweep; the rest are skipped `catch-up-limit`. */
     readonly maxSlotsPerSweep: number;
+    /**
+     * The first instant this job owns, epoch ms (`catchUp.since` in defineJob): catch-up never
+     * triggers a slot before it — the slots another scheduler (or the job under another identity) may
+     * have paid (set it to the deploy instant when the job replaces another scheduler or is renamed
+     * without `id`). `cronfence check` and synth warn about catch-up without it. @default none
+     */
+    readonly sinceMs?: number;
   };
   /** Number of shards the job fans out to (docs/design.md "Scale"). @default 1 */
   readonly shards: number;
@@ -59,6 +73,15 @@ export interface JobDefinition {
    * instant), so slot ids stay the same across redeploys. @default 0 (1970-01-01T00:00:00Z)
    */
   readonly rateAnchorMs?: number;
+}
+
+/**
+ * The key a job's lease, run records and effects are stored under: its `id` when it has one, else its
+ * name (`JOB#<key>`, `EFFECT#<key>#<idempotencyKey>`).
+ * @example jobKeyOf({ name: 'settle', id: 'settle-v1' }); // 'settle-v1'
+ */
+export function jobKeyOf(definition: Pick<JobDefinition, 'name' | 'id'>): string {
+  return definition.id ?? definition.name;
 }
 
 /** Maximum Lambda timeout, in seconds (AWS Lambda quotas). */

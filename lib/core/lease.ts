@@ -64,6 +64,14 @@ export interface LeaseItem extends PauseFields {
   readonly open?: readonly StoredOpenHolder[];
   /** The job's shard count, on the lease items of a sharded job only (see `ClaimRequest.shards`). */
   readonly shards?: number;
+  /**
+   * The restore point, epoch ms, when the library table was restored from a backup or point-in-time
+   * recovery (written by `markRestored`, lib/store/restore.ts, with the fence raised past every fence
+   * issued since): effect records written after it may be gone, so a run of this lease never sends an
+   * effect a provider could not deduplicate (docs/design.md "Identity across the job's lifecycle").
+   * Removed by `clearRestoreMark` once the operator reconciled the effects.
+   */
+  readonly restoredAtMs?: number;
 }
 
 /**
@@ -171,6 +179,8 @@ export type ClaimDecision =
       readonly open: readonly OpenHolder[];
       /** `pauseOnFailure` jobs: the failure streak before this run (the item's `failedSlots`). */
       readonly failedSlots?: readonly FailedOccurrence[];
+      /** The lease item's restore mark ({@link LeaseItem.restoredAtMs}), when the table was restored. */
+      readonly restoredAtMs?: number;
     }
   /** A pause is in force on the lease (docs/design.md "Pause"): the delivery is recorded `skipped / paused`. */
   | { readonly kind: 'paused'; readonly pause: PauseState; readonly fence: number }
@@ -214,6 +224,7 @@ export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: str
     open: openHolders(old),
     ...(previous && { previous }),
     ...(old?.failedSlots !== undefined && { failedSlots: old.failedSlots }),
+    ...(typeof old?.restoredAtMs === 'number' && { restoredAtMs: old.restoredAtMs }),
   };
 }
 
@@ -320,6 +331,7 @@ export function decideClaimFailed(
       open: openHolders(current).filter((h) => h.runId !== me.runId),
       ...(previous && { previous }),
       ...(current.failedSlots !== undefined && { failedSlots: current.failedSlots }),
+      ...(typeof current.restoredAtMs === 'number' && { restoredAtMs: current.restoredAtMs }),
     };
   }
   // Paused: the claim's condition refused whatever else holds (a done or held slot too), so every

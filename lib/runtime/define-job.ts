@@ -21,6 +21,11 @@ import type { RunSummary } from './run-session.js';
 /** What a job author writes. Optional fields take the documented defaults of {@link JobDefinition}. */
 export interface JobOptions {
   readonly name: string;
+  /**
+   * The job's stable identity in the library table (lease, done set, run records, effects). Set it to
+   * the old name when renaming a job, so that what it ran and paid carries over. @default name
+   */
+  readonly id?: string;
   readonly schedule: string;
   /** @default 'UTC' */
   readonly timeZone?: string;
@@ -30,7 +35,12 @@ export interface JobOptions {
   /** @default 'slot-date' */
   readonly businessDate?: 'slot-date' | 'previous-day';
   readonly dstGap?: DstGapPolicy;
-  readonly catchUp?: JobDefinition['catchUp'];
+  /**
+   * Catch-up of missed slots. `since` (a Date or ISO instant): the first instant this job owns —
+   * catch-up never triggers a slot before it (set it when the job replaces another scheduler, or is
+   * renamed without `id`). @default none (no catch-up of slots Scheduler never delivered)
+   */
+  readonly catchUp?: JobDefinition['catchUp'] & { readonly since?: Date | string };
   /**
    * Shards (docs/design.md "Scale"): the scheduled invocation fans out to this many shard invocations, each
    * with its own lease; split business keys with `shardOf(key, shards) === ctx.shard`. @default 1

@@ -13,6 +13,7 @@ import type { FencedPutOptions, InsertOnceResult } from '../store/result-store.j
 import { Keys } from '../store/schema.js';
 import type { PausePointName, RuntimeDeps } from './deps.js';
 import type { RuntimeEvent } from './events.js';
+import { guardRestored } from './restore-guard.js';
 
 /** The argument of a job's `run(ctx)`. */
 export interface JobContext {
@@ -99,6 +100,11 @@ export interface JobContextBinding {
   assertHeld?(): void;
   /** The run record's details, shared with the session (effects needing review are named there). */
   readonly details: Record<string, unknown>;
+  /**
+   * The lease item's restore mark, epoch ms (the table was restored; see `guardRestored`): effects a
+   * provider could not deduplicate are not sent. @default none
+   */
+  readonly restoredAtMs?: number;
   /** Register a protected operation under way; the run's record waits for it. @default none */
   track?<T>(op: Promise<T>): Promise<T>;
   pause(name: PausePointName, key?: Record<string, unknown>): Promise<void>;
@@ -162,7 +168,11 @@ export function createJobContext(b: JobContextBinding): JobContext {
     effect: (key, request, provider) =>
       tracked(async () => {
         b.deps.access?.effects();
-        return effects.run(key, request, provider);
+        return effects.run(
+          key,
+          request,
+          b.restoredAtMs === undefined ? provider : guardRestored(provider, b.restoredAtMs, clock),
+        );
       }),
     setDetail: (name, value) => {
       b.details[name] = value;

@@ -70,7 +70,9 @@ export function cronfenceMiddleware(
   return {
     before: async (request) => {
       const event = parseInvocationEvent(request.event);
-      if (event.job !== definition.name) throw new UnknownJobError(event.job, [definition.name]);
+      // A job renamed with `id` = its old name also takes events cut under that name (queued copies).
+      if (event.job !== definition.name && event.job !== definition.id)
+        throw new UnknownJobError(event.job, [definition.name]);
       if (event.shard !== undefined && event.shards !== undefined && event.shards !== definition.shards) {
         // Cut for another shard count (queued across a redeploy): its index names another key space.
         // Re-fan out for the current count (each shard's lease absorbs duplicates), or fail loudly.

@@ -4,7 +4,7 @@
  */
 import type { InvocationEvent } from '../core/event.js';
 import { boundDetails } from '../core/item-bounds.js';
-import type { JobDefinition } from '../core/job-definition.js';
+import { type JobDefinition, jobKeyOf } from '../core/job-definition.js';
 import {
   CLOCK_SKEW_BUDGET_MS,
   type ClaimDecision,
@@ -63,6 +63,8 @@ export class RunSession {
   private readonly startedAtMs: number;
   private fence: number | undefined;
   private doneSlots: ReadonlySet<string> = new Set();
+  /** The lease item's restore mark, when the library table was restored (effects are then guarded). */
+  private restoredAtMs: number | undefined;
   /** `pauseOnFailure` jobs: the failure streak the claim saw (lib/core/pause.ts). */
   private failedSlots: readonly FailedOccurrence[] | undefined;
   /** Set by a failure that completes the streak: the release writes it. */
@@ -121,6 +123,11 @@ export class RunSession {
     }
   }
 
+  /** The job's identity in the table (its `id`, else its name): the key of its lease, records and effects. */
+  private get jobKey(): string {
+    return jobKeyOf(this.def);
+  }
+
   /** True once the lease is ours (the finish must record and release). */
   get claimed(): boolean {
     return this.fence !== undefined;
@@ -145,6 +152,7 @@ export class RunSession {
     this.fence = decision.fence;
     this.doneSlots = decision.doneSlots;
     this.failedSlots = decision.failedSlots;
+    this.restoredAtMs = decision.restoredAtMs;
     this.emit({
       type: 'claim-won',
       leaseUntilMs: untilMs,
@@ -163,7 +171,7 @@ export class RunSession {
   private claim(nowMs: number, untilMs: number): Promise<ClaimDecision> {
     return this.deps.leases
       .claim({
-        job: this.def.name,
+        job: this.jobKey,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
         runId: this.runId,
         slotId: this.slot.id,
@@ -250,7 +258,7 @@ export class RunSession {
     let fence: number | undefined;
     try {
       const held = await this.deps.leases.releaseIfOwner({
-        job: this.def.name,
+        job: this.jobKey,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
         runId: this.runId,
         nowMs: this.deps.clock.now(),
@@ -275,7 +283,7 @@ export class RunSession {
     if (this.event.trigger === Trigger.Manual || !needsDoneCheck(this.doneSlots, this.slot.id))
       return undefined;
     const doneBy = await this.deps.runs.findSucceeded(
-      this.def.name,
+      this.jobKey,
       this.slot.id,
       this.defId,
       this.event.shard,
@@ -332,7 +340,7 @@ export class RunSession {
     const known = new Map(displaced.map((p) => [p.runId, p]));
     for (const p of toMark) {
       await this.deps.runs.markAbandoned(
-        this.def.name,
+        this.jobKey,
         holderSeenOf(known.get(p.runId) ?? p),
         this.runId,
         nowMs,
@@ -349,7 +357,7 @@ export class RunSession {
       leases: this.deps.leases,
       clock: this.deps.clock,
       ref: {
-        job: this.def.name,
+        job: this.jobKey,
         ...(this.event.shard !== undefined && { shard: this.event.shard }),
         runId: this.runId,
         fence,
@@ -570,7 +578,7 @@ export class RunSession {
   private async release(done: boolean, recorded = true): Promise<void> {
     if (this.fence === undefined) return;
     await this.deps.leases.release({
-      job: this.def.name,
+      job: this.jobKey,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
       fence: this.fence,
@@ -610,7 +618,7 @@ export class RunSession {
     const finishedAtMs = this.deps.clock.now();
     const e = this.event;
     const rec: RunRecord = {
-      job: this.def.name,
+      job: this.jobKey,
       ...(e.shard !== undefined && { shard: e.shard }),
       slot: this.slot.id,
       scheduledTime: new Date(this.slot.scheduledTimeMs).toISOString(),
@@ -644,7 +652,7 @@ export class RunSession {
   private context(fence: number, keeper: LeaseKeeper): JobContext {
     return createJobContext({
       deps: this.deps,
-      job: this.def.name,
+      job: this.jobKey,
       slot: this.slot,
       trigger: this.event.trigger,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
@@ -658,6 +666,7 @@ export class RunSession {
       track: (op) => this.track(op),
       pause: (name, key) => this.pause(name, key),
       emit: (e) => this.emit(e),
+      ...(this.restoredAtMs !== undefined && { restoredAtMs: this.restoredAtMs }),
     });
   }
 }

@@ -4,13 +4,13 @@
  * set and succeeded run records), and re-trigger the missing ones through the normal path with
  * trigger `catch-up`. Every decision lands in a run record (`catch-up-limit`) or a log line.
  */
-import type { JobDefinition } from '../core/job-definition.js';
+import { type JobDefinition, jobKeyOf } from '../core/job-definition.js';
 import { awaitsAbandonMark, type LeaseItem, openHolders } from '../core/lease.js';
 import { definitionId, holdersToMark } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import { pauseInForce } from '../core/pause.js';
 import type { Clock, LeaseStore, RunStore } from '../core/ports.js';
-import { planCatchUp, sweepWindow } from '../core/schedule/catch-up.js';
+import { BEFORE_START, catchUpFloorMs, planCatchUp, sweepWindow } from '../core/schedule/catch-up.js';
 import { enumerateSlots } from '../core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import type { Slot } from '../core/schedule/slot.js';
@@ -131,6 +131,8 @@ export async function sweep(
   const report: SweepReport = { nowMs, jobs: [], decisions: [] };
   for (const t of targets) {
     const job = t.definition.name;
+    // The job's identity in the table (its `id`, else its name): what leases and records are keyed by.
+    const key = jobKeyOf(t.definition);
     const catchUp = t.definition.catchUp ?? DEFAULT_CATCH_UP;
     const window = sweepWindow(nowMs, catchUp.windowHours, graceMs);
     const fromMs = Math.max(window.fromMs, notBeforeMs);
@@ -142,8 +144,8 @@ export async function sweep(
     );
     const def = definitionId(t.definition);
     const shards = t.definition.shards;
-    const leases = await leaseItems(deps, job, shards);
-    const records = await recordsOf(deps, job, expected, fromMs, toMs);
+    const leases = await leaseItems(deps, key, shards);
+    const records = await recordsOf(deps, key, expected, fromMs, toMs);
     const statuses = slotStatuses({
       expected,
       records,
@@ -177,7 +179,7 @@ export async function sweep(
       if (current) dead.push(current);
       for (const holder of holdersToMark(dead, '')) {
         await deps.runs.markAbandoned(
-          job,
+          key,
           holder.runId === current?.runId ? current : holder,
           `sweeper${shard === undefined ? '' : ` (shard ${shard})`}`,
           nowMs,
@@ -220,7 +222,7 @@ export async function sweep(
       for (const off of offScheduleSlots({ expected, records, fromMs, toMs })) {
         await deps.runs.put(
           {
-            job,
+            job: key,
             slot: off.slot,
             scheduledTime: new Date(off.scheduledTimeMs).toISOString(),
             businessDate: off.slot.slice(0, 10),
@@ -246,6 +248,7 @@ export async function sweep(
       succeededIds: done,
       mode: catchUp.mode,
       maxSlotsPerSweep: catchUp.maxSlotsPerSweep,
+      floorMs: catchUpFloorMs(t.definition.catchUp),
     });
     const missing = statuses.filter((st) => !st.done).length;
     report.jobs.push({ job, expected: expected.length, succeeded: expected.length - missing, missing });
@@ -258,7 +261,7 @@ export async function sweep(
       if (reason === Reason.CatchUpLimit) {
         await deps.runs.put(
           {
-            job,
+            job: key,
             slot: slot.id,
             scheduledTime: new Date(slot.scheduledTimeMs).toISOString(),
             businessDate: slot.businessDate,
@@ -278,6 +281,8 @@ export async function sweep(
     }
     for (const slot of plan.ignored)
       decide({ job, slot: slot.id, action: 'ignored', reason: 'catch-up-none' });
+    for (const slot of plan.beforeStart)
+      decide({ job, slot: slot.id, action: 'ignored', reason: BEFORE_START });
   }
   return report;
 }

@@ -129,3 +129,26 @@ describe('checkJob', () => {
     expect(instantSlotId(Date.parse('2026-01-15T10:20:42.500Z'))).toBe('2026-01-15T10:20:00Z');
   });
 });
+
+describe('checkJob: catch-up that could reach slots paid elsewhere', () => {
+  const settle = {
+    ...base,
+    name: 'settle',
+    schedule: 'cron(0 1 * * ? *)',
+    catchUp: { mode: 'all', windowHours: 72, maxSlotsPerSweep: 3 },
+  } as const;
+
+  it('warns for catch-up with no catchUp.since, naming since with the deploy minute and id for a rename', () => {
+    expect(codes(checkJob(settle, Date.parse('2026-11-04T13:59:30Z')).warnings)).toEqual([
+      "catch-up-start: catchUp.mode = all with no catchUp.since: at its first deploy, or when it takes over from a renamed job without id, the first sweep catches up missing slots up to 72 h back (catchUp.windowHours), slots another scheduler or the old name may already have paid. If this job replaces another scheduler, set catchUp.since to its deploy instant (e.g. '2026-11-04T14:00:00Z'); if it renames a job, set id to the old name (its done set, run records and effects carry over)",
+    ]);
+  });
+
+  it.each([
+    ['catchUp.since declared', { ...settle, catchUp: { ...settle.catchUp, since: '2026-11-04T14:00:00Z' } }],
+    ['catch-up none', { ...settle, catchUp: { mode: 'none', windowHours: 24, maxSlotsPerSweep: 1 } }],
+    ['no catch-up', { ...base, name: 'settle', schedule: 'cron(0 1 * * ? *)' }],
+  ])('does not warn with %s', (_, job) => {
+    expect(checkJob(job, Date.parse('2026-11-04T14:00:00Z')).warnings).toEqual([]);
+  });
+});

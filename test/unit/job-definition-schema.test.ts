@@ -60,6 +60,16 @@ describe('one schema for defineJob and synth', () => {
       { rateAnchor: '2026-01-01T00:00:00Z' },
       'invalid job definition: "rateAnchor" = "2026-01-01T00:00:00Z": only a rate() schedule has a rate grid; cron(30 2 * * ? *) fires at its own times',
     ],
+    [
+      'a catch-up since that is not an instant',
+      { catchUp: { mode: 'all', windowHours: 72, maxSlotsPerSweep: 3, since: '2026-11-04 14:00' } },
+      'invalid job definition: "catchUp.since" = "2026-11-04 14:00": must be a Date or an ISO-8601 instant such as "2026-11-03T14:00:00Z"',
+    ],
+    [
+      'an id that is not a job name',
+      { id: 'settle#v1' },
+      'invalid job definition: "id" = "settle#v1": must be 1-64 characters of A-Z a-z 0-9 _ -, starting with a letter',
+    ],
     // Intl takes any letter case; Scheduler's ScheduleExpressionTimezone takes the IANA spelling only.
     [
       'a lower-case zone (Intl takes it, Scheduler does not)',
@@ -165,6 +175,27 @@ describe('one schema for defineJob and synth', () => {
     );
     expect(definition.rateAnchorMs).toBe(Date.parse('2026-01-01T22:30:00Z'));
     expect(parseJobDefinition(definition, NOW).definition).toEqual(definition);
+  });
+
+  it('keeps catchUp.since as sinceMs and id beside the name, and is the identity on the result', () => {
+    const { definition } = parseJobDefinition(
+      {
+        ...ok,
+        name: 'settle',
+        id: 'settle-v1',
+        catchUp: { mode: 'all', windowHours: 72, maxSlotsPerSweep: 3, since: '2026-11-04T14:00:00Z' },
+      },
+      NOW,
+    );
+    expect(definition.id).toBe('settle-v1');
+    expect(definition.catchUp).toEqual({
+      mode: 'all',
+      windowHours: 72,
+      maxSlotsPerSweep: 3,
+      sinceMs: Date.parse('2026-11-04T14:00:00Z'),
+    });
+    expect(parseJobDefinition(definition, NOW).definition).toEqual(definition);
+    expect(parseJobDefinition({ ...ok, id: 'nightly' }, NOW).definition.id).toBeUndefined();
   });
 
   it('gives a rate job the Unix-epoch grid by default', () => {

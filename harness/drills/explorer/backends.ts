@@ -26,6 +26,16 @@ export interface HistoryBackend {
   pausesFor(worker: Worker): TablePauseStore;
   /** Every run record of a job. */
   runRecords(job: string): Promise<Record<string, unknown>[]>;
+  /**
+   * Take a backup of the library table now; the returned function restores it (the items as of now,
+   * as DynamoDB's restore into a new table gives them) and applies the restore procedure to `leases`
+   * (`markRestored`: fence + `fenceHeadroom`, `restoredAtMs`). The in-memory store only.
+   */
+  backupLibrary?(): (mark: {
+    restoredAtMs: number;
+    fenceHeadroom: number;
+    leases: readonly string[];
+  }) => void;
   drop(): Promise<void>;
 }
 
@@ -70,6 +80,25 @@ function memoryOn(
       db
         .scan(libraryTable.defaultName)
         .filter((i) => i.pk === `JOB#${job}` && String(i.sk).startsWith('RUN#')),
+    backupLibrary: () => {
+      const table = libraryTable.defaultName;
+      const backup = db.scan(table);
+      return (mark) => {
+        const items = new Map(backup.map((i) => [`${i.pk}|${i.sk}`, { ...i }]));
+        for (const pk of mark.leases) {
+          const lease = items.get(`${pk}|LEASE`) ?? { pk, sk: 'LEASE' };
+          items.set(`${pk}|LEASE`, {
+            ...lease,
+            fence: Number(lease.fence ?? 0) + mark.fenceHeadroom,
+            restoredAtMs: mark.restoredAtMs,
+          });
+        }
+        db.replaceTable(
+          table,
+          [...items.values()].map((item) => ({ key: { pk: item.pk, sk: item.sk }, item })),
+        );
+      };
+    },
     drop: async () => undefined,
   };
 }

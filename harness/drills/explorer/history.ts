@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
 import type { PausePointName } from '../../../lib/runtime/deps.js';
 import { SLOT_MINUTES } from './jobs.js';
-import { type ShapeSpec, shapesArbitrary } from './shapes.js';
+import { lifecycleArbitrary, type ShapeSpec, shapesArbitrary } from './shapes.js';
 
 /** One delivery. */
 export interface HistoryDelivery {
@@ -242,6 +242,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         },
       ),
       failShard: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
+      lifecycle: lifecycleArbitrary,
     })
     .map(
       ({
@@ -256,6 +257,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         redeploy,
         oversized,
         failShard,
+        lifecycle,
       }) => ({
         skewsMs: skews.slice(0, workers),
         provider,
@@ -274,7 +276,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
               ...(oversized !== null && { oversized }),
               ...(failShard !== null && { failShard }),
             }
-          : { shapes }),
+          : { shapes: { ...shapes, ...(lifecycle && { lifecycle }) } }),
       }),
     );
 }

@@ -11,6 +11,7 @@ import type { HistorySpec } from './history.js';
 import { spawnWorkers } from './history-faults.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { type OperatorEntry, operatorSpanMs, scheduleOperators } from './operators.js';
+import { lifecyclePlan } from './lifecycle.js';
 import { SimProvider } from './provider.js';
 import { type LambdaOutcome, type LambdaRunOptions, runLambdaHistory } from './run-lambda-history.js';
 import { type SendCall, shapedJobs } from './shapes.js';
@@ -40,6 +41,11 @@ export interface HistoryOutcome {
   readonly offBudgetWorkers: ReadonlySet<string>;
   /** What operators did (operator-race shape). */
   readonly operators?: readonly OperatorEntry[];
+  /**
+   * `restore` shape: runs that claimed or wrote their record between the backup and the restore (their
+   * records went with the table the restore replaced).
+   */
+  readonly lostWithRestore?: ReadonlySet<string>;
 }
 
 /** Run `spec` on a fresh backend. */
@@ -75,13 +81,18 @@ export async function runHistory(
     });
     const sends: SendCall[] = [];
     const jobs = shapedJobs(shapes, { provider, sleep, workMs: spec.workMs, now: () => s.time.nowMs, sends });
+    const life = lifecyclePlan(shapes?.lifecycle, jobs, provider, backend, start);
+    const settleFor = (k: number) => (life ? life.settleFor(k) : jobs.settle);
+    life?.play(s);
     const offBudgetWorkers = new Set<string>();
     const current = spawnWorkers(spec, s, offBudgetWorkers);
     let last = 0;
     const used = new Set<string>();
     for (const [n, d] of spec.deliveries.entries()) {
       const reshard = d.job === 'report' && shapes?.reshardFrom !== undefined && n >= shapes.reshardFrom;
-      const handler = reshard ? jobs.resharded : d.job === 'report' ? jobs.report : jobs.settle;
+      const handler = reshard ? jobs.resharded : d.job === 'report' ? jobs.report : settleFor(d.slot);
+      // A lifecycle event left no settle job deployed for this slot: nothing receives the delivery.
+      if (!handler) continue;
       const atMs = d.slot * SLOT_MS + d.delayMs;
       last = Math.max(last, atMs);
       used.add(`${d.job}|${d.slot}`);
@@ -127,10 +138,13 @@ export async function runHistory(
         last = Math.max(last, operatorSpanMs(race, Math.max(0, ...slots)));
       }
     }
+    // The end phase (sweep, final claims) comes after the lifecycle event: the next claims after a restore
+    // are what mark the holders the restored lease items still show running.
+    last = Math.max(last, life?.lastActionMs ?? 0);
     const sweeper = s.worker('sweeper');
     for (const key of [...used].sort()) {
       const [job, slot] = key.split('|') as [string, string];
-      const handler = job === 'report' ? jobs.report : jobs.settle;
+      const handler = job === 'report' ? jobs.report : (life?.finalSettle ?? jobs.settle);
       void s.deliver(
         {
           worker: sweeper,
@@ -147,9 +161,12 @@ export async function runHistory(
     // claiming, so end with one manual re-run per job (it claims past the done set), as the next
     // scheduled slot would in production.
     for (const job of ['report', 'settle'] as const) {
-      const slots = spec.deliveries.filter((d) => d.job === job).map((d) => d.slot);
+      // Slots some deployed job received (a lifecycle event can leave none deployed for a slot).
+      const slots = spec.deliveries
+        .filter((d) => d.job === job && used.has(`${d.job}|${d.slot}`))
+        .map((d) => d.slot);
       if (slots.length === 0) continue;
-      const handler = jobs[job];
+      const handler = job === 'settle' ? (life?.finalSettle ?? jobs.settle) : jobs[job];
       const finalClaim = { trigger: 'manual', requestedBy: 'explorer', reason: 'final claim' };
       void s.deliver(
         {
@@ -175,6 +192,7 @@ export async function runHistory(
           last + 41 * 60_000,
         );
     }
+    life?.closingSweep(s, sweeper, last + 30 * 60_000);
     await s.run();
     const records = [
       ...(await backend.runRecords(jobs.report.job.name)),
@@ -190,6 +208,18 @@ export async function runHistory(
       sends,
       offBudgetWorkers,
       ...(race && { operators }),
+      ...(life && {
+        lostWithRestore: life.lostWithRestore(
+          s.recorder.entries.flatMap((e) =>
+            e.kind === 'result' &&
+            (e.op === 'claim' || e.op === 'run-record') &&
+            (e.result === 'ok' || e.result === 'lost') &&
+            e.runId
+              ? [{ runId: e.runId, atMs: e.atMs }]
+              : [],
+          ),
+        ),
+      }),
     };
   } finally {
     await backend.drop();

@@ -15,6 +15,15 @@
  * - `operator-race`: operators resolve, pause, resume, trigger and backfill the settle job while its
  *   runs are live and while other operators act (operators.ts), on a provider with neither idempotency
  *   keys nor lookup whose calls stay in flight for a while.
+ *
+ * Lifecycle shapes (the settle job's identity across deploys; lifecycle.ts):
+ * - `rename`: from a slot on, the settle job is deployed under a new name with `id` = the old one;
+ * - `first-deploy`: an older scheduler paid the slots before the deploy; the job has catch-up `all`
+ *   and `catchUp.since` = the deploy;
+ * - `re-add`: the job is deleted for a few slots (their deliveries never come) and re-added;
+ * - `restore`: the library table is restored to an earlier snapshot (fences back, records and effects
+ *   written since gone) and the restore procedure marks it (fences raised, restore point).
+ * Each ends with a sweep with catch-up `all` over the whole history.
  */
 import fc from 'fast-check';
 import type { EffectProvider } from '../../../lib/core/effects.js';
@@ -34,6 +43,10 @@ export const SHAPES = [
   'skewed-lookup',
   'reshard',
   'operator-race',
+  'rename',
+  'first-deploy',
+  're-add',
+  'restore',
 ] as const;
 /** Union of {@link SHAPES}. */
 export type ShapeName = (typeof SHAPES)[number];
@@ -59,7 +72,18 @@ export interface ShapeSpec {
   readonly reshardFrom?: number;
   /** Operators act on the settle job during the history (operators.ts). */
   readonly operatorRace?: OperatorRace;
+  /** A lifecycle event of the settle job at slot `atSlot` (`span` slots: re-add's gap, restore's lag). */
+  readonly lifecycle?: {
+    readonly kind: LifecycleKind;
+    readonly atSlot: number;
+    readonly span: number;
+  };
 }
+
+/** The lifecycle events a history may contain. */
+export const LIFECYCLE_KINDS = ['rename', 'first-deploy', 're-add', 'restore'] as const;
+/** Union of {@link LIFECYCLE_KINDS}. */
+export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
 
 /** The arbitrary of {@link ShapeSpec} for histories of up to `maxWorkers` workers. */
 export function shapesArbitrary(maxWorkers: number): fc.Arbitrary<ShapeSpec> {
@@ -105,6 +129,19 @@ export function shapesArbitrary(maxWorkers: number): fc.Arbitrary<ShapeSpec> {
   );
 }
 
+/**
+ * The arbitrary of a history's lifecycle event (absent in most). Drawn after every other part of a
+ * history (history.ts), so the histories generated before these shapes existed stay the same per seed.
+ */
+export const lifecycleArbitrary: fc.Arbitrary<ShapeSpec['lifecycle']> = fc.option(
+  fc.record({
+    kind: fc.constantFrom(...LIFECYCLE_KINDS),
+    atSlot: fc.integer({ min: 1, max: 10 }),
+    span: fc.integer({ min: 1, max: 3 }),
+  }),
+  { nil: undefined, freq: 3 },
+);
+
 /** The shape names a history covers. */
 export function shapesOf(s: ShapeSpec | undefined): ShapeName[] {
   if (!s) return [];
@@ -118,6 +155,7 @@ export function shapesOf(s: ShapeSpec | undefined): ShapeName[] {
     ['skewed-lookup', s.skewedLookup !== undefined],
     ['reshard', s.reshardFrom !== undefined],
     ['operator-race', s.operatorRace !== undefined],
+    ...LIFECYCLE_KINDS.map((k): [ShapeName, boolean] => [k, s.lifecycle?.kind === k]),
   ];
   return on.filter(([, v]) => v).map(([n]) => n);
 }
@@ -172,7 +210,13 @@ export function shapedJobs(
     readonly now: () => number;
     readonly sends: SendCall[];
   },
-): { report: JobHandler; settle: JobHandler; resharded: JobHandler } {
+): {
+  report: JobHandler;
+  settle: JobHandler;
+  resharded: JobHandler;
+  /** The settle job as a lifecycle event redeploys it (its catch-up `all` over the history). */
+  settleAs: (o: { readonly name?: string; readonly id?: string; readonly sinceMs?: number }) => JobHandler;
+} {
   const base = explorerJobs(options);
   const { sleep, workMs, now, sends } = options;
   const payerFor = (runId: string) => loggedPayer(options.provider, runId, sends, now);
@@ -196,31 +240,46 @@ export function shapedJobs(
     dispatch: { dispatch: async () => undefined },
     run: reportBody,
   });
+  const settleBody = async (ctx: Parameters<Parameters<typeof defineJob>[0]['run']>[0]) => {
+    const payer = payerFor(ctx.runId);
+    const row = async (i: number) => {
+      ctx.throwIfAborted();
+      const id = `${ctx.slot.id}#${i}`;
+      await ctx.insertOnce(tableOf(explorerRows), { id }, { amountCents: 100 + i });
+      await sleep(workMs);
+      await ctx.effect(`pay#${id}`, { id, amountCents: 100 + i }, payer);
+    };
+    if (shapes?.afterReturnMs !== undefined) {
+      const after = shapes.afterReturnMs;
+      // Outlives the handler: resumes after it returned, as a thawed environment would.
+      void (async () => {
+        await sleep(after);
+        await ctx.effect(`late#${ctx.slot.id}`, { id: `late#${ctx.slot.id}`, amountCents: 1 }, payer);
+        await ctx.fencedPut(tableOf(explorerReports), { slot: `late#${ctx.slot.id}` }, { body: 'late' });
+      })().catch(() => undefined);
+    }
+    const indexes = Array.from({ length: ROWS_PER_SLOT }, (_, i) => i);
+    if (shapes?.parallelBody) await Promise.all(indexes.map(row));
+    else for (const i of indexes) await row(i);
+  };
   const settle = defineJob({
     ...base.settle.job,
     schedule: `rate(${SLOT_MINUTES} minutes)`,
-    run: async (ctx) => {
-      const payer = payerFor(ctx.runId);
-      const row = async (i: number) => {
-        ctx.throwIfAborted();
-        const id = `${ctx.slot.id}#${i}`;
-        await ctx.insertOnce(tableOf(explorerRows), { id }, { amountCents: 100 + i });
-        await sleep(workMs);
-        await ctx.effect(`pay#${id}`, { id, amountCents: 100 + i }, payer);
-      };
-      if (shapes?.afterReturnMs !== undefined) {
-        const after = shapes.afterReturnMs;
-        // Outlives the handler: resumes after it returned, as a thawed environment would.
-        void (async () => {
-          await sleep(after);
-          await ctx.effect(`late#${ctx.slot.id}`, { id: `late#${ctx.slot.id}`, amountCents: 1 }, payer);
-          await ctx.fencedPut(tableOf(explorerReports), { slot: `late#${ctx.slot.id}` }, { body: 'late' });
-        })().catch(() => undefined);
-      }
-      const indexes = Array.from({ length: ROWS_PER_SLOT }, (_, i) => i);
-      if (shapes?.parallelBody) await Promise.all(indexes.map(row));
-      else for (const i of indexes) await row(i);
-    },
+    run: settleBody,
   });
-  return { report, settle, resharded };
+  const settleAs = (o: { readonly name?: string; readonly id?: string; readonly sinceMs?: number }) =>
+    defineJob({
+      ...base.settle.job,
+      ...(o.name !== undefined && { name: o.name }),
+      ...(o.id !== undefined && { id: o.id }),
+      schedule: `rate(${SLOT_MINUTES} minutes)`,
+      catchUp: {
+        mode: 'all',
+        windowHours: 24,
+        maxSlotsPerSweep: 50,
+        ...(o.sinceMs !== undefined && { sinceMs: o.sinceMs }),
+      },
+      run: settleBody,
+    });
+  return { report, settle, resharded, settleAs };
 }

@@ -24,6 +24,11 @@ export interface CatchUpInput {
   readonly mode: CatchUpMode;
   /** At most this many missed (non-shifted) slots are triggered per sweep; must be ≥ 1. */
   readonly maxSlotsPerSweep: number;
+  /**
+   * The job's catch-up floor, epoch ms ({@link catchUpFloorMs}): a missing slot before it is never
+   * triggered, shifted or not — it is listed in `beforeStart`. @default none
+   */
+  readonly floorMs?: number;
 }
 
 /** What one sweep does for one job. */
@@ -34,10 +39,26 @@ export interface CatchUpPlan {
   readonly skipped: readonly { readonly slot: Slot; readonly reason: CatchUpSkipReason }[];
   /** Missing slots left alone because the mode is `none` (log them; no run record). */
   readonly ignored: readonly Slot[];
+  /** Missing slots before the job's catch-up floor: not this job's to run (log them; no run record). */
+  readonly beforeStart: readonly Slot[];
+}
+
+/** The reason the sweeper logs for a slot before the job's catch-up floor. */
+export const BEFORE_START = 'before-start';
+
+/**
+ * The earliest instant a job's catch-up may reach, epoch ms: its declared `catchUp.sinceMs` (the first
+ * instant the job owns: what came before may have been paid by another scheduler, or by this job under
+ * another identity), else `undefined` (no floor: the whole window).
+ * @example catchUpFloorMs({ sinceMs: Date.parse('2026-11-04T14:00:00Z') }); // 1793800800000
+ */
+export function catchUpFloorMs(catchUp: { readonly sinceMs?: number } | undefined): number | undefined {
+  return catchUp?.sinceMs;
 }
 
 /**
  * Decide which missing slots a sweep re-triggers (pure).
+ * - Slots before `floorMs` (the job's deployed start or declared `since`) are `beforeStart`, never triggered.
  * - Shifted slots (`dstGap: 'shift'`, the local time fell in a DST gap) are the schedule's own
  *   runs that Scheduler can never deliver: always triggered, whatever the mode, outside the cap.
  * - `none`: other missing slots are `ignored`.
@@ -57,12 +78,16 @@ export function planCatchUp(input: CatchUpInput): CatchUpPlan {
   const trigger: Slot[] = [];
   const skipped: { slot: Slot; reason: CatchUpSkipReason }[] = [];
   const ignored: Slot[] = [];
-  const regular = ordered.filter((slot) => !slot.shifted);
+  const beforeStart: Slot[] = [];
+  const floorMs = input.floorMs ?? Number.NEGATIVE_INFINITY;
+  const regular = ordered.filter((slot) => !slot.shifted && slot.scheduledTimeMs >= floorMs);
   const newestId = regular[regular.length - 1]?.id;
   let budget = Math.max(0, Math.floor(input.maxSlotsPerSweep));
   for (const slot of ordered) {
     if (input.succeededIds.has(slot.id)) continue;
-    if (slot.shifted) {
+    if (slot.scheduledTimeMs < floorMs) {
+      beforeStart.push(slot);
+    } else if (slot.shifted) {
       trigger.push(slot);
     } else if (input.mode === 'none') {
       ignored.push(slot);
@@ -75,7 +100,7 @@ export function planCatchUp(input: CatchUpInput): CatchUpPlan {
       skipped.push({ slot, reason: CatchUpSkipReason.CatchUpLimit });
     }
   }
-  return { trigger, skipped, ignored };
+  return { trigger, skipped, ignored, beforeStart };
 }
 
 /**

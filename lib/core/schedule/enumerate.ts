@@ -16,10 +16,13 @@ export interface SlotSource {
   /** @default `defaultDstGap` of the schedule (dst-gap.ts) */
   readonly dstGap?: DstGapPolicy;
   /**
-   * Rate schedules only: the instant the rate grid counts from, epoch ms (rounded up to a whole
-   * minute: Scheduler's precision). Scheduler runs a rate schedule at `StartDate`, `StartDate + period`,
-   * …; the deployment sets StartDate to a grid instant of `JobDefinition.rateAnchorMs`, which is what
-   * to pass here. Required for rate.
+   * Rate schedules only: an instant of the rate grid, epoch ms (rounded up to a whole minute:
+   * Scheduler's precision) — `JobDefinition.rateAnchorMs`. Slots are `startMs + k × period` for
+   * EVERY integer k, before the anchor as after it: Scheduler runs a rate schedule at `StartDate`,
+   * `StartDate + period`, …, and synth deploys as StartDate the grid's first instant at or after the
+   * deploy, counted back from the anchor when the anchor is later (cdk/constructs/schedule-check.ts).
+   * Slots before the job's deployed start are bounded by the caller (the catch-up floor,
+   * `catchUpFloorMs`), not here. Required for rate.
    */
   readonly startMs?: number;
 }
@@ -97,7 +100,15 @@ function* rateSlots(
   const startMs = Math.ceil(source.startMs / MINUTE_MS) * MINUTE_MS;
   const zone = ianaZone(source.timeZone);
   const rule = source.businessDate ?? 'slot-date';
-  const first = fromMs < startMs ? 0 : Math.floor((fromMs - startMs) / expr.periodMs) + 1;
+  if (!Number.isFinite(fromMs)) {
+    throw new InvalidArgumentError(
+      'fromMs',
+      fromMs,
+      'a rate grid has no first slot: give a finite start, epoch ms',
+    );
+  }
+  // The grid runs both ways from the anchor: the first grid instant after fromMs, k possibly negative.
+  const first = Math.floor((fromMs - startMs) / expr.periodMs) + 1;
   for (let k = first; ; k++) {
     const instantMs = startMs + k * expr.periodMs;
     if (instantMs > toMs) return;
@@ -134,7 +145,8 @@ export function compareSlots(a: Slot, b: Slot): number {
  * by minutes in the range. `toMs` may be `Infinity` for an open-ended stream (the emulator).
  * @param fromMs exclusive lower bound, epoch ms.
  * @param toMs inclusive upper bound, epoch ms.
- * @throws InvalidScheduleError, InvalidJobDefinitionError (zone), InvalidArgumentError (rate without `startMs`).
+ * @throws InvalidScheduleError, InvalidJobDefinitionError (zone), InvalidArgumentError (rate without
+ *   `startMs`, or with a `fromMs` that is not finite).
  * @example
  * const it = iterateSlots({ schedule: 'cron(30 2 * * ? *)', timeZone: 'Europe/Berlin' }, nowMs, Infinity);
  */

@@ -47,7 +47,7 @@ import {
   eq,
   exists,
   IfNotExists,
-  le,
+  type le,
   lt,
   ne,
   notContains,
@@ -471,6 +471,20 @@ function lastWrittenUnder(lease: string, fenceOp: typeof le | typeof eq, fence: 
   );
 }
 
+/**
+ * The item was last written under our lease with a lower fence, or with our own fence BY OUR OWN RUN
+ * (its lost-response retry): a fence is claimed by one run, so the same fence from another run means
+ * the lease's fences went back (a restored table). The bookkeeping attributes, or the legacy ones.
+ */
+function notAheadOf(fc: FenceContext): Condition {
+  const under = (a: typeof BusinessAttr | typeof LegacyBusinessAttr) =>
+    and(
+      eq(a.lease, fc.leaseKey),
+      or(lt(a.fence, fc.fence), and(eq(a.fence, fc.fence), eq(a.runId, fc.runId))),
+    );
+  return or(under(BusinessAttr), and(notExists(BusinessAttr.fence), under(LegacyBusinessAttr)));
+}
+
 /** Never written under a fence, by this version or an earlier one. */
 const neverFenced = (): Condition => and(notExists(BusinessAttr.fence), notExists(LegacyBusinessAttr.lease));
 
@@ -535,7 +549,9 @@ export const fencedWrite: Operation<FencedWriteInput, FencedWriteStep> = {
     const [partitionKey] = Object.keys(w.ref.key);
     if (partitionKey === undefined)
       throw new ResultConflictError(`fenced write on ${w.ref.tableName} needs a key`);
-    const ours = or(notExists(partitionKey), lastWrittenUnder(w.fc.leaseKey, le, w.fc.fence));
+    // Equal fences only from the same run: a fence is claimed by one run, so an equal fence of another
+    // run means the lease's fences went back (the library table restored from a backup) — refused.
+    const ours = or(notExists(partitionKey), notAheadOf(w.fc));
     return {
       tag: businessTag(ProtocolOp.FencedWrite, w),
       label: `fenced write ${describeRef(w.ref)}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planCatchUp, sweepWindow } from '../../../lib/core/schedule/catch-up.js';
+import { catchUpFloorMs, planCatchUp, sweepWindow } from '../../../lib/core/schedule/catch-up.js';
 import { enumerateSlots } from '../../../lib/core/schedule/enumerate.js';
 import type { Slot } from '../../../lib/core/schedule/slot.js';
 
@@ -47,6 +47,7 @@ describe('planCatchUp: the 2026-03-28 … 03-31 Berlin example', () => {
       trigger: [],
       skipped: [],
       ignored: [],
+      beforeStart: [],
     });
   });
 
@@ -88,5 +89,56 @@ describe('sweepWindow', () => {
       fromMs: at('2026-03-28T06:00Z'),
       toMs: at('2026-03-31T05:50Z'),
     });
+  });
+});
+
+describe('planCatchUp: the catch-up floor (catchUp.since)', () => {
+  const daily = { schedule: 'cron(0 1 * * ? *)', timeZone: 'UTC' };
+  const expected = enumerateSlots(
+    daily,
+    Date.parse('2026-11-01T14:00:00Z'),
+    Date.parse('2026-11-05T14:00:00Z'),
+  );
+  const floorMs = catchUpFloorMs({ sinceMs: Date.parse('2026-11-04T14:00:00Z') });
+
+  it('never triggers a slot before the floor, in mode all: the three days before a 14:00 deploy are beforeStart', () => {
+    const plan = planCatchUp({
+      expected,
+      succeededIds: new Set(),
+      mode: 'all',
+      maxSlotsPerSweep: 5,
+      ...(floorMs !== undefined && { floorMs }),
+    });
+    expect(plan.beforeStart.map((s) => s.id)).toEqual([
+      '2026-11-02T01:00',
+      '2026-11-03T01:00',
+      '2026-11-04T01:00',
+    ]);
+    expect(plan.trigger.map((s) => s.id)).toEqual(['2026-11-05T01:00']);
+    expect(plan.skipped).toEqual([]);
+  });
+
+  it('latest picks the newest slot at or after the floor; with none after it, nothing is triggered', () => {
+    const before = expected.filter((s) => s.scheduledTimeMs < (floorMs ?? 0));
+    const plan = planCatchUp({
+      expected: before,
+      succeededIds: new Set(),
+      mode: 'latest',
+      maxSlotsPerSweep: 1,
+      floorMs: floorMs ?? 0,
+    });
+    expect(plan.trigger).toEqual([]);
+    expect(plan.skipped).toEqual([]);
+    expect(plan.beforeStart.map((s) => s.id)).toEqual([
+      '2026-11-02T01:00',
+      '2026-11-03T01:00',
+      '2026-11-04T01:00',
+    ]);
+  });
+
+  it('has no floor without since', () => {
+    expect(catchUpFloorMs(undefined)).toBeUndefined();
+    expect(catchUpFloorMs({})).toBeUndefined();
+    expect(floorMs).toBe(Date.parse('2026-11-04T14:00:00Z'));
   });
 });

@@ -189,8 +189,11 @@ describe('enumerateSlots: interval and special days', () => {
 describe('enumerateSlots: rate and at', () => {
   const rate = { schedule: 'rate(6 hours)', timeZone: 'Europe/Berlin', startMs: at('2026-03-28T22:00Z') };
 
-  it('counts rate occurrences from the schedule start, identified by UTC instant, ignoring DST', () => {
+  it('counts rate occurrences on the grid both ways from its anchor, identified by UTC instant, ignoring DST', () => {
     expect(slots(rate, '2026-03-28T00:00Z', '2026-03-29T12:00Z')).toEqual([
+      '2026-03-28T04:00Z 2026-03-28T04:00:00Z 2026-03-28',
+      '2026-03-28T10:00Z 2026-03-28T10:00:00Z 2026-03-28',
+      '2026-03-28T16:00Z 2026-03-28T16:00:00Z 2026-03-28',
       '2026-03-28T22:00Z 2026-03-28T22:00:00Z 2026-03-28',
       '2026-03-29T04:00Z 2026-03-29T04:00:00Z 2026-03-29',
       '2026-03-29T10:00Z 2026-03-29T10:00:00Z 2026-03-29',
@@ -201,6 +204,27 @@ describe('enumerateSlots: rate and at', () => {
     expect(slots(rate, '2026-03-29T04:00Z', '2026-03-29T10:00Z')).toEqual([
       '2026-03-29T10:00Z 2026-03-29T10:00:00Z 2026-03-29',
     ]);
+  });
+
+  it('yields the occurrences between a deploy and a later anchor that Scheduler delivers from the synthesized StartDate', () => {
+    // rate(1 hour) anchored at 18:00, deployed 14:10: synth deploys StartDate 15:00 (counted back).
+    const anchored = { schedule: 'rate(1 hour)', timeZone: 'UTC', startMs: at('2026-11-01T18:00Z') };
+    expect(slots(anchored, '2026-11-01T14:10Z', '2026-11-01T18:00Z').map((l) => l.split(' ')[1])).toEqual([
+      '2026-11-01T15:00:00Z',
+      '2026-11-01T16:00:00Z',
+      '2026-11-01T17:00:00Z',
+      '2026-11-01T18:00:00Z',
+    ]);
+  });
+
+  it('refuses a rate range without a finite start, naming fromMs', () => {
+    expect(() =>
+      enumerateSlots(
+        { schedule: 'rate(5 minutes)', timeZone: 'UTC', startMs: 0 },
+        Number.NEGATIVE_INFINITY,
+        1e6,
+      ),
+    ).toThrow(/fromMs/);
   });
 
   it('refuses a rate schedule without its start instant', () => {

@@ -78,23 +78,25 @@ describe('protocol declarations', () => {
     if (w.kind !== 'update') throw new Error('fenced write is an update');
     const compiled = compileExpressions(w.condition, w.update);
     expect(compiled.UpdateExpression).toBe(
-      'SET #n5 = :v4, #status = :v5, #n2 = :v6, #n1 = :v7, #n7 = :v8, #n8 = :v9',
+      'SET #n7 = :v8, #status = :v9, #n2 = :v10, #n1 = :v11, #n3 = :v12, #n9 = :v13',
     );
     // one fence, whichever writer created the item; an item without the prefixed fence is matched by
-    // the names an earlier version wrote (fencedBy, fence); "unfenced" means "does not exist"
+    // the names an earlier version wrote (fencedBy, fence); "unfenced" means "does not exist"; an equal
+    // fence only from the same run (another run's equal fence: the lease's fences went back, a restore)
     expect(compiled.ConditionExpression).toBe(
-      'attribute_not_exists(#reportDate) OR ((#n1 = :v0 AND #n2 <= :v1) OR (attribute_not_exists(#n2) AND #fencedBy = :v2 AND #fence <= :v3))',
+      'attribute_not_exists(#reportDate) OR ((#n1 = :v0 AND (#n2 < :v1 OR (#n2 = :v2 AND #n3 = :v3))) OR (attribute_not_exists(#n2) AND (#fencedBy = :v4 AND (#fence < :v5 OR (#fence = :v6 AND #runId = :v7)))))',
     );
     expect(compiled.ExpressionAttributeNames).toEqual({
       '#reportDate': 'reportDate',
       '#n1': 'cronfence:lease',
       '#n2': 'cronfence:fence',
+      '#n3': 'cronfence:runId',
       '#fencedBy': 'fencedBy',
       '#fence': 'fence',
-      '#n5': 'total-cents',
+      '#runId': 'runId',
+      '#n7': 'total-cents',
       '#status': 'status',
-      '#n7': 'cronfence:runId',
-      '#n8': 'cronfence:writtenAtMs',
+      '#n9': 'cronfence:writtenAtMs',
     });
     expect(() =>
       fencedWrite.request({
