@@ -7,17 +7,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
-import { METRIC_NAMESPACE, METRIC_SERVICE, RuntimeMetric } from '../core/metrics.js';
+import { METRIC_NAMESPACE, METRIC_SERVICE, problemMetric, RuntimeMetric } from '../core/metrics.js';
+import type { Outcome } from '../core/outcomes.js';
 import type { Observer, RuntimeEvent } from './events.js';
+import type { SweepReport } from './sweeper.js';
 
 export { METRIC_NAMESPACE, METRIC_SERVICE, RuntimeMetric } from '../core/metrics.js';
-
-const FINISH_METRIC: Partial<Record<string, RuntimeMetric>> = {
-  succeeded: RuntimeMetric.RunSucceeded,
-  failed: RuntimeMetric.RunFailed,
-  skipped: RuntimeMetric.RunSkipped,
-  stale: RuntimeMetric.RunStale,
-};
 
 /** A metric waiting for its invocation's flush. */
 interface Pending {
@@ -105,17 +100,20 @@ function describe(e: RuntimeEvent): { level: Level; message: string; fields: Rec
   }
 }
 
+const count = (name: RuntimeMetric, reason?: string): Pending => ({
+  name,
+  value: 1,
+  unit: MetricUnit.Count,
+  ...(reason && { reason }),
+});
+/** `RunSucceeded` 0: a problem of the job, a data point for the "no successful run" alarm's window. */
+const noSuccess = (): Pending => ({ name: RuntimeMetric.RunSucceeded, value: 0, unit: MetricUnit.Count });
+
 /** The metrics an event contributes to its invocation's flush. */
 function metricsOf(e: RuntimeEvent): Pending[] {
-  const count = (name: RuntimeMetric, reason?: string): Pending => ({
-    name,
-    value: 1,
-    unit: MetricUnit.Count,
-    ...(reason && { reason }),
-  });
   switch (e.type) {
     case 'abandoned-marked':
-      return [count(RuntimeMetric.RunAbandoned)];
+      return [count(RuntimeMetric.RunAbandoned), noSuccess()];
     case 'stale-write-rejected':
       return [count(RuntimeMetric.StaleWriteRejected)];
     case 'effect-transition':
@@ -125,9 +123,11 @@ function metricsOf(e: RuntimeEvent): Pending[] {
     case 'finish': {
       const s = e.summary;
       const out: Pending[] = [];
-      const name = FINISH_METRIC[s.outcome];
-      if (name)
-        out.push(count(name, name === RuntimeMetric.RunSkipped ? (s.reason ?? 'unknown') : undefined));
+      if (s.outcome === 'succeeded') out.push(count(RuntimeMetric.RunSucceeded));
+      if (s.outcome === 'skipped') out.push(count(RuntimeMetric.RunSkipped, s.reason ?? 'unknown'));
+      // Every record that lands in the problems index moves the metric its alarm counts.
+      const problem = problemMetric(s.outcome as Outcome, s.reason);
+      if (problem) out.push(count(problem), noSuccess());
       if (s.outcome !== 'skipped') {
         out.push({ name: RuntimeMetric.RunDuration, value: s.durationMs, unit: MetricUnit.Milliseconds });
       }
@@ -200,4 +200,47 @@ export function createObserver(options: ObserverOptions = {}): Observer {
       // observability must never break a run
     }
   };
+}
+
+/**
+ * Publish a sweep's metrics (EMF through Powertools Metrics), per job: each problem record the sweeper
+ * wrote moves the metric its alarm counts (`problemMetric`, the runtime's mapping: abandoned marks ->
+ * `RunAbandoned`, `not-on-schedule` / `catch-up-limit` -> `SlotNotRun`, a job it could not sweep ->
+ * `SweepFailed`), and a job with a due slot not done (or any problem) gets `RunSucceeded` 0, so its
+ * "no successful run" window has data even when nothing ran at all. Never throws.
+ * @param report - what {@link sweep} returned.
+ * @param metrics - @default Metrics in namespace {@link METRIC_NAMESPACE}, service {@link METRIC_SERVICE}
+ * @returns the metrics published per job (name -> sum), for logs and tests.
+ */
+export function publishSweepMetrics(
+  report: SweepReport,
+  metrics: Metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: METRIC_SERVICE }),
+): Map<string, Map<RuntimeMetric, number>> {
+  const byJob = sweepMetrics(report);
+  try {
+    for (const [job, values] of byJob) {
+      metrics.addDimension('job', job);
+      for (const [name, value] of values) metrics.addMetric(name, MetricUnit.Count, value);
+      metrics.publishStoredMetrics();
+    }
+  } catch {
+    // observability must never break a sweep
+  }
+  return byJob;
+}
+
+/** The per-job metric sums of a sweep (see {@link publishSweepMetrics}). */
+export function sweepMetrics(report: SweepReport): Map<string, Map<RuntimeMetric, number>> {
+  const byJob = new Map<string, Map<RuntimeMetric, number>>();
+  const add = (job: string, name: RuntimeMetric, value: number) => {
+    const m = byJob.get(job) ?? new Map<RuntimeMetric, number>();
+    m.set(name, (m.get(name) ?? 0) + value);
+    byJob.set(job, m);
+  };
+  for (const p of report.problems) {
+    const name = problemMetric(p.outcome, p.reason);
+    if (name) add(p.job, name, 1);
+  }
+  for (const job of new Set([...report.overdue, ...byJob.keys()])) add(job, RuntimeMetric.RunSucceeded, 0);
+  return byJob;
 }

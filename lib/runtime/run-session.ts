@@ -323,14 +323,16 @@ export class RunSession {
       this.runId,
     );
     for (const p of toMark) {
-      await this.deps.runs.markAbandoned(
+      const marked = await this.deps.runs.markAbandoned(
         this.def.name,
         { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },
         this.runId,
         nowMs,
         this.def.runRetentionDays,
       );
-      this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
+      // A holder that recorded its own outcome (a `succeeded` whose release a timeout cut off) keeps
+      // it: no abandoned mark, no RunAbandoned.
+      if (marked) this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
     }
     this.marked = true;
   }
