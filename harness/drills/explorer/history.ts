@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
 import type { PausePointName } from '../../../lib/runtime/deps.js';
 import { SLOT_MINUTES } from './jobs.js';
+import { type LambdaShapeSpec, lambdaShapesArbitrary } from './lambda-shapes.js';
 import { type ShapeSpec, shapesArbitrary } from './shapes.js';
 
 /** One delivery. */
@@ -101,6 +102,8 @@ export interface HistorySpec {
   readonly failShard?: number;
   /** Safety shapes (lib/drills/explorer/shapes.ts). @default none: the base history */
   readonly shapes?: ShapeSpec;
+  /** Lambda model: the platform's shapes (lambda-shapes.ts: timeout-kill, freeze-until-next, late-6h, ...). */
+  readonly lambdaShapes?: LambdaShapeSpec;
 }
 
 /** Options of {@link historyArbitrary}. */
@@ -220,6 +223,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         .map((groups) => groups.flat()),
       faults: fc.array(fault, { maxLength: shape.maxFaults ?? 10 }),
       shapes: shapesArbitrary(maxWorkers),
+      lambdaShapes: lambdaShapesArbitrary(maxWorkers),
       // Half the histories through the Lambda model (liveness, redeploys, oversized details, shard
       // failures), half delivered as listed with the safety shapes (shapes.ts).
       lambda:
@@ -252,6 +256,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         deliveries,
         faults,
         shapes,
+        lambdaShapes,
         lambda,
         redeploy,
         oversized,
@@ -273,6 +278,15 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
               ...(redeploy !== null && { redeploy }),
               ...(oversized !== null && { oversized }),
               ...(failShard !== null && { failShard }),
+              lambdaShapes: {
+                ...lambdaShapes,
+                ...(lambdaShapes.timeoutKill && {
+                  timeoutKill: {
+                    ...lambdaShapes.timeoutKill,
+                    worker: lambdaShapes.timeoutKill.worker % workers,
+                  },
+                }),
+              },
             }
           : { shapes }),
       }),

@@ -6,6 +6,7 @@
  */
 import type { Recorded } from '../../report/recording.js';
 import { type Check, check, isBusinessWrite, noWriteAfterFinish } from '../checks.js';
+import { checkProblemsCounted, PROBLEMS_COUNTED } from './alarm-invariant.js';
 import { explorerRows } from './jobs.js';
 import { checkLiveness, LIVENESS } from './liveness.js';
 import type { HistoryOutcome } from './run-history.js';
@@ -21,6 +22,7 @@ export const INVARIANTS = [
   'I7 no provider call after the run recorded its outcome',
   'I8 no lease revived after its release',
   LIVENESS,
+  PROBLEMS_COUNTED,
 ] as const;
 
 type Result = Extract<Recorded, { kind: 'result' }>;
@@ -205,5 +207,6 @@ export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[
     noSendAfterRecord(o),
     noRevivedLease(o.entries),
     checkLiveness(o),
+    checkProblemsCounted(o),
   ];
 }
