@@ -48,8 +48,12 @@ export interface LambdaOutcome {
 
 /** Options of a run: a broken variant to prove the invariants catch it. */
 export interface LambdaRunOptions {
-  /** `skip-is-final`: a same-slot skip ends the line (runtime and sweeper), as before liveness. */
-  readonly variant?: 'skip-is-final';
+  /**
+   * `skip-is-final`: a same-slot skip ends the line (runtime and sweeper), as before liveness.
+   * `uncounted-sweeper`: the sweeper writes its problem records without reporting them (no metric), as
+   * before it had an observer.
+   */
+  readonly variant?: 'skip-is-final' | 'uncounted-sweeper';
 }
 
 /** A same-slot skip that is final: the holder always looks alive (the broken variant). */
@@ -257,7 +261,7 @@ export async function runLambdaHistory(
           if (process.env.EXPLORER_DEBUG) console.error('sweep failed', err);
           return undefined;
         });
-        if (report) sweepProblems.push(...report.problems);
+        if (report && options.variant !== 'uncounted-sweeper') sweepProblems.push(...report.problems);
         const acted = (report?.decisions ?? []).some((x) => x.action === 'triggered');
         calm = acted ? 0 : calm + 1;
         quiet = !acted && lambda.inFlight === 0 && s.time.nowMs - start > lastMs ? quiet + 1 : 0;
