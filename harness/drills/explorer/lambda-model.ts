@@ -69,6 +69,8 @@ export class LambdaModel {
   readonly timeouts: { label: string; worker: string }[] = [];
   /** Environments frozen after a return and thawed by their next invocation. */
   thawed = 0;
+  /** True time the last invocation started or ended, epoch ms. */
+  lastActivityMs = Number.NEGATIVE_INFINITY;
   private pending = 0;
   private readonly replaced = new Map<string, Worker>();
   private readonly active = new Map<string, number>();
@@ -163,6 +165,7 @@ export class LambdaModel {
       this.thawed++;
     }
     this.active.set(worker.name, (this.active.get(worker.name) ?? 0) + 1);
+    this.lastActivityMs = time.nowMs;
     let settled = false;
     const delivered = this.stage.deliver(
       {
@@ -183,6 +186,7 @@ export class LambdaModel {
     });
     const timedOut = time.sleep(timeoutMs).then(() => 'timeout' as const);
     const r = await Promise.race([delivered, timedOut]);
+    this.lastActivityMs = time.nowMs;
     this.active.set(worker.name, (this.active.get(worker.name) ?? 1) - 1);
     if (r === 'timeout') {
       if (!settled) this.endAtTimeout(worker, e.label);

@@ -218,13 +218,17 @@ export async function runLambdaHistory(
     }
     // The sweeper on its schedule, over the history's own range, until Lambda is idle and three sweeps
     // after the last delivery changed nothing. While the only events left wait hours to arrive (a
-    // late copy), the quiet sweeps between are skipped: they find nothing to do.
+    // late copy) and nothing ran for longer than the grace and three sweeps (every catch-up, abandoned
+    // mark and not-on-schedule record of what ran is done by then), the sweeps between are skipped:
+    // they would find nothing to do.
     const sweeps = (async () => {
       let quiet = 0;
       let calm = 0;
       for (let k = 1; k <= 400; k++) {
         const next = lambda.nextArrivalMs();
-        const idleUntil = calm >= 3 && lambda.onlyWaiting && next !== undefined ? next : undefined;
+        const settledLongAgo = s.time.nowMs - lambda.lastActivityMs > 600_000 + 3 * SWEEP_PERIOD_MS;
+        const idleUntil =
+          calm >= 3 && settledLongAgo && lambda.onlyWaiting && next !== undefined ? next : undefined;
         const gap = idleUntil === undefined ? 0 : Math.floor((idleUntil - s.time.nowMs) / SWEEP_PERIOD_MS);
         await sweeperWorker.clock.sleep(SWEEP_PERIOD_MS * Math.max(1, gap));
         const jobs = jobsNow();
