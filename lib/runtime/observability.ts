@@ -33,7 +33,7 @@ export interface ObserverOptions {
   readonly maxOpenRuns?: number;
 }
 
-type Level = 'info' | 'warn' | 'error';
+type Level = 'debug' | 'info' | 'warn' | 'error';
 
 /** The log message, level and decision-specific fields of an event. */
 function describe(e: RuntimeEvent): { level: Level; message: string; fields: Record<string, unknown> } {
@@ -82,6 +82,12 @@ function describe(e: RuntimeEvent): { level: Level; message: string; fields: Rec
         message: `effect ${e.from} -> ${e.to}`,
         fields: { effectKey: e.key, from: e.from, to: e.to, ...(e.note && { note: e.note }) },
       };
+    case 'recording':
+      return {
+        level: 'debug',
+        message: `recording ${e.outcome}${e.reason ? `: ${e.reason}` : ''}`,
+        fields: { outcome: e.outcome, ...(e.reason && { reason: e.reason }) },
+      };
     case 'finish': {
       const s = e.summary;
       const level: Level = s.outcome === 'failed' ? 'error' : s.outcome === 'stale' ? 'warn' : 'info';
@@ -109,9 +115,16 @@ const count = (name: RuntimeMetric, reason?: string): Pending => ({
 /** `RunSucceeded` 0: a problem of the job, a data point for the "no successful run" alarm's window. */
 const noSuccess = (): Pending => ({ name: RuntimeMetric.RunSucceeded, value: 0, unit: MetricUnit.Count });
 
-/** The metrics an event contributes to its invocation's flush. */
-function metricsOf(e: RuntimeEvent): Pending[] {
+/**
+ * The metrics an event contributes to its invocation's flush. A problem's metric comes with its
+ * `recording` event (published at once, before the record is written); `finish` adds the rest.
+ */
+function metricsOf(e: RuntimeEvent, countedEarly: ReadonlySet<string> = new Set()): Pending[] {
   switch (e.type) {
+    case 'recording': {
+      const problem = problemMetric(e.outcome as Outcome, e.reason);
+      return problem ? [count(problem), noSuccess()] : [];
+    }
     case 'abandoned-marked':
       return [count(RuntimeMetric.RunAbandoned), noSuccess()];
     case 'stale-write-rejected':
@@ -125,9 +138,9 @@ function metricsOf(e: RuntimeEvent): Pending[] {
       const out: Pending[] = [];
       if (s.outcome === 'succeeded') out.push(count(RuntimeMetric.RunSucceeded));
       if (s.outcome === 'skipped') out.push(count(RuntimeMetric.RunSkipped, s.reason ?? 'unknown'));
-      // Every record that lands in the problems index moves the metric its alarm counts.
+      // A problem's metric went out with its `recording` event (unless the session never sent one).
       const problem = problemMetric(s.outcome as Outcome, s.reason);
-      if (problem) out.push(count(problem), noSuccess());
+      if (problem && !countedEarly.has(problem)) out.push(count(problem), noSuccess());
       if (s.outcome !== 'skipped') {
         out.push({ name: RuntimeMetric.RunDuration, value: s.durationMs, unit: MetricUnit.Milliseconds });
       }
@@ -153,6 +166,8 @@ export function createObserver(options: ObserverOptions = {}): Observer {
     options.metrics ?? new Metrics({ namespace: METRIC_NAMESPACE, serviceName: METRIC_SERVICE });
   const maxOpen = options.maxOpenRuns ?? 256;
   const open = new Map<string, { job: string; pending: Pending[] }>();
+  /** Problem metrics already published at a run's `recording` event, by run id (bounded like `open`). */
+  const early = new Map<string, Set<string>>();
 
   const flush = (runId: string) => {
     const run = open.get(runId);
@@ -185,7 +200,13 @@ export function createObserver(options: ObserverOptions = {}): Observer {
         ...(event.shard !== undefined && { shard: event.shard }),
         ...fields,
       });
-      const add = metricsOf(event);
+      const add = metricsOf(event, early.get(event.runId));
+      if (event.type === 'recording' && add.length > 0) {
+        const names = early.get(event.runId) ?? new Set<string>();
+        for (const p of add) if (p.value > 0) names.add(p.name);
+        early.set(event.runId, names);
+        if (early.size > maxOpen) early.delete(early.keys().next().value as string);
+      }
       if (add.length > 0 || event.type === 'finish') {
         let run = open.get(event.runId);
         if (!run) {
@@ -195,7 +216,12 @@ export function createObserver(options: ObserverOptions = {}): Observer {
         }
         run.pending.push(...add);
       }
-      if (event.type === 'finish') flush(event.runId);
+      // A problem is published before its record is written (a timeout may end the invocation there).
+      if (event.type === 'recording' && add.length > 0) flush(event.runId);
+      if (event.type === 'finish') {
+        flush(event.runId);
+        early.delete(event.runId);
+      }
     } catch {
       // observability must never break a run
     }

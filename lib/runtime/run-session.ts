@@ -625,6 +625,7 @@ export class RunSession {
       def: this.defId,
       ...(e.shard !== undefined && { shards: e.shards ?? this.def.shards }),
     };
+    this.emit({ type: 'recording', outcome, ...(reason && { reason }) });
     await this.deps.runs.put(rec, this.def.runRetentionDays);
     this.finished = true;
     const summary = this.summary(outcome, reason, extra.error, extra.holderSeen);

@@ -2,7 +2,8 @@
  * The invariant "every problem counted by an alarm": every run record that lands in the problems index
  * maps (problemMetric, the runtime's and the sweeper's one mapping) to a metric the alarm list watches
  * (PROBLEM_METRICS: a per-job alarm each, cdk/constructs/alarms.ts), and that metric was emitted for it:
- * by the run's own `finish` event, by an `abandoned-marked` event naming it, or by the sweeper's report
+ * by the run's own `recording` event (before the record's write: a timeout may end the run there) or
+ * `finish` event, by an `abandoned-marked` event naming it, or by the sweeper's report
  * of the record it wrote. Conversely no `RunAbandoned` is emitted for a run that recorded `succeeded`.
  */
 import { PROBLEM_METRICS, problemMetric, RuntimeMetric } from '../../../lib/core/metrics.js';
@@ -26,6 +27,8 @@ export function checkProblemsCounted(o: HistoryOutcome): Check {
     if (e.kind !== 'runtime') continue;
     if (e.event.type === 'finish')
       emit(e.event.runId, problemMetric(e.event.summary.outcome as Outcome, e.event.summary.reason));
+    if (e.event.type === 'recording')
+      emit(e.event.runId, problemMetric(e.event.outcome as Outcome, e.event.reason));
     if (e.event.type === 'abandoned-marked') emit(e.event.abandonedRunId, RuntimeMetric.RunAbandoned);
   }
   const swept = new Set(
