@@ -223,7 +223,6 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         .map((groups) => groups.flat()),
       faults: fc.array(fault, { maxLength: shape.maxFaults ?? 10 }),
       shapes: shapesArbitrary(maxWorkers),
-      lambdaShapes: lambdaShapesArbitrary(maxWorkers),
       // Half the histories through the Lambda model (liveness, redeploys, oversized details, shard
       // failures), half delivered as listed with the safety shapes (shapes.ts).
       lambda:
@@ -246,6 +245,8 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         },
       ),
       failShard: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
+      // Last, so the keys above draw the same values as before it existed (the found seeds still find).
+      lambdaShapes: lambdaShapesArbitrary(maxWorkers),
     })
     .map(
       ({
