@@ -14,6 +14,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startPaymentService } from '../harness/local/payment-service.js';
 import { deliver } from '../harness/local/scheduler-emulator.js';
+import { BusinessAttr } from '../lib/core/results.js';
 import { httpJsonProvider } from '../lib/effects/http-provider.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../lib/runtime/deps.js';
@@ -91,12 +92,13 @@ async function run(dyn: BenchDynamo, name: string, count: number, slotMs: number
   const doc = dyn.client();
   for (const r of await scanItems(doc, {
     TableName: dyn.settlements,
-    ProjectionExpression: 'merchantId, fencedBy',
-    FilterExpression: 'fencedBy >= :p AND fencedBy < :q',
+    ProjectionExpression: 'merchantId, #lease',
+    FilterExpression: '#lease >= :p AND #lease < :q',
+    ExpressionAttributeNames: { '#lease': BusinessAttr.lease },
     ExpressionAttributeValues: { ':p': `JOB#${name}#`, ':q': `JOB#${name}$` },
   })) {
     rows++;
-    if (r.fencedBy !== `JOB#${name}#${shardOf(String(r.merchantId), SHARDS)}`) misplaced++;
+    if (r[BusinessAttr.lease] !== `JOB#${name}#${shardOf(String(r.merchantId), SHARDS)}`) misplaced++;
   }
   doc.destroy();
   const m = w.meter.snapshot();

@@ -16,6 +16,7 @@ import { ControlledClock } from '../harness/faults/clock.js';
 import { FaultInjector } from '../harness/faults/sdk-faults.js';
 import { startPaymentService } from '../harness/local/payment-service.js';
 import { deliver } from '../harness/local/scheduler-emulator.js';
+import { BusinessAttr } from '../lib/core/results.js';
 import { httpJsonProvider } from '../lib/effects/http-provider.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { benchWorker } from './support/jobs.js';
@@ -46,11 +47,11 @@ async function rawPuts(dyn: BenchDynamo, date: string, merchants: ReturnType<typ
           merchantName: m.name,
           currency: m.currency,
           amountCents: settlementAmountCents(m, date),
-          status: 'succeeded',
-          fence: 1,
-          runId: '00000000a-0123456789',
-          fencedBy: 'JOB#raw',
-          writtenAtMs: Date.now(),
+          [BusinessAttr.status]: 'succeeded',
+          [BusinessAttr.fence]: 1,
+          [BusinessAttr.runId]: '00000000a-0123456789',
+          [BusinessAttr.lease]: 'JOB#raw',
+          [BusinessAttr.writtenAtMs]: Date.now(),
         },
         ConditionExpression: 'attribute_not_exists(#k)',
         ExpressionAttributeNames: { '#k': 'merchantId' },
@@ -140,7 +141,7 @@ async function killScenario(
     },
   );
   const wallMs = nowMs() - t0;
-  const rows = await dyn.count(dyn.settlements, (r) => r.fencedBy === `JOB#${name}`);
+  const rows = await dyn.count(dyn.settlements, (r) => r[BusinessAttr.lease] === `JOB#${name}`);
   const executedPayouts = service?.payouts().length;
   const perMerchant = (n: number) => round(n / count, 3);
   const writes = a.meter.snapshot().writes + b.meter.snapshot().writes + progressMeter.snapshot().writes;
@@ -182,7 +183,10 @@ async function deadlineScenario(dyn: BenchDynamo, count: number, timeoutSeconds:
       attemptNumber: attempt,
       label: `attempt ${attempt}`,
     });
-    const rows = await dyn.count(dyn.settlements, (x) => String(x.fencedBy) === 'JOB#bench-deadline');
+    const rows = await dyn.count(
+      dyn.settlements,
+      (x) => String(x[BusinessAttr.lease]) === 'JOB#bench-deadline',
+    );
     invocations.push({
       attempt,
       outcome: r.summary?.outcome,

@@ -11,7 +11,6 @@
  * names the jobs module, the table and the region (cli/config.ts); in this repository the example
  * registry (functions/index.ts) is the default. Installed, this file runs as compiled JavaScript.
  */
-import { pathToFileURL } from 'node:url';
 import { Command, Help } from 'commander';
 import { registerBackfill } from '../cli/backfill.js';
 import { registerCheck } from '../cli/check.js';
@@ -21,12 +20,23 @@ import { registerEffects } from '../cli/effects.js';
 import { registerExplore } from '../cli/explore.js';
 import { registerJobs } from '../cli/jobs.js';
 import { registerLease } from '../cli/lease.js';
+import { registerLocal } from '../cli/local.js';
 import { registerPause } from '../cli/pause.js';
-import { DEFAULT_REGISTRY, type HandlerList, loadOrExplain } from '../cli/registry.js';
+import {
+  DEFAULT_REGISTRY,
+  type HandlerList,
+  type HandlerLoader,
+  loadOrExplain,
+  projectJobs,
+} from '../cli/registry.js';
 import { registerReport } from '../cli/report.js';
 import { registerRuns } from '../cli/runs.js';
 import { registerStart } from '../cli/start.js';
 import { registerTrigger } from '../cli/trigger.js';
+
+// The AWS SDK's notice that its releases after January 2027 need Node 22 (8 lines on stderr before every
+// command on Node 20) is switched off by the SDK's documented variable, unless the user set it.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 let config: ProjectConfig | undefined;
 try {
@@ -36,25 +46,27 @@ try {
   console.error(`cronfence: ${(err as Error).message}`);
   process.exit(2);
 }
-const jobsModule = config?.jobs;
-const handlers = async (): Promise<HandlerList> => {
-  if (jobsModule === undefined) {
-    // Only this repository has the example registry; an installed package points at the project's.
-    const example = '../functions/index.js';
-    return (
-      await import(example).catch((err: Error & { code?: string }) => {
-        // A broken job file is reported as it is; only a missing registry means "not configured".
-        if (err.code !== 'ERR_MODULE_NOT_FOUND' || !/module '[^']*functions\/index\.js'/.test(err.message))
-          throw err;
-        throw new Error(
-          `no jobs module configured: add ${CONFIG_FILE} with {"jobs": "./dist/jobs.js"} (or pass --jobs)`,
-        );
-      })
-    ).handlers as HandlerList;
-  }
-  const mod = (await import(pathToFileURL(jobsModule).href)) as Record<string, unknown>;
-  return (mod.jobs ?? mod.handlers ?? mod.default) as HandlerList;
-};
+// The project's jobs module when configured; else this repository's example registry (only this
+// repository has it; an installed package points at the project's).
+const handlers: HandlerLoader =
+  config?.jobs !== undefined
+    ? projectJobs(config.jobs)
+    : async (): Promise<HandlerList> => {
+        const example = '../functions/index.js';
+        return (
+          await import(example).catch((err: Error & { code?: string }) => {
+            // A broken job file is reported as it is; only a missing registry means "not configured".
+            if (
+              err.code !== 'ERR_MODULE_NOT_FOUND' ||
+              !/module '[^']*functions\/index\.js'/.test(err.message)
+            )
+              throw err;
+            throw new Error(
+              `no jobs module configured: add ${CONFIG_FILE} with {"jobs": "./dist/jobs.js"} (or pass --jobs)`,
+            );
+          })
+        ).jobs as HandlerList; // registry entries: their `uses` name the tables (`cronfence local`)
+      };
 const app = () =>
   loadOrExplain(DEFAULT_REGISTRY, async () => (await import('../functions/example-app.js')).exampleApp);
 
@@ -86,6 +98,7 @@ registerJobs(program, handlers);
 registerPause(program, handlers);
 registerTrigger(program, handlers);
 registerReport(program, handlers);
+registerLocal(program, handlers);
 
 program.parseAsync().catch((err: Error) => {
   console.error(`cronfence: ${err.message}`);

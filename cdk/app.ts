@@ -7,22 +7,17 @@
  * pseudo parameters, so one template deploys anywhere and synth needs no credentials. The CDK CLI
  * always sets `CDK_DEFAULT_REGION` (us-east-1 when nothing is configured), so those variables are
  * NOT used; pin an environment on purpose with `CRONFENCE_ACCOUNT` and `CRONFENCE_REGION` (both).
+ * Context `paymentsUrl` (and `paymentsCapabilities`) configure the settlement job's payment provider
+ * (cdk/example-app.ts).
  */
 import { App } from 'aws-cdk-lib';
 import { pinnedEnvironment } from './environment.js';
-import { CronfenceStack } from './stack.js';
 
 try {
-  const { jobs, tables } = await import('../functions/index.js');
+  const { exampleStack } = await import('./example-app.js');
   const app = new App();
   const env = pinnedEnvironment(process.env);
-  new CronfenceStack(app, 'Cronfence', {
-    description:
-      'cronfence: scheduled jobs with one business effect per occurrence (lease, fence, run records)',
-    jobs,
-    applicationTables: tables,
-    ...(env ? { env } : {}),
-  });
+  exampleStack(app, env ? { env } : {});
   app.synth();
 } catch (err) {
   const message = (err as Error).message ?? String(err);

@@ -32,8 +32,8 @@ export class CronfenceStack extends Stack {
       ...props,
       projectRoot: props.projectRoot ?? fileURLToPath(new URL('..', import.meta.url)),
     });
-    const { libraryTable, alarms } = this.cronfence;
-    new CfnOutput(this, 'LibraryTableName', { value: libraryTable.table.tableName });
+    // LibraryTableName and JobFunctionNames come from CronfenceJobs (its id `Default` keeps the keys plain).
+    const { alarms } = this.cronfence;
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: alarms.dashboard.dashboardName });
   }

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { defaultFunctionName } from '../lib/core/job-definition.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { intArg } from './args.js';
 import { type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
@@ -106,7 +105,7 @@ export async function openInvoker(
       `the run records are read from DynamoDB Local (${conn.endpoint}, from ${conn.source}) but the runs would be sent to the deployed function in AWS; pass --local to run the handler here, --region/--profile to use AWS for both, or --invoke-aws to mix them on purpose`,
     );
   }
-  return lambdaInvoker(conn, flags.function ?? defaultFunctionName(job));
+  return lambdaInvoker(conn, flags.function ?? conn.functionName(job));
 }
 
 /** Send every planned run (progress bar on a terminal) and read the summary rows back. */
@@ -218,7 +217,10 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
     .option('--dry-run', 'list the slots that would run; invoke nothing')
     .option('--yes', 'allow more than 1,000 slots')
     .option('--local', "run the job's handler in this process instead of invoking the deployed function")
-    .option('--function <name|arn>', 'deployed function to invoke (default: cronfence-<job>)')
+    .option(
+      '--function <name|arn>',
+      "deployed function to invoke (default: <stack>-<job> or the stack's JobFunctionNames output with the stack setting, else cronfence-<job>)",
+    )
     .option(
       '--invoke-aws',
       'invoke the deployed function in AWS even though the run records are read from DynamoDB Local',

@@ -8,17 +8,17 @@
  */
 import type { Command } from 'commander';
 import { checkJob, type Finding, type JobCheck } from '../lib/core/job-check.js';
-import { CronfenceError, ErrorCode } from '../lib/errors.js';
+import { CronfenceError, ErrorCode, InvalidArgumentError } from '../lib/errors.js';
 import { instantArg } from './args.js';
 import { action, ExitCode, out, table, toJson, usage } from './output.js';
 import {
-  DEFAULT_REGISTRY,
   type HandlerSource,
   handlerListOf,
   importJobsFile,
   type JobRegistry,
   registryOf,
   requireJob,
+  sourceOf,
   withJobsOption,
 } from './registry.js';
 
@@ -32,7 +32,7 @@ interface CheckFlags {
 export interface CheckReport {
   /** The instant checked from, ISO-8601 UTC. */
   readonly now: string;
-  /** Where the jobs came from (`functions/index.ts` or the `--jobs` module). */
+  /** The module the jobs came from: the `--jobs` module, the project's configured one, or `functions/index.ts`. */
   readonly source: string;
   readonly jobs: readonly JobCheck[];
   /** Refusals raised while loading the module (a `defineJob` that threw at import). */
@@ -53,13 +53,15 @@ async function load(
   defaults: HandlerSource,
 ): Promise<{ registry: JobRegistry } | { refused: Finding; source: string }> {
   if (!jobsFlag) {
-    if (typeof defaults !== 'function') return { registry: registryOf(defaults, DEFAULT_REGISTRY) };
+    const source = sourceOf(defaults);
+    if (typeof defaults !== 'function') return { registry: registryOf(defaults, source) };
     try {
-      return { registry: registryOf(await defaults(), DEFAULT_REGISTRY) };
+      return { registry: registryOf(await defaults(), source) };
     } catch (err) {
       const refused = refusal(err);
-      if (refused) return { refused, source: DEFAULT_REGISTRY };
-      throw usage('--jobs', DEFAULT_REGISTRY, `cannot be imported: ${(err as Error).message}`);
+      if (refused) return { refused, source };
+      if (err instanceof InvalidArgumentError) throw err;
+      throw usage('--jobs', source, `cannot be imported: ${(err as Error).message}`);
     }
   }
   let mod: Record<string, unknown>;
@@ -68,6 +70,7 @@ async function load(
   } catch (err) {
     const refused = refusal(err);
     if (refused) return { refused, source: jobsFlag };
+    if (err instanceof InvalidArgumentError) throw err;
     throw usage('--jobs', jobsFlag, `cannot be imported: ${(err as Error).message}`);
   }
   const list = handlerListOf(mod, jobsFlag);

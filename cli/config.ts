@@ -2,8 +2,10 @@
  * The project's cronfence settings, so `npx cronfence <command>` works in a user's project without
  * flags: `cronfence.config.json`, or a `"cronfence"` key in package.json, in the directory the CLI
  * runs from. Fields: `jobs` (module exporting the job handlers, relative to that directory; compiled
- * JavaScript, e.g. `./dist/jobs.js`), `table` (the library table's name) and `region`. Environment
- * variables (`CRONFENCE_TABLE`, `AWS_REGION`) and flags win over the file.
+ * JavaScript, e.g. `./dist/jobs.js`), `stack` (the deployed CloudFormation stack: the CLI reads the
+ * library table and the function names from its outputs), `table` (the library table's name, instead)
+ * and `region`. Environment variables (`CRONFENCE_STACK`, `CRONFENCE_TABLE`, `AWS_REGION`) and flags
+ * win over the file.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -16,6 +18,15 @@ export const CONFIG_FILE = 'cronfence.config.json';
 const ConfigSchema = v.strictObject(
   {
     jobs: v.optional(v.pipe(v.string('must be a module path'), v.minLength(1, 'must not be empty'))),
+    stack: v.optional(
+      v.pipe(
+        v.string('must be a CloudFormation stack name'),
+        v.regex(
+          /^[A-Za-z][A-Za-z0-9-]{0,127}$/,
+          'must be a CloudFormation stack name (a letter, then letters, digits and hyphens; at most 128)',
+        ),
+      ),
+    ),
     table: v.optional(
       v.pipe(
         v.string('must be a table name'),
@@ -29,13 +40,15 @@ const ConfigSchema = v.strictObject(
       ),
     ),
   },
-  'must be an object with optional "jobs", "table", "region"',
+  'must be an object with optional "jobs", "stack", "table", "region"',
 );
 
 /** The settings found, with paths resolved. */
 export interface ProjectConfig {
   /** Absolute path of the jobs module, when configured. */
   readonly jobs?: string;
+  /** The deployed stack whose outputs name the library table and the functions. */
+  readonly stack?: string;
   /** The library table's name. */
   readonly table?: string;
   /** AWS region. */
@@ -74,6 +87,7 @@ export function loadProjectConfig(dir: string): ProjectConfig | undefined {
   return {
     source,
     ...(c.jobs !== undefined && { jobs: resolve(dir, c.jobs) }),
+    ...(c.stack !== undefined && { stack: c.stack }),
     ...(c.table !== undefined && { table: c.table }),
     ...(c.region !== undefined && { region: c.region }),
   };
@@ -87,11 +101,30 @@ function parseJson(file: string, source: string): unknown {
   }
 }
 
+/** Which variables of an environment {@link applyProjectConfig} filled, and from which setting. */
+const filledFrom = new WeakMap<NodeJS.ProcessEnv, Map<string, string>>();
+
 /**
- * Put the config's table and region into the environment the commands read (`CRONFENCE_TABLE`,
- * `AWS_REGION`), unless already set there.
+ * Put the config's stack, table and region into the environment the commands read (`CRONFENCE_STACK`,
+ * `CRONFENCE_TABLE`, `AWS_REGION`), unless already set there.
  */
 export function applyProjectConfig(config: ProjectConfig, env: NodeJS.ProcessEnv = process.env): void {
-  if (config.table !== undefined) env.CRONFENCE_TABLE ??= config.table;
-  if (config.region !== undefined) env.AWS_REGION ??= config.region;
+  const fill = (variable: string, field: string, value: string | undefined) => {
+    if (value === undefined || env[variable] !== undefined) return;
+    env[variable] = value;
+    const from = filledFrom.get(env) ?? new Map<string, string>();
+    from.set(variable, `${config.source}.${field}`);
+    filledFrom.set(env, from);
+  };
+  fill('CRONFENCE_STACK', 'stack', config.stack);
+  fill('CRONFENCE_TABLE', 'table', config.table);
+  fill('AWS_REGION', 'region', config.region);
+}
+
+/**
+ * How to name a setting in a message: the config field that filled `variable` (e.g.
+ * `package.json#cronfence.stack`), else the variable itself.
+ */
+export function settingName(env: NodeJS.ProcessEnv, variable: string): string {
+  return filledFrom.get(env)?.get(variable) ?? variable;
 }

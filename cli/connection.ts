@@ -2,11 +2,14 @@
  * Where the CLI reads and writes: DynamoDB Local or AWS. Resolution order for the endpoint:
  * `--endpoint`, `DYNAMODB_ENDPOINT`, then a running `npm start` (its `.cronfence/local.json`) unless
  * `--region`/`--profile` ask for AWS; without an endpoint, AWS with the SDK's region and credential chain.
+ * Against AWS, a stack's name (`CRONFENCE_STACK`, or `"stack"` in the project config) is enough: the
+ * library table and the functions come from its CloudFormation outputs (cli/stack-outputs.ts).
  */
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
 import { findLocalState } from '../harness/local/local-state.js';
+import { defaultFunctionName } from '../lib/core/job-definition.js';
 import {
   checkedEndpoint,
   createDocumentClient,
@@ -15,7 +18,9 @@ import {
   nameUnreachableEndpoint,
 } from '../lib/store/client.js';
 import { libraryTable } from '../lib/store/schema.js';
+import { settingName } from './config.js';
 import { usage } from './output.js';
+import { readStackSettings, STACK_ENV, type StackSettings, stackJobFunction } from './stack-outputs.js';
 
 /** The flags every data subcommand takes. */
 export interface ConnectionFlags {
@@ -42,6 +47,13 @@ export interface Connection {
   readonly tables: Readonly<Record<string, string>>;
   /** The app's other environment (payment provider, ...) from `npm start`'s state file (empty otherwise). */
   readonly appEnv: Readonly<Record<string, string>>;
+  /** The deployed stack the table (and the functions) came from, when `CRONFENCE_STACK` named one. */
+  readonly stack?: StackSettings;
+  /**
+   * The Lambda function a job runs as: the stack's (its `JobFunctionNames` output, else `<stack>-<job>`),
+   * else `cronfence-<job>`.
+   */
+  functionName(job: string): string;
   /** Client settings to reuse for other AWS clients (Lambda): region, profile, credentials. */
   readonly clientConfig: {
     region?: string;
@@ -97,8 +109,10 @@ export async function connect(
     }
   }
   if (endpoint !== undefined) checkedEndpoint(flags.endpoint ? '--endpoint' : source, endpoint);
-  const tableName = libraryTableName(flags, env, tables);
+  // Checked before any request: a bad --table or CRONFENCE_TABLE is named even when a stack is set.
+  let tableName = libraryTableName(flags, env, tables);
   const local = endpoint !== undefined;
+  const stackName = stackFromEnv(env);
   const region = flags.region ?? (local ? (env.AWS_REGION ?? stateRegion ?? 'us-east-1') : undefined);
   const credentials =
     local && !flags.profile && !env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE ? LOCAL_CREDENTIALS : undefined;
@@ -122,10 +136,25 @@ export async function connect(
       endpoint,
       `is DynamoDB Local up there? Start it with \`npm start -- --hold\`, or fix ${source}`,
     );
-  if (!local) await checkAws(doc, flags);
+  let stack: StackSettings | undefined;
+  if (!local) {
+    await checkAws(doc, flags);
+    if (stackName !== undefined) {
+      stack = await readStackSettings(stackName, settingName(env, STACK_ENV), {
+        region: await doc.config.region(),
+        ...(flags.profile && { profile: flags.profile }),
+        ...(env.AWS_ENDPOINT_URL_CLOUDFORMATION && { endpoint: env.AWS_ENDPOINT_URL_CLOUDFORMATION }),
+      });
+      // An explicit table (--table, CRONFENCE_TABLE or the config's "table") wins over the stack's.
+      if (flags.table === undefined && env[libraryTable.envVar] === undefined) tableName = stack.libraryTable;
+    }
+  }
+  const found = stack;
   return {
     doc,
     tableName,
+    ...(found && { stack: found }),
+    functionName: (job) => (found && stackJobFunction(found, job)) ?? defaultFunctionName(job),
     mode: local ? 'local' : 'aws',
     ...(endpoint && { endpoint }),
     source,
@@ -157,6 +186,21 @@ export function libraryTableName(
     );
   }
   return flags.table ?? fromEnv ?? tables[libraryTable.envVar] ?? libraryTable.defaultName;
+}
+
+/**
+ * The stack named by `CRONFENCE_STACK` (or the config's `stack`).
+ * @throws InvalidArgumentError naming the setting when it is set but empty.
+ */
+function stackFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env[STACK_ENV];
+  if (value !== undefined && value.trim() === '')
+    throw usage(
+      settingName(env, STACK_ENV),
+      value,
+      'is set but empty: name the deployed CloudFormation stack, or unset it',
+    );
+  return value;
 }
 
 async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionFlags): Promise<void> {

@@ -30,6 +30,11 @@ export interface LeaseView {
   readonly renewedAtMs?: number;
   readonly releasedAtMs?: number;
   readonly lambdaRequestId?: string;
+  /** The holder's trigger and (manual runs) requester, while it holds the lease. */
+  readonly trigger?: string;
+  readonly requestedBy?: string;
+  /** The latest slot that succeeded, as the lease records it (absent on items written before it). */
+  readonly lastSucceeded?: string;
   /** Recently succeeded slots, newest first. */
   readonly recentlySucceededSlots: string[];
 }
@@ -62,6 +67,9 @@ export function leaseView(
     ...(item.renewedAtMs !== undefined && { renewedAtMs: item.renewedAtMs }),
     ...(item.releasedAtMs !== undefined && { releasedAtMs: item.releasedAtMs }),
     ...(item.lambdaRequestId !== undefined && { lambdaRequestId: item.lambdaRequestId }),
+    ...(item.trigger !== undefined && { trigger: item.trigger }),
+    ...(item.requestedBy !== undefined && { requestedBy: item.requestedBy }),
+    ...(item.lastSucceeded !== undefined && { lastSucceeded: item.lastSucceeded }),
     recentlySucceededSlots: [...doneSlotsFor(item, undefined)].sort().reverse(),
   };
 }
@@ -80,9 +88,13 @@ function human(v: LeaseView, nowMs: number, slots: number): string {
   const rows: [string, string][] = [
     ['job', name],
     ['state', status],
-    ['holder', `${cell(v.holder)}${v.slot ? ` (slot ${v.slot})` : ''}`],
+    [
+      'holder',
+      `${cell(v.holder)}${v.slot ? ` (slot ${v.slot}${v.trigger ? `, ${v.trigger}${v.requestedBy ? ` by ${v.requestedBy}` : ''}` : ''})` : ''}`,
+    ],
     ['fence', cell(v.fence)],
-    ['leaseUntil', v.state === 'released' ? '-' : cell(v.leaseUntil)],
+    ['leaseUntil', v.state === 'released' ? 'released' : cell(v.leaseUntil)],
+    ['lastSucceeded', cell(v.lastSucceeded)],
     ['acquiredAt', iso(v.acquiredAtMs)],
     ['renewedAt', iso(v.renewedAtMs)],
     ['releasedAt', iso(v.releasedAtMs)],

@@ -116,9 +116,11 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
       '--enable-schedule',
       "also set the job's Scheduler schedule ENABLED (AWS; needs scheduler:UpdateSchedule)",
     )
-    .option('--schedule-group <name>', 'schedule group of the job (default: found by ListSchedules)');
+    .option('--schedule-group <name>', 'schedule group of the job (default: found by ListSchedules)')
+    .option('--by <name>', 'who resumes, kept on the lease (default: CRONFENCE_OPERATOR, then the OS user)');
   withJobsOption(withConnectionOptions(r)).action(
     action(async (job: string, flags: Omit<PauseFlags, 'note'>) => {
+      const by = operatorValue('--by', flags.by, MAX_PAUSED_BY_CHARS);
       const handler: JobHandler = requireJob(await loadRegistry(flags.jobs, defaults), job);
       const conn = await connect(flags);
       try {
@@ -131,7 +133,7 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
           return ExitCode.Failure;
         }
         const inForce = pauseInForce(item, nowMs);
-        await store.resume({ job, shards: handler.job.shards, pausedAtMs });
+        await store.resume({ job, shards: handler.job.shards, pausedAtMs, by, nowMs });
         const endMs = Math.min(nowMs, item?.pausedUntilMs ?? nowMs);
         const slots = await pausedSlots(handler, new DynamoRunStore(conn.doc, conn.tableName), {
           fromMs: pausedAtMs,

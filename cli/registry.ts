@@ -1,13 +1,16 @@
 /**
- * The jobs the CLI knows: the app's registry (functions/index.ts, loaded by bin/cronfence.ts only when a
- * command needs it) or the user's own module via `--jobs ./path/to/jobs.ts`, which exports `jobs` (a
- * `defineRegistry` list), `handlers` (a record or array of `defineJob` handlers) or a default export
- * of either shape. A module that fails to load (a broken job definition) is bad input: exit 2 with
- * its message, never a stack trace.
+ * The jobs the CLI knows: the project's jobs module (`jobs` in cronfence.config.json or package.json's
+ * `cronfence` key), this repository's example registry (functions/index.ts) when none is configured,
+ * or the module `--jobs ./path/to/jobs.ts` names. A jobs module exports `jobs` (a `defineRegistry`
+ * list), `handlers` (a record or array of `defineJob` handlers) or a default export of either shape;
+ * it may be JavaScript or TypeScript (a `.ts` module is loaded through the project's `tsx`). A module
+ * that fails to load (a broken job definition) is bad input: exit 2 with its message, never a stack
+ * trace. Loaders are called only when a command needs the jobs.
  */
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import { InvalidArgumentError } from '../lib/errors.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { usage } from './output.js';
 
@@ -23,8 +26,19 @@ export type HandlerList =
   | readonly JobHandler[]
   | readonly { readonly handler: JobHandler }[];
 
-/** The default jobs: a list, or a loader (an `import()` of the registry module) called when needed. */
-export type HandlerSource = HandlerList | (() => Promise<HandlerList>);
+/** A loader of the default jobs (an `import()` of the jobs module), and the module's name for messages. */
+export type HandlerLoader = (() => Promise<HandlerList>) & {
+  /** The module it loads, as messages name it. @default {@link DEFAULT_REGISTRY} */
+  readonly source?: string;
+};
+
+/** The default jobs: a list, or a loader called when a command needs them. */
+export type HandlerSource = HandlerList | HandlerLoader;
+
+/** The module the default jobs come from, as messages name it. */
+export function sourceOf(defaults: HandlerSource): string {
+  return (typeof defaults === 'function' && defaults.source) || DEFAULT_REGISTRY;
+}
 
 /** Where the default registry lives (for messages). */
 export const DEFAULT_REGISTRY = 'functions/index.ts';
@@ -33,7 +47,7 @@ export const DEFAULT_REGISTRY = 'functions/index.ts';
 export function withJobsOption(cmd: Command): Command {
   return cmd.option(
     '--jobs <module>',
-    'module exporting `jobs` (a defineRegistry list) or `handlers` (defineJob handlers) (default: functions/index.ts)',
+    "module (.js, or .ts through tsx) exporting `jobs` (a defineRegistry list) or `handlers` (defineJob handlers) (default: the project config's `jobs`, else functions/index.ts)",
   );
 }
 
@@ -53,13 +67,57 @@ export function registryOf(list: HandlerList, source: string): JobRegistry {
   return { jobs, source };
 }
 
+/** File names node cannot import without a TypeScript loader. */
+const TYPESCRIPT_MODULE = /\.[cm]?tsx?$/;
+
+/** True when this module runs from its TypeScript source (under tsx or vitest): `.ts` imports work. */
+const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
+
+let tsxRegistered: Promise<boolean> | undefined;
+
 /**
- * Load the registry: `--jobs` module if given, else the default list.
- * @throws InvalidArgumentError naming `--jobs` when the module cannot be loaded or exports no handlers.
+ * Register tsx's ESM loader for the rest of the process (once), so a TypeScript jobs module and what it
+ * imports (`./nightly.js` for `./nightly.ts`, as tsc resolves it) load as tsc compiles them. Resolved
+ * from this package, which an installed cronfence finds in the project's node_modules.
+ * @returns false when tsx is not installed.
  */
-/** Import the module `--jobs <file>` names. @throws what its import throws (each caller explains it). */
-export async function importJobsFile(jobsFlag: string): Promise<Record<string, unknown>> {
-  return (await import(pathToFileURL(resolve(jobsFlag)).href)) as Record<string, unknown>;
+function registerTsx(): Promise<boolean> {
+  tsxRegistered ??= import('tsx/esm/api').then(
+    (api) => {
+      api.register();
+      return true;
+    },
+    () => false,
+  );
+  return tsxRegistered;
+}
+
+/**
+ * Import a jobs module: JavaScript as it is; TypeScript (`.ts`, `.mts`, `.cts`, `.tsx`) through tsx
+ * when the CLI runs as compiled JavaScript (the installed package).
+ * @throws InvalidArgumentError naming `option` and the file when it is TypeScript and tsx is not
+ *   installed; otherwise what its import throws (each caller explains it).
+ */
+export async function importJobsFile(file: string, option = '--jobs'): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(resolve(file)).href;
+  if (TYPESCRIPT_MODULE.test(file) && !RUNNING_FROM_SOURCE && !(await registerTsx())) {
+    throw usage(
+      option,
+      file,
+      'is TypeScript, which node does not import by itself: install tsx in the project (`npm install --save-dev tsx`) so cronfence loads it through tsx, or point at the compiled module (e.g. ./dist/src/jobs.js after `npx tsc`)',
+    );
+  }
+  return (await import(url)) as Record<string, unknown>;
+}
+
+/**
+ * The loader of a project's configured jobs module (cli/config.ts `jobs`, an absolute path), named in
+ * messages by its path relative to `cwd`.
+ */
+export function projectJobs(file: string, cwd: string = process.cwd()): HandlerLoader {
+  const source = relative(cwd, file) || file;
+  const load = async () => handlerListOf(await importJobsFile(file, 'jobs'), source, 'jobs');
+  return Object.assign(load, { source });
 }
 
 /**
@@ -67,11 +125,15 @@ export async function importJobsFile(jobsFlag: string): Promise<Record<string, u
  * array of defineJob handlers) or a default export of either.
  * @throws UsageError naming `--jobs` and the file when it exports none.
  */
-export function handlerListOf(mod: Record<string, unknown>, jobsFlag: string): HandlerList {
+export function handlerListOf(
+  mod: Record<string, unknown>,
+  jobsFlag: string,
+  option = '--jobs',
+): HandlerList {
   const list = (mod.jobs ?? mod.handlers ?? mod.default) as HandlerList | undefined;
   if (!list || typeof list !== 'object') {
     throw usage(
-      '--jobs',
+      option,
       jobsFlag,
       'must export `jobs` (a defineRegistry list), `handlers` (a record or array of defineJob handlers) or a default export of either',
     );
@@ -79,13 +141,18 @@ export function handlerListOf(mod: Record<string, unknown>, jobsFlag: string): H
   return list;
 }
 
+/**
+ * Load the registry: `--jobs` module if given, else the default list.
+ * @throws InvalidArgumentError naming `--jobs` when the module cannot be loaded or exports no handlers.
+ */
 export async function loadRegistry(
   jobsFlag: string | undefined,
   defaults: HandlerSource,
 ): Promise<JobRegistry> {
   if (!jobsFlag) {
-    if (typeof defaults !== 'function') return registryOf(defaults, DEFAULT_REGISTRY);
-    return registryOf(await loadOrExplain(DEFAULT_REGISTRY, defaults), DEFAULT_REGISTRY);
+    const source = sourceOf(defaults);
+    if (typeof defaults !== 'function') return registryOf(defaults, source);
+    return registryOf(await loadOrExplain(source, defaults), source);
   }
   let mod: Record<string, unknown>;
   try {
@@ -106,6 +173,7 @@ export async function loadOrExplain<T>(module: string, load: () => Promise<T>): 
   try {
     return await load();
   } catch (err) {
+    if (err instanceof InvalidArgumentError) throw err; // already names the module and the fix
     throw usage(
       'jobs',
       module,

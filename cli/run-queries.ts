@@ -10,7 +10,7 @@ import { Attr, Keys, PROBLEMS_INDEX } from '../lib/store/schema.js';
 export type Item = Record<string, unknown>;
 
 /** Attributes of the stored form that only serve keys, TTL or the index. */
-const INTERNAL = new Set<string>([Attr.pk, Attr.sk, Attr.expiresAt, Attr.problem, 'kind']);
+const INTERNAL = new Set<string>([Attr.pk, Attr.sk, Attr.expiresAt, Attr.problem, Attr.problemAt, 'kind']);
 
 /** An item without its key/TTL/index attributes (what `--json` prints). */
 export function publicView(item: Item): Item {

@@ -84,6 +84,14 @@ export function triggerSlot(handler: JobHandler, value: string | undefined, nowM
   return slot;
 }
 
+/** A run record's error summary as `Name: message`, or `-` when the run recorded none. */
+function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  const e = error as { name?: unknown; message?: unknown } | undefined;
+  if (!e || typeof e.message !== 'string') return '-';
+  return typeof e.name === 'string' ? `${e.name}: ${e.message}` : e.message;
+}
+
 /** Register `trigger`. @param defaults the job registry used without `--jobs`. */
 export function registerTrigger(program: Command, defaults: HandlerSource): void {
   const cmd = program
@@ -97,7 +105,10 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
     .option('--requested-by <name>', 'who asks (default: CRONFENCE_OPERATOR, then the OS user)')
     .option('--reason <text>', 'why (recorded on the run record)', 'cronfence trigger')
     .option('--local', "run the job's handler in this process instead of invoking the deployed function")
-    .option('--function <name|arn>', 'deployed function to invoke (default: cronfence-<job>)')
+    .option(
+      '--function <name|arn>',
+      "deployed function to invoke (default: <stack>-<job> or the stack's JobFunctionNames output with the stack setting, else cronfence-<job>)",
+    )
     .option(
       '--invoke-aws',
       'invoke the deployed function in AWS even though records are read from DynamoDB Local',
@@ -156,6 +167,7 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
               { header: 'FENCE', cell: (r) => cell(r.fence) },
               { header: 'RUN ID', cell: (r) => cell(r.runId) },
               { header: 'REQUESTED BY', cell: (r) => cell(r.requestedBy) },
+              { header: 'ERROR', cell: (r) => errorText(r.error) },
             ]),
           );
         return records.length === planned.length && records.every((r) => r.outcome === 'succeeded')

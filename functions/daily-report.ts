@@ -13,6 +13,8 @@ export const handler = defineJob({
   catchUp: { mode: 'latest', windowHours: 48, maxSlotsPerSweep: 1 },
   lease: { durationSeconds: 60 },
   timeoutSeconds: 120,
+  // What the body writes: the role gets exactly this (fencedPut -> UpdateItem on the reports table).
+  uses: { tables: [{ table: reportsTable, writes: ['fencedPut'] }] },
   run: async (ctx) => {
     const lines = MERCHANTS.map(
       (m) => `${m.merchantId} ${m.name}: ${m.currency} ${(m.dailyVolumeCents / 100).toFixed(2)}`,

@@ -8,6 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type PaymentService, startPaymentService } from '../harness/local/payment-service.js';
 import type { LocalApp } from '../harness/local/run-local.js';
 import { type Check, scanAll } from '../harness/local/verify.js';
+import { BusinessAttr } from '../lib/core/results.js';
 import { libraryTable } from '../lib/store/schema.js';
 import { jobs, tables } from './index.js';
 import { MERCHANTS } from './merchants.js';
@@ -97,7 +98,7 @@ export const exampleApp: LocalApp = {
     const rows = await scanAll(doc, tableName(settlementsTable));
     const expected = dates.length * MERCHANTS.length;
     const keys = new Set(rows.map((r) => `${r.merchantId}|${r.settlementDate}`));
-    const orphan = rows.filter((r) => !holders.has(String(r.runId)));
+    const orphan = rows.filter((r) => !holders.has(String(r[BusinessAttr.runId])));
     const reportDates = [...new Set((slotsByJob.get('daily-report') ?? []).map((s) => s.businessDate))];
     const reports = await scanAll(doc, tableName(reportsTable));
     return [

@@ -6,25 +6,17 @@
 import { defineRegistry, registryTables } from '../lib/runtime/registry.js';
 import { handler as dailyReport } from './daily-report.js';
 import { handler as merchantSettlement } from './merchant-settlement.js';
-import { reportsTable, settlementsTable } from './tables.js';
 
 export type { RegisteredJob as JobEntry } from '../lib/runtime/registry.js';
 
 /**
- * Every job of the app: its handler, the file exporting it, and what its body uses (the application
- * tables it writes, with which `ctx` calls, and whether it records effects: the role gets exactly that).
+ * Every job of the app: its handler and the file exporting it. What each body uses (the application
+ * tables it writes, with which `ctx` calls, and whether it records effects: the role gets exactly that)
+ * is declared in its own `defineJob({ uses })`.
  */
 export const jobs = defineRegistry([
-  {
-    handler: dailyReport,
-    entry: 'functions/daily-report.ts',
-    uses: { tables: [{ table: reportsTable, writes: ['fencedPut'] }] },
-  },
-  {
-    handler: merchantSettlement,
-    entry: 'functions/merchant-settlement.ts',
-    uses: { tables: [{ table: settlementsTable, writes: ['insertOnce'] }], effects: true },
-  },
+  { handler: dailyReport, entry: 'functions/daily-report.ts' },
+  { handler: merchantSettlement, entry: 'functions/merchant-settlement.ts' },
 ]);
 
 /** Every application table the jobs use (created by `npm start` and the CDK app). */

@@ -106,6 +106,8 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
     timeoutSeconds: 300,
     ...(shards > 1 && { shards }),
     ...(options.dispatch && { dispatch: options.dispatch }),
+    // One insert-once row per merchant and date, and the payouts and e-mails as effects.
+    uses: { tables: [{ table: settlementsTable, writes: ['insertOnce'] }], effects: true },
     run: async (ctx) => {
       const merchants = all.filter((m) => ownsKey(ctx, m.merchantId, shards));
       const table = tableName(settlementsTable);

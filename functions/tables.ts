@@ -1,6 +1,6 @@
 /**
- * The example application's business tables (not cronfence's): each registry entry in
- * functions/index.ts lists the ones its job uses; `npm start` and the CDK app create them from these schemas.
+ * The example application's business tables (not cronfence's): each job declares the ones it writes
+ * in its `defineJob({ uses })`; `npm start` and the CDK app create them from these schemas.
  */
 import type { TableSchema } from '../lib/index.js';
 
@@ -20,6 +20,4 @@ export const settlementsTable: TableSchema = {
 };
 
 /** Physical name of a table: its env var (set by CDK / the emulator) or its default name. */
-export function tableName(schema: TableSchema): string {
-  return process.env[schema.envVar] ?? schema.defaultName;
-}
+export { tableName } from '../lib/index.js';

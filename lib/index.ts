@@ -7,6 +7,7 @@ export type { JobDefinition } from './core/job-definition.js';
 export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
 export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';
 export { systemClock } from './core/ports.js';
+export { BOOKKEEPING_PREFIX, BusinessAttr, LegacyBusinessAttr } from './core/results.js';
 export { parseScheduleExpression, type ScheduleExpression } from './core/schedule/expression.js';
 export { type Slot, slotFromLocalTime, slotFromScheduledTime } from './core/schedule/slot.js';
 export * from './effects/index.js';
@@ -36,9 +37,15 @@ export {
 } from './runtime/middleware.js';
 export type { RunSummary } from './runtime/run-session.js';
 export { createDocumentClient } from './store/client.js';
-export type { JobAccess, TableUse } from './store/job-access.js';
-export { TableWrite } from './store/job-access.js';
+export { declaredUses, type JobAccess, type TableUse, TableWrite } from './store/job-access.js';
 export { DynamoLeaseStore } from './store/lease-store.js';
 export { DynamoResultStore, type InsertOnceResult } from './store/result-store.js';
 export { DynamoRunStore } from './store/run-store.js';
-export { createTableInput, Keys, libraryTable, PROBLEMS_INDEX, type TableSchema } from './store/schema.js';
+export {
+  createTableInput,
+  Keys,
+  libraryTable,
+  PROBLEMS_INDEX,
+  type TableSchema,
+  tableName,
+} from './store/schema.js';

@@ -132,6 +132,7 @@ export class FloorLane {
           nowMs,
           leaseUntilMs,
           lambdaRequestId: randomUUID(),
+          trigger: Trigger.Schedule,
           force: false,
           def,
         }).writes[0],
@@ -196,7 +197,7 @@ export class FloorLane {
           def,
           clearOpen: true,
           recorded: true,
-          ...(!strip.releaseWithoutDoneSet && { doneSlots }),
+          ...(!strip.releaseWithoutDoneSet && { doneSlots, succeededSlot: slotId }),
         }).writes[0],
       );
       const refusal = (x: Record<string, unknown>) => {

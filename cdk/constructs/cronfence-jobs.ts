@@ -1,8 +1,9 @@
-import { Annotations, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
+import { stackFunctionName } from '../../lib/core/function-name.js';
 import type { JobDefinition } from '../../lib/core/job-definition.js';
-import type { JobAccess } from '../../lib/store/job-access.js';
+import { declaredUses, type JobAccess } from '../../lib/store/job-access.js';
 import type { TableSchema } from '../../lib/store/schema.js';
 import { CronfenceAlarms } from './alarms.js';
 import { LibraryTable } from './library-table.js';
@@ -17,19 +18,41 @@ export interface JobEntry {
   /** Handler file exporting `handler`, relative to the project root (e.g. `src/nightly.ts`). */
   readonly entry: string;
   /**
-   * What the job's body uses: the application tables it writes (and with which `ctx` calls) and
-   * whether it records effects. The job's role gets exactly that. @default {} (no tables, no effects)
+   * What the job's body uses, for a definition that does not declare it: the application tables it
+   * writes (and with which `ctx` calls) and whether it records effects. Declare it in `defineJob({ uses })`
+   * instead, beside the code (the entry then reads it from `definition`); synth refuses both at once.
+   * The job's role gets exactly that. @default - the definition's `uses`, else {} (no tables, no effects)
    */
   readonly uses?: JobAccess;
   /** Scheduler StartDate; pin it for rate jobs so the sweeper can count their slots. @default - none */
   readonly start?: Date;
+  /**
+   * The job's Lambda function name, for a name of your own (the stack's `JobFunctionNames` output
+   * tells the CLI). @default `<stack name>-<job>`, so stacks in one account and region never collide
+   */
+  readonly functionName?: string;
+  /**
+   * The job's own environment variables (e.g. a provider's URL), beside the table names cronfence sets;
+   * one cronfence sets or Lambda reserves is refused at synth. @default {}
+   */
+  readonly environment?: Readonly<Record<string, string>>;
 }
+
+/** Output key of the library table's name (read by the CLI's `stack` setting). */
+export const LIBRARY_TABLE_OUTPUT = 'LibraryTableName';
+/** Output key of the jobs' function names, JSON `{ "<job>": "<function name>" }`. */
+export const JOB_FUNCTIONS_OUTPUT = 'JobFunctionNames';
+/** CloudFormation's limit on an output value, in characters. */
+const MAX_OUTPUT_VALUE_LENGTH = 4096;
 
 /** Properties of {@link CronfenceJobs}. */
 export interface CronfenceJobsProps {
   /** The jobs to deploy, one {@link ScheduledJob} each. */
   readonly jobs: readonly JobEntry[];
-  /** Application (business) tables, created from their schemas. @default [] */
+  /**
+   * Application (business) tables to create besides those the jobs declare in `uses` (which are
+   * created anyway, once each by `defaultName`). @default []
+   */
   readonly applicationTables?: readonly TableSchema[];
   /**
    * The project root: holds package-lock.json, node_modules and tsconfig.json; job entries are
@@ -52,6 +75,19 @@ export interface CronfenceJobsProps {
   readonly retainData?: boolean;
   /** Reference instant for DST warnings. @default - synth time */
   readonly now?: Date;
+}
+
+/**
+ * What a job entry uses: its definition's `uses` (`defineJob`), else the entry's.
+ * @throws Error naming the job when both declare it (one place only, beside the job's code).
+ */
+function jobUses(job: JobEntry): JobAccess {
+  const fromDefinition = declaredUses(job.definition);
+  if (fromDefinition !== undefined && job.uses !== undefined && job.uses !== fromDefinition)
+    throw new Error(
+      `cronfence: job "${job.definition.name}" (${job.entry}) declares uses both in defineJob and in its entry: keep the one in defineJob, beside the code`,
+    );
+  return fromDefinition ?? job.uses ?? {};
 }
 
 /**
@@ -78,8 +114,10 @@ export function assertUniqueJobNames(jobs: readonly JobEntry[]): void {
  * A list of jobs wired as cronfence deploys them: the library table, the application tables, one
  * {@link ScheduledJob} per job in one schedule group, the {@link Sweeper} (cronfence's own entry by
  * default) and {@link CronfenceAlarms} with a dashboard. Put it in any stack.
+ * Outputs `LibraryTableName` and `JobFunctionNames` for the CLI's `stack` setting.
  * @throws Error at synth for duplicate job names, an invalid job definition (see
- *   `validateJobForDeploy`) or a job using a table not in `applicationTables`.
+ *   `validateJobForDeploy`), `uses` declared twice for one job, or a variable in a job's `environment`
+ *   that cronfence sets or Lambda reserves.
  * @example
  * import { handler as nightly } from './src/nightly.js';
  * new CronfenceJobs(stack, 'Jobs', { jobs: [{ definition: nightly.job, entry: 'src/nightly.ts' }] });
@@ -105,8 +143,13 @@ export class CronfenceJobs extends Construct {
     const retain = props.retainData ?? true;
     const tableOptions = retain ? {} : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
     this.libraryTable = new LibraryTable(this, 'Library', tableOptions);
+    const usesOf = new Map(props.jobs.map((job) => [job, jobUses(job)] as const));
+    const declared = [...usesOf.values()].flatMap((uses) => (uses.tables ?? []).map((u) => u.table));
+    const schemas = new Map<string, TableSchema>();
+    for (const schema of [...(props.applicationTables ?? []), ...declared])
+      if (!schemas.has(schema.defaultName)) schemas.set(schema.defaultName, schema);
     const tables = new Map<string, SchemaTable>();
-    for (const schema of props.applicationTables ?? []) {
+    for (const schema of schemas.values()) {
       tables.set(
         schema.defaultName,
         new SchemaTable(this, `Table-${schema.defaultName}`, { schema, ...tableOptions }),
@@ -122,17 +165,14 @@ export class CronfenceJobs extends Construct {
           projectRoot,
           libraryTable: this.libraryTable,
           scheduleGroup: this.scheduleGroup,
-          tables: (job.uses?.tables ?? []).map((use) => {
-            const table = tables.get(use.table.defaultName);
-            if (!table) {
-              throw new Error(
-                `cronfence: job "${job.definition.name}" uses table "${use.table.defaultName}", not in the stack`,
-              );
-            }
-            return { table, writes: use.writes };
-          }),
-          effects: job.uses?.effects ?? false,
+          tables: (usesOf.get(job)?.tables ?? []).map((use) => ({
+            table: tables.get(use.table.defaultName) as SchemaTable,
+            writes: use.writes,
+          })),
+          effects: usesOf.get(job)?.effects ?? false,
           ...(job.start ? { start: job.start } : {}),
+          ...(job.functionName !== undefined && { functionName: job.functionName }),
+          ...(job.environment !== undefined && { environment: job.environment }),
           ...(props.now ? { now: props.now } : {}),
         }),
     );
@@ -156,5 +196,33 @@ export class CronfenceJobs extends Construct {
       jobs: this.jobs,
       ...(this.sweeper ? { sweeper: this.sweeper } : {}),
     });
+    // What `cronfence` needs to find this deployment from the stack's name alone (`"stack"` setting).
+    new CfnOutput(this, LIBRARY_TABLE_OUTPUT, {
+      value: this.libraryTable.table.tableName,
+      description:
+        'cronfence library table (leases, run records, effects); the CLI reads it with its "stack" setting',
+    });
+    new CfnOutput(this, JOB_FUNCTIONS_OUTPUT, {
+      value: jobFunctionsOutput(this, this.jobs),
+      description:
+        'cronfence job functions, JSON {"<job>": "<function name>"}; `cronfence backfill` invokes them',
+    });
   }
+}
+
+/**
+ * The jobs' function names as JSON; past CloudFormation's 4096-character output limit, only the names
+ * that differ from the derived default (the CLI derives the others from the stack's name).
+ */
+function jobFunctionsOutput(scope: Construct, jobs: readonly ScheduledJob[]): string {
+  const all = Object.fromEntries(jobs.map((j) => [j.definition.name, j.functionName]));
+  const text = Stack.of(scope).toJsonString(all);
+  if (text.length <= MAX_OUTPUT_VALUE_LENGTH) return text;
+  return JSON.stringify(
+    Object.fromEntries(
+      jobs
+        .filter((j) => j.functionName !== stackFunctionName(Stack.of(j).stackName, j.definition.name))
+        .map((j) => [j.definition.name, j.functionName]),
+    ),
+  );
 }

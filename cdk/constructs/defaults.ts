@@ -44,7 +44,8 @@ export const DEFAULT_SWEEPER_TIMEOUT_SECONDS = 120;
 export const EnvVar = {
   /**
    * Sweeper only: JSON array `[{ "name": "<job>", "functionArn"?: "<arn>", "startMs"?: <epoch ms> }]` of
-   * the jobs it may re-trigger (`functionArn` only when the function is not `cronfence-<job>`;
+   * the jobs it may re-trigger (`functionArn`, a function name or ARN, only when the function is not
+   * `cronfence-<job>`;
    * `startMs` only for jobs with a pinned Scheduler start, i.e. rate jobs). Definitions are compiled
    * into the sweeper's bundle, not put here (Lambda's 4 KB environment limit).
    */

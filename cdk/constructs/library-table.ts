@@ -3,7 +3,13 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { TableWrite } from '../../lib/store/job-access.js';
-import { Keys, libraryTable, PROBLEMS_INDEX, type TableSchema } from '../../lib/store/schema.js';
+import {
+  Keys,
+  libraryTable,
+  PROBLEMS_BY_TIME_INDEX,
+  PROBLEMS_INDEX,
+  type TableSchema,
+} from '../../lib/store/schema.js';
 import {
   JOB_EFFECT_ACTIONS,
   JOB_LEASE_ACTIONS,
@@ -153,12 +159,16 @@ export class LibraryTable extends Construct {
     });
   }
 
-  /** Read-only access for operators and the CLI: every run record and the `problems` index. */
+  /** Read-only access for operators and the CLI: every run record and both problem indexes. */
   grantReadRuns(grantee: IGrantable): Grant {
     return Grant.addToPrincipal({
       grantee,
       actions: [...READ_RUNS_ACTIONS],
-      resourceArns: [this.table.tableArn, `${this.table.tableArn}/index/${PROBLEMS_INDEX}`],
+      resourceArns: [
+        this.table.tableArn,
+        `${this.table.tableArn}/index/${PROBLEMS_INDEX}`,
+        `${this.table.tableArn}/index/${PROBLEMS_BY_TIME_INDEX}`,
+      ],
     });
   }
 }

@@ -1,4 +1,4 @@
-import { Annotations, ArnFormat, type Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, type Duration, Stack, Token } from 'aws-cdk-lib';
 import type { Role } from 'aws-cdk-lib/aws-iam';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -6,13 +6,14 @@ import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { stackFunctionName } from '../../lib/core/function-name.js';
 import { checkJob } from '../../lib/core/job-check.js';
-import { defaultFunctionName, type JobDefinition } from '../../lib/core/job-definition.js';
+import type { JobDefinition } from '../../lib/core/job-definition.js';
 import type { TableWrite } from '../../lib/store/job-access.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_ASYNC_MAX_EVENT_AGE, DEFAULT_SCHEDULER_MAX_EVENT_AGE } from './defaults.js';
 import { FunctionSchedule } from './function-schedule.js';
-import { JobFunction } from './job-function.js';
+import { JOB_FUNCTION_ENVIRONMENT, JobFunction } from './job-function.js';
 import { grantApplicationTable, type LibraryTable } from './library-table.js';
 import { checkSchedule, type ScheduleCheck, schedulerStartDate } from './schedule-check.js';
 import type { SchemaTable } from './schema-table.js';
@@ -24,11 +25,18 @@ export interface ScheduledJobProps {
   /** Handler file exporting `handler`, relative to `projectRoot` (e.g. `functions/daily-report.ts`). */
   readonly entry: string;
   /**
-   * Physical function name: `cronfence backfill <job>` invokes `cronfence-<job>` unless told otherwise.
-   * Override it to deploy two stacks (stages) into one account and region.
-   * @default `cronfence-<job>`
+   * Physical function name. The default is derived from the stack's name, so two stacks (stages, teams)
+   * deploy side by side in one account and region; the CLI derives the same name from the `stack`
+   * setting, and reads an override from the stack's `JobFunctionNames` output.
+   * @default `<stack name>-<job>` ({@link stackFunctionName}; shortened with a tag past 64 characters)
    */
   readonly functionName?: string;
+  /**
+   * The job's own environment variables (a provider's URL, a feature flag), beside cronfence's. A
+   * variable cronfence sets (the library table's, each application table's `envVar`, the runtime's) or
+   * Lambda reserves (`AWS_REGION`, `AWS_LAMBDA_*`, ...) is refused at synth. @default {}
+   */
+  readonly environment?: Readonly<Record<string, string>>;
   /** Repository root (package-lock.json, node_modules, tsconfig.json). */
   readonly projectRoot: string;
   /** The library table: the job gets its own lease, run and effect items only. */
@@ -63,6 +71,28 @@ export interface ScheduledJobProps {
   readonly start?: Date;
   /** The instant DST warnings are computed from (the next three years). @default - synth time */
   readonly now?: Date;
+}
+
+/**
+ * Environment variables Lambda reserves and refuses to set (AWS Lambda Developer Guide, "Defined
+ * runtime environment variables").
+ */
+const LAMBDA_RESERVED = new Set([
+  '_HANDLER',
+  '_X_AMZN_TRACE_ID',
+  'AWS_DEFAULT_REGION',
+  'AWS_REGION',
+  'AWS_EXECUTION_ENV',
+  'AWS_ACCESS_KEY',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'LAMBDA_TASK_ROOT',
+  'LAMBDA_RUNTIME_DIR',
+]);
+
+function isLambdaReserved(variable: string): boolean {
+  return LAMBDA_RESERVED.has(variable) || variable.startsWith('AWS_LAMBDA_');
 }
 
 /**
@@ -102,7 +132,7 @@ export class ScheduledJob extends Construct {
   public readonly periodSeconds: number | undefined;
   /** The job's Lambda function. */
   public readonly function: NodejsFunction;
-  /** Its physical name (`props.functionName`, default `cronfence-<job>`: {@link defaultFunctionName}). */
+  /** Its physical name (`props.functionName`, default `<stack name>-<job>`: {@link stackFunctionName}). */
   public readonly functionName: string;
   /** The function's execution role. */
   public readonly role: Role;
@@ -151,27 +181,46 @@ export class ScheduledJob extends Construct {
     this.startMs = check.expression.kind === 'rate' ? (definition.rateAnchorMs ?? 0) : undefined;
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
     const tables = props.tables ?? [];
-    const functionName = props.functionName ?? defaultFunctionName(definition.name);
-    this.functionName = functionName;
-    // Lambda function names are at most 64 characters (Lambda API reference, `FunctionName`); a
-    // job name over 54 needs its own `functionName` (aws-cdk-lib's message would not name the job).
-    if (functionName.length > 64)
+    const stackName = Stack.of(this).stackName;
+    if (props.functionName === undefined && Token.isUnresolved(stackName))
       throw new Error(
-        `cronfence: job "${definition.name}": function name "${functionName}" has ${functionName.length} characters, ` +
-          "over Lambda's 64; shorten the job name to 54 characters or pass functionName",
+        `cronfence: job "${definition.name}" at ${this.node.path}: the stack's name is not known at synth, so no function name can be derived from it; set functionName in the job's entry`,
       );
+    const functionName = props.functionName ?? stackFunctionName(stackName, definition.name);
+    // Lambda function names are at most 64 characters (Lambda API reference, `FunctionName`); aws-cdk-lib's
+    // message would not name the job.
+    if (functionName === undefined || functionName.length > 64)
+      throw new Error(
+        functionName === undefined
+          ? `cronfence: job "${definition.name}": no function name of at most 64 characters can be derived from the stack name "${stackName}" and a ${definition.name.length}-character job name; set functionName in the job's entry`
+          : `cronfence: job "${definition.name}": functionName "${functionName}" has ${functionName.length} characters, over Lambda's 64`,
+      );
+    this.functionName = functionName;
+    const environment = Object.assign(
+      { ...props.libraryTable.environment },
+      ...tables.map((t) => ({ [t.table.schema.envVar]: t.table.tableName })),
+    ) as Record<string, string>;
+    for (const variable of Object.keys(props.environment ?? {})) {
+      const owner =
+        variable in environment || variable in JOB_FUNCTION_ENVIRONMENT
+          ? 'cronfence sets it'
+          : isLambdaReserved(variable)
+            ? 'Lambda reserves it'
+            : undefined;
+      if (owner)
+        throw new Error(
+          `cronfence: job "${definition.name}": environment.${variable} is refused: ${owner}; choose another name`,
+        );
+    }
     const fn = new JobFunction(this, 'Handler', {
-      // A predictable name lets `cronfence backfill <job>` find the function without --function.
+      // A name the CLI can derive from the stack's name (or read from its JobFunctionNames output).
       functionName,
       entry: props.entry,
       projectRoot: props.projectRoot,
       timeoutSeconds: definition.timeoutSeconds,
       deadLetterQueue: this.deadLetterQueue,
       description: `cronfence job ${definition.name}: ${definition.schedule} ${definition.timeZone}`,
-      environment: Object.assign(
-        { ...props.libraryTable.environment },
-        ...tables.map((t) => ({ [t.table.schema.envVar]: t.table.tableName })),
-      ),
+      environment: { ...props.environment, ...environment },
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
       ...(props.asyncRetryAttempts === undefined ? {} : { retryAttempts: props.asyncRetryAttempts }),

@@ -113,7 +113,7 @@ export interface SweeperProps {
  *
  * Environment: `CRONFENCE_TABLE` (library table) and `CRONFENCE_JOBS`, a JSON array
  * `[{"name":"<job>","functionArn"?:"<arn>","startMs"?:<epoch ms, rate jobs with a pinned start>}]`
- * (`functionArn` only for a function not named `cronfence-<job>`);
+ * (`functionArn`, a function name or ARN, only for a function not named `cronfence-<job>`);
  * the job definitions are compiled into the bundle (`__CRONFENCE_SWEEPER_DEFINITIONS__`). Its Input is
  * the Scheduler payload with `job` = {@link SWEEPER_NAME}.
  * @throws Error at synth when the environment could pass Lambda's 4 KB limit (see {@link checkEnvironmentSize}).
@@ -141,13 +141,16 @@ export class Sweeper extends Construct {
       throw new Error(`cronfence: sweeper schedule: ${(error as Error).message}`, { cause: error });
     }
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
-    // A function named `cronfence-<job>` needs no ARN: the sweeper invokes it by name in its own
-    // account and region (Lambda `Invoke` takes a name or an ARN).
+    // The sweeper invokes each job's function in its own account and region: `functionArn` carries the
+    // plain name when it is known at synth (Lambda `Invoke` takes a name, an ARN or a partial ARN as
+    // FunctionName), the ARN otherwise; a function named `cronfence-<job>` needs neither.
     const jobList = props.jobs.map((job) => ({
       name: job.definition.name,
       ...(job.functionName === defaultFunctionName(job.definition.name)
         ? {}
-        : { functionArn: job.function.functionArn }),
+        : {
+            functionArn: Token.isUnresolved(job.functionName) ? job.function.functionArn : job.functionName,
+          }),
       ...(job.startMs === undefined ? {} : { startMs: job.startMs }),
     }));
     const environment = {
@@ -157,7 +160,9 @@ export class Sweeper extends Construct {
     checkEnvironmentSize(this.node.path, environment, {
       [EnvVar.sweeperJobs]: JSON.stringify(
         jobList.map((job) =>
-          'functionArn' in job ? { ...job, functionArn: 'x'.repeat(MAX_FUNCTION_ARN_LENGTH) } : job,
+          'functionArn' in job && Token.isUnresolved(job.functionArn)
+            ? { ...job, functionArn: 'x'.repeat(MAX_FUNCTION_ARN_LENGTH) }
+            : job,
         ),
       ),
     });

@@ -34,22 +34,24 @@ export async function waitUntilReady(
   timeoutMs = DYNAMODB_LOCAL_READY_TIMEOUT_MS,
 ): Promise<void> {
   const doc = createDocumentClient({ endpoint, maxAttempts: 1 });
-  let last: unknown;
+  // The deadline is checked here rather than by p-wait-for's `timeout`: that one adds an abort
+  // listener per poll and never removes it, so a Java start-up of over 2 s printed Node's
+  // MaxListenersExceededWarning before every local run.
+  const deadline = Date.now() + timeoutMs;
   const answers = async () => {
     try {
       await doc.send(new ListTablesCommand({ Limit: 1 }));
       return true;
     } catch (err) {
-      last = err;
+      if (Date.now() >= deadline)
+        throw new Error(
+          `DynamoDB Local at ${endpoint} did not answer within ${timeoutMs} ms: ${(err as Error).message}`,
+        );
       return false;
     }
   };
   try {
-    await pWaitFor(answers, { interval: 200, timeout: timeoutMs });
-  } catch {
-    throw new Error(
-      `DynamoDB Local at ${endpoint} did not answer within ${timeoutMs} ms: ${(last as Error)?.message}`,
-    );
+    await pWaitFor(answers, { interval: 200 });
   } finally {
     doc.destroy();
   }

@@ -7,6 +7,7 @@
  * was applied returns that attempt's result.
  */
 import { DYNAMODB_ITEM_LIMIT_BYTES } from '../../lib/core/item-bounds.js';
+import { BusinessAttr } from '../../lib/core/results.js';
 import { TableEffectStore } from '../../lib/store/effect-store.js';
 import { TableLeaseStore } from '../../lib/store/lease-store.js';
 import { TablePauseStore } from '../../lib/store/pause-store.js';
@@ -31,7 +32,7 @@ const STATUS_OF: Partial<Record<ProtocolOp, string>> = {
   release: 'holderState',
   'run-record': 'outcome',
   'mark-abandoned': 'outcome',
-  'insert-once': 'status',
+  'insert-once': BusinessAttr.status,
   effect: 'status',
 };
 

@@ -42,7 +42,7 @@ export type Recorded =
       readonly kind: 'process';
       readonly atMs: number;
       readonly worker: string;
-      readonly what: 'kill' | 'suspend' | 'skew' | 'deliver' | 'provider-fault' | 'pause';
+      readonly what: 'kill' | 'suspend' | 'skew' | 'deliver' | 'provider-fault' | 'pause' | 'resume';
       readonly detail: string;
     };
 
@@ -51,6 +51,11 @@ export interface Recording {
   readonly title: string;
   /** Seed, drill name, budget, ... shown in the header. */
   readonly meta: Record<string, string | number>;
+  /**
+   * The job's IANA zone: the axis and the event list show each instant in it beside UTC.
+   * @default UTC only
+   */
+  readonly timeZone?: string;
   readonly entries: readonly Recorded[];
 }
 

@@ -1,7 +1,8 @@
 /**
  * From a recording to what the timeline shows: per job, one lane per run that held (or tried to
- * take) the lease, with its fence, outcome and marks (renewals, refused stale writes, effect
- * transitions, injected faults), plus a chronological event list. Pure.
+ * take) the lease, with its slot, fence, outcome, error and marks (renewals, refused stale writes,
+ * effect transitions in the lane of the run that made them, injected faults), the pauses with their
+ * resumes, plus a chronological event list. Pure.
  */
 import type { Recorded, Recording } from './recording.js';
 
@@ -28,7 +29,19 @@ export interface Lane {
   /** The last lease expiry the run wrote (claim or renewal), converted to true time. */
   readonly leaseUntilMs?: number;
   readonly outcome: string;
+  /** The run's error summary (`name: message`), when it recorded one. */
+  readonly error?: string;
   readonly marks: readonly LaneMark[];
+}
+
+/** A pause of the job: from when it was written to its resume (open: still in force at the end). */
+export interface PauseSpan {
+  readonly startMs: number;
+  readonly endMs?: number;
+  /** Who paused and why, as the pause entry said. */
+  readonly text: string;
+  /** Who resumed, as the resume entry said. */
+  readonly endText?: string;
 }
 
 /** One line of the event list. */
@@ -49,6 +62,10 @@ export interface TimelineModel {
   readonly jobs: readonly string[];
   readonly lanes: readonly Lane[];
   readonly events: readonly TimelineEvent[];
+  /** Pauses, oldest first, each ended by the next resume after it. */
+  readonly pauses: readonly PauseSpan[];
+  /** The job's IANA zone, shown beside UTC. @default UTC only */
+  readonly timeZone?: string;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -62,6 +79,7 @@ export function timelineModel(rec: Recording): TimelineModel {
   const times = rec.entries.map((e) => e.atMs);
   const startMs = times.length ? Math.min(...times) : 0;
   const endMs = times.length ? Math.max(...times) : 0;
+  const pauses: (Mutable<PauseSpan> & { endMs?: number })[] = [];
   const laneOf = (e: Extract<Recorded, { kind: 'runtime' }>) => {
     const ev = e.event;
     let lane = lanes.get(ev.runId);
@@ -81,7 +99,22 @@ export function timelineModel(rec: Recording): TimelineModel {
     return lane;
   };
   for (const e of rec.entries) {
-    if (e.kind === 'runtime') {
+    if (e.kind === 'runtime' && e.event.type === 'effect-transition') {
+      // An effect transition belongs to the lane of the run that made it; it never opens a lane.
+      const ev = e.event;
+      lanes.get(ev.runId)?.marks.push({
+        atMs: e.atMs,
+        kind: 'effect',
+        label: `${ev.key}: ${ev.from} → ${ev.to}${ev.note ? ` (${ev.note})` : ''}`,
+      });
+      events.push({
+        atMs: e.atMs,
+        worker: e.worker,
+        runId: ev.runId,
+        kind: 'effect',
+        text: `effect ${ev.key}: ${ev.from} → ${ev.to}${ev.note ? ` (${ev.note})` : ''}`,
+      });
+    } else if (e.kind === 'runtime') {
       const ev = e.event;
       const lane = laneOf(e);
       if (ev.fence !== undefined) lane.fence = ev.fence;
@@ -139,25 +172,16 @@ export function timelineModel(rec: Recording): TimelineModel {
             text: `stale write refused: fence ${ev.fence} < stored ${ev.storedFence}`,
           });
           break;
-        case 'effect-transition':
-          lane.marks.push({ atMs: e.atMs, kind: 'effect', label: `${ev.key}: ${ev.from} → ${ev.to}` });
-          events.push({
-            atMs: e.atMs,
-            worker: e.worker,
-            runId: ev.runId,
-            kind: 'effect',
-            text: `effect ${ev.key}: ${ev.from} → ${ev.to}${ev.note ? ` (${ev.note})` : ''}`,
-          });
-          break;
         case 'finish':
           lane.endMs = e.atMs;
           lane.outcome = `${ev.summary.outcome}${ev.summary.reason ? `/${ev.summary.reason}` : ''}`;
+          if (ev.summary.error) lane.error = `${ev.summary.error.name}: ${ev.summary.error.message}`;
           events.push({
             atMs: e.atMs,
             worker: e.worker,
             runId: ev.runId,
             kind: 'decision',
-            text: `recorded ${lane.outcome}`,
+            text: `recorded ${lane.outcome}${lane.error ? ` — ${lane.error}` : ''}`,
           });
           break;
       }
@@ -175,6 +199,12 @@ export function timelineModel(rec: Recording): TimelineModel {
       lanes.get(e.runId)?.marks.push({ atMs: e.atMs, kind: 'write', label: `${e.op} fence ${e.fence}` });
     } else if (e.kind === 'process' && e.what !== 'deliver') {
       events.push({ atMs: e.atMs, worker: e.worker, kind: 'process', text: `${e.what}: ${e.detail}` });
+      if (e.what === 'pause') pauses.push({ startMs: e.atMs, text: e.detail });
+      const open = pauses.find((p) => p.endMs === undefined && p.startMs <= e.atMs);
+      if (e.what === 'resume' && open) {
+        open.endMs = e.atMs;
+        open.endText = e.detail;
+      }
     }
   }
   const all = [...lanes.values()].sort((a, b) => a.job.localeCompare(b.job) || a.startMs - b.startMs);
@@ -186,5 +216,7 @@ export function timelineModel(rec: Recording): TimelineModel {
     jobs: [...new Set(all.map((l) => l.job))],
     lanes: all,
     events: events.sort((a, b) => a.atMs - b.atMs),
+    pauses,
+    ...(rec.timeZone !== undefined && { timeZone: rec.timeZone }),
   };
 }

@@ -17,6 +17,7 @@ import { MINUTE_MS } from './schedule/calendar.js';
 import { DST_GAP_POLICIES } from './schedule/dst-gap.js';
 import { parseScheduleExpression, type ScheduleExpression } from './schedule/expression.js';
 import { validateCatchUp } from './schedule/validate.js';
+import { findUnknownOption, unknownOptionMessage } from './unknown-options.js';
 
 /**
  * Time a renewal may take, SDK retries included, in ms (docs/clock-skew.md "The lease-margin rule" 2:
@@ -174,6 +175,12 @@ export const JobOptionsSchema = v.pipe(
   ),
 );
 
+/**
+ * `defineJob` options that are not part of the definition's data: accepted beside the schema's fields
+ * (the body, the shard dispatcher, and `uses`, which lib/store/job-access.ts validates).
+ */
+const BODY_OPTIONS = ['run', 'dispatch', 'uses'];
+
 /** Input accepted by {@link parseJobDefinition}. */
 export type JobDefinitionInput = v.InferInput<typeof JobOptionsSchema>;
 
@@ -188,8 +195,9 @@ function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
  * the schema, then the expression (a cron that never fires is refused), then catch-up against the
  * schedule's period and run-record retention.
  * @param nowMs definition-time clock, epoch ms (where a cron's period is measured from).
- * @throws InvalidJobDefinitionError naming the first bad field (dotted path) and its value;
- *   InvalidScheduleError naming the expression and its bad part.
+ * @throws InvalidJobDefinitionError naming the first bad field (dotted path) and its value (an unknown
+ *   option, top-level or nested, with the known name nearest to it); InvalidScheduleError naming the
+ *   expression and its bad part.
  * @example
  * parseJobDefinition({ name: 'nightly', schedule: 'cron(30 2 * * ? *)', lease: { durationSeconds: 30 } }, Date.now())
  *   .definition.timeoutSeconds; // 60
@@ -198,6 +206,14 @@ export function parseJobDefinition(
   input: unknown,
   nowMs: number,
 ): { definition: JobDefinition; expression: ScheduleExpression } {
+  // v.object drops unknown keys: refuse them first, or a misspelt option would be silently ignored.
+  const unknown = findUnknownOption(JobOptionsSchema, input, BODY_OPTIONS);
+  if (unknown !== undefined)
+    throw new InvalidJobDefinitionError(
+      unknown.path.join('.'),
+      valueAt(input, unknown.path),
+      unknownOptionMessage(unknown),
+    );
   const result = v.safeParse(JobOptionsSchema, input, { abortPipeEarly: true });
   if (!result.success) {
     const issue = result.issues[0];

@@ -16,6 +16,18 @@ export interface LeaseItem extends PauseFields {
   readonly fence?: number;
   /** Lease expiry by the claimer's clock, epoch ms; 0 after a release. */
   readonly leaseUntilMs?: number;
+  /**
+   * The same for a person reading the item: `leaseUntilMs` as an ISO instant while held, `released`
+   * (or `unrecorded`) after a release ({@link readableLeaseUntil}). Absent on items last written
+   * before it existed; never read by the protocol.
+   */
+  readonly leaseUntil?: string;
+  /** Trigger of the current or last holder's run (`schedule`, `retry`, `manual`, `catch-up`). */
+  readonly trigger?: string;
+  /** Who asked for the current or last holder's run, for manual runs only. */
+  readonly requestedBy?: string;
+  /** The slot id of the latest run that released after succeeding (the readable head of `doneSlots`). */
+  readonly lastSucceeded?: string;
   /** Slot id the current or last holder runs. */
   readonly slot?: string;
   /**
@@ -91,6 +103,20 @@ export function awaitsAbandonMark(holderState: string | undefined): boolean {
   return holderState === 'running' || holderState === 'unrecorded';
 }
 
+/** Longest `requestedBy` kept on the lease item (the run record keeps the whole name). */
+export const LEASE_REQUESTER_MAX_CHARS = 64;
+
+/**
+ * The readable form of a lease's expiry (`leaseUntil`): the ISO instant while held
+ * (`2026-03-10T09:01:05.000Z`), the word `released` (or `unrecorded`) after a release, so a person
+ * reading the item never has to decode `leaseUntilMs = 0`. The release's time is `releasedAtMs`: the
+ * lease item's 1 KB budget (docs/design.md "Lease item size") has no room for a second instant there.
+ * @param atMs the expiry, epoch ms (used only while `running`).
+ */
+export function readableLeaseUntil(state: 'running' | 'released' | 'unrecorded', atMs = 0): string {
+  return state === 'running' ? new Date(atMs).toISOString() : state;
+}
+
 /** `prevOwner` / `prevSlot` of a lease item whose latest claim displaced nobody. */
 export const NO_HOLDER = '-';
 
@@ -118,6 +144,11 @@ export interface PreviousHolder {
   readonly slot: string;
   readonly fence: number;
   readonly leaseUntilMs: number;
+  /** When the previous holder claimed, epoch ms by its clock (absent when the item did not say). */
+  readonly acquiredAtMs?: number;
+  /** The previous holder's trigger and requester, as its claim stored them (absent on older items). */
+  readonly trigger?: string;
+  readonly requestedBy?: string;
   /** True when the previous holder never released: its run is to be recorded `abandoned`. */
   readonly abandoned: boolean;
   /**
@@ -168,6 +199,9 @@ export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: str
           slot: old.slot,
           fence: oldFence,
           leaseUntilMs: old.leaseUntilMs ?? 0,
+          ...(old.acquiredAtMs !== undefined && { acquiredAtMs: old.acquiredAtMs }),
+          ...(old.trigger !== undefined && { trigger: old.trigger }),
+          ...(old.requestedBy !== undefined && { requestedBy: old.requestedBy }),
           abandoned: awaitsAbandonMark(old.holderState),
           ...(awaitsAbandonMark(old.holderState) && displacedBy(old)),
         }

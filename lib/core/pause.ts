@@ -33,7 +33,18 @@ export interface PauseFields {
    * run id of its last failed attempt), oldest first, at most `pauseOnFailure` entries.
    */
   readonly failedSlots?: readonly FailedOccurrence[];
+  /** The latest resume ({@link RESUME_TRACE}): when (epoch ms), by whom, and which pause it ended. */
+  readonly resumedAtMs?: number;
+  readonly resumedBy?: string;
+  readonly resumedPauseAtMs?: number;
 }
+
+/**
+ * What a resume leaves on the job lease (`resumedAtMs`, epoch ms; `resumedBy`; `resumedPauseAtMs`, the
+ * `pausedAtMs` of the pause it ended), for readers; the next pause (an operator's, or the release that
+ * completes a `pauseOnFailure` streak) removes them.
+ */
+export const RESUME_TRACE: readonly string[] = ['resumedAtMs', 'resumedBy', 'resumedPauseAtMs'];
 
 /** One failed occurrence of a `pauseOnFailure` job's streak. */
 export interface FailedOccurrence {

@@ -49,8 +49,8 @@ export type InsertOnceResult =
  */
 export interface ResultStore {
   /**
-   * Create or overwrite a protected item under a fence (`fence` + `fencedBy`, the same attributes
-   * insert-once writes). `options.adoptUnfenced` also accepts an existing item that was never fenced.
+   * Create or overwrite a protected item under a fence (`cronfence:fence` + `cronfence:lease`, the same
+   * attributes insert-once writes; the job's own attributes stored as given). `options.adoptUnfenced` also accepts an existing item that was never fenced.
    * @throws StaleFenceError carrying the stored fence when a newer holder of our lease already wrote it.
    * @throws ResultConflictError when the item exists unfenced (not adopted), or another lease that still
    *   runs fenced it; StoreError on store failure.
@@ -82,6 +82,10 @@ export interface ClaimRequest extends LeaseRef {
   readonly nowMs: number;
   readonly leaseUntilMs: number;
   readonly lambdaRequestId?: string;
+  /** The run's trigger, stored on the lease so an abandon mark can name it. @default none (not stored) */
+  readonly trigger?: string;
+  /** Who asked for a manual run (stored, cut to `LEASE_REQUESTER_MAX_CHARS`). @default none */
+  readonly requestedBy?: string;
   /** Claim even if the slot is in the done set (manual re-runs). @default false */
   readonly force?: boolean;
   /** Definition id (`definitionId`): a done set written under another id is ignored. @default none (any) */
@@ -101,6 +105,8 @@ export interface ReleaseRequest extends LeaseRef {
   readonly nowMs: number;
   /** The new done set (on success): the slot is recorded as succeeded. */
   readonly doneSlots?: ReadonlySet<string>;
+  /** With `doneSlots`: the slot this run succeeded, stored as the lease's readable `lastSucceeded`. */
+  readonly succeededSlot?: string;
   /** Definition id the done set belongs to (written with it). */
   readonly def?: string;
   /** Also clear the item's open-claim list (the releaser marked every earlier entry). @default false */
@@ -149,6 +155,11 @@ export interface HolderSeen {
   readonly slot: string;
   readonly leaseUntilMs: number;
   readonly fence: number;
+  /** When that holder claimed, epoch ms by its clock, when the lease item said (abandon marks). */
+  readonly acquiredAtMs?: number;
+  /** That holder's trigger and (manual runs) requester, when the lease item said (abandon marks). */
+  readonly trigger?: string;
+  readonly requestedBy?: string;
 }
 
 /** One run record: one per invocation attempt (docs/design.md "Items in the library table"). */

@@ -94,7 +94,7 @@ export function decideExisting(stored: StoredEffect, me: EffectActor): EffectDec
   if (me.idempotencyKeys) {
     return {
       kind: 'review',
-      why: `outcome of the call by ${who} is unknown and provider "${me.providerName}" may have forgotten the key (first sent ${String(stored.createdAtMs)}, keys kept ${String(me.keyRetentionMs)} ms) and has no lookup; not resent`,
+      why: `outcome of the call by ${who} is unknown and provider "${me.providerName}" may have forgotten the key (first sent ${new Date(Number(stored.createdAtMs)).toISOString()}, keys kept ${String(me.keyRetentionMs)} ms) and has no lookup; not resent`,
     };
   }
   return {

@@ -9,6 +9,8 @@ import { parseJobDefinition } from '../core/job-definition-schema.js';
 import type { DstGapPolicy } from '../core/schedule/dst-gap.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { CronfenceError } from '../errors.js';
+import { declaredUses, declareUses, type JobAccess, parseJobAccess } from '../store/job-access.js';
+import { accessGuard } from './access-guard.js';
 import { createDeps, type RuntimeDeps } from './deps.js';
 import { type FanOutDeps, fanOut, type ShardDispatcher } from './fan-out.js';
 import type { JobContext } from './job-context.js';
@@ -57,6 +59,16 @@ export interface JobOptions {
    * @default - never pauses itself
    */
   readonly pauseOnFailure?: number;
+  /**
+   * What the body touches beyond its own lease and run records: the application tables it writes (and
+   * with which `ctx` call) and whether it calls `ctx.effect`. The CDK creates those tables, passes each
+   * table's name in its `envVar` and grants exactly these writes; the runtime refuses any other table
+   * (or an effect not declared) before sending it, naming the declaration to add, and so do the local
+   * tests (`cronfence/testing`). Without `uses` a job may write no application table in AWS.
+   * @default - none declared (the CDK entry's `uses`, if any, grants instead)
+   * @example uses: { tables: [{ table: reportsTable, writes: ['fencedPut'] }], effects: true }
+   */
+  readonly uses?: JobAccess;
   /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
   run(ctx: JobContext): Promise<unknown>;
 }
@@ -70,6 +82,8 @@ export type JobHandler = ((
   readonly job: JobDefinition;
   /** The parsed schedule expression. */
   readonly expression: ScheduleExpression;
+  /** What the job declared it touches (`defineJob`'s `uses`); `undefined` when it declares nothing. */
+  readonly uses: JobAccess | undefined;
   /**
    * Build a handler for the same job on other dependencies (tests, drills, the local emulator); it
    * carries the middlewares added with {@link JobHandler.use} so far.
@@ -90,16 +104,19 @@ export type JobMiddleware = MiddlewareObj<unknown, RunSummary, Error, CronfenceL
 /**
  * Validate a job's options into a {@link JobDefinition} with the one job schema
  * (lib/core/job-definition-schema.ts), which synth and `cronfence check` run too.
+ * The definition carries the validated `uses` (read with `declaredUses(definition)`).
  * @throws InvalidJobDefinitionError (name, timeZone, lease.durationSeconds > timeoutSeconds or below the
- *   docs/clock-skew.md minimum, ...), InvalidScheduleError (the expression, naming the bad part; a cron
- *   that never fires).
+ *   docs/clock-skew.md minimum, an unknown option, a malformed `uses`, ...), InvalidScheduleError (the
+ *   expression, naming the bad part; a cron that never fires).
  */
 export function validateJob(options: Omit<JobOptions, 'run'>): {
   definition: JobDefinition;
   expression: ScheduleExpression;
 } {
   const { dispatch: _dispatch, ...rest } = options as Omit<JobOptions, 'run'>;
-  return parseJobDefinition(rest, Date.now());
+  const parsed = parseJobDefinition(rest, Date.now());
+  if (options?.uses !== undefined) declareUses(parsed.definition, parseJobAccess(options.uses));
+  return parsed;
 }
 
 /** {@link validateJob}, with the job's name at the start of a cronfence error's message. */
@@ -127,6 +144,23 @@ function validateNamingJob(options: JobOptions): ReturnType<typeof validateJob> 
  */
 export function defineJob(options: JobOptions): JobHandler {
   const { definition, expression } = validateNamingJob(options);
+  const uses = declaredUses(definition);
+  // A job that declares what it touches gets exactly that, wherever it runs (deps that bring their
+  // own guard, such as cronfence/testing's, keep it).
+  const guarded = (deps: () => RuntimeDeps) => {
+    if (uses === undefined) return deps;
+    const guard = accessGuard(definition.name, uses);
+    const withGuard = new WeakMap<RuntimeDeps, RuntimeDeps>();
+    return () => {
+      const d = deps();
+      if (d.access) return d;
+      const known = withGuard.get(d);
+      if (known) return known;
+      const g = { ...d, access: guard };
+      withGuard.set(d, g);
+      return g;
+    };
+  };
   let cached: RuntimeDeps | undefined;
   const fromEnv = () => {
     // Deployed functions log every decision and emit per-job EMF metrics (lib/runtime/observability).
@@ -138,6 +172,7 @@ export function defineJob(options: JobOptions): JobHandler {
     onSummary?: (s: RunSummary) => void,
     inherited: readonly JobMiddleware[] = [],
   ): JobHandler => {
+    deps = guarded(deps);
     const base = async (event: unknown, context: CronfenceLambdaContext): Promise<RunSummary> => {
       const ctx = context.cronfence;
       if (!ctx) throw new Error('cronfence middleware did not run');
@@ -170,6 +205,7 @@ export function defineJob(options: JobOptions): JobHandler {
     const job: JobHandler = Object.assign(handler as unknown as JobHandler, {
       job: definition,
       expression,
+      uses,
       withDeps: (d: () => RuntimeDeps, s?: (s: RunSummary) => void) => build(d, s, added),
       use: (m: JobMiddleware | readonly JobMiddleware[]) => {
         const more = Array.isArray(m) ? [...m] : [m as JobMiddleware];

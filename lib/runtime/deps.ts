@@ -18,6 +18,7 @@ import { DynamoLeaseStore } from '../store/lease-store.js';
 import { DynamoResultStore } from '../store/result-store.js';
 import { DynamoRunStore } from '../store/run-store.js';
 import { libraryTable } from '../store/schema.js';
+import type { AccessGuard } from './access-guard.js';
 import type { Observer } from './events.js';
 
 /** Everything a run touches outside its own memory. */
@@ -37,6 +38,11 @@ export interface RuntimeDeps {
   readonly pausePoint?: PausePoint;
   /** Receives every runtime decision (logs, metrics, timelines). @default none */
   readonly observe?: Observer;
+  /**
+   * Refuses a write to a table (or an effect) the job does not declare, before the request.
+   * @default - the job's declared `uses` when it declares one (defineJob), else none
+   */
+  readonly access?: AccessGuard;
 }
 
 /** Where a run can be paused (or killed) by fault injection. */
@@ -59,6 +65,7 @@ export function createDeps(
     clock?: Clock;
     pausePoint?: PausePoint;
     observe?: Observer;
+    access?: AccessGuard;
   } = {},
 ): RuntimeDeps {
   const tableName = options.tableName ?? process.env[libraryTable.envVar];
@@ -79,5 +86,6 @@ export function createDeps(
     clock: options.clock ?? systemClock,
     ...(options.pausePoint && { pausePoint: options.pausePoint }),
     ...(options.observe && { observe: options.observe }),
+    ...(options.access && { access: options.access }),
   };
 }

@@ -37,9 +37,11 @@ export interface JobContext {
   /** Throw the abort reason if the run must stop (call between units of work). */
   throwIfAborted(): void;
   /**
-   * Create or overwrite a protected item under this run's fence (docs/design.md step 3): the item
-   * carries `fence` and `fencedBy` (this run's lease), like an insert-once row. An existing item that was
+   * Create or overwrite a protected item under this run's fence (docs/design.md step 3): the job's
+   * attributes are stored as given, beside cronfence's bookkeeping (`cronfence:fence`, `cronfence:lease`,
+   * `cronfence:runId`, `cronfence:writtenAtMs`), like an insert-once row. An existing item that was
    * never fenced is refused unless `options.adoptUnfenced`.
+   * @throws ResultConflictError (nothing written) for an attribute whose name starts with `cronfence:`.
    * @throws StaleFenceError when a newer holder of this lease wrote it (the stored fence is on the error).
    * @throws ResultConflictError when the item exists unfenced (not adopted), or another lease that still
    *   runs last wrote it (reconciled once that lease is released or expired).
@@ -51,8 +53,11 @@ export interface JobContext {
     options?: FencedPutOptions,
   ): Promise<void>;
   /**
-   * Insert a business result once (docs/design.md step 4). Returns `existing` with the stored row when
-   * an earlier run already wrote it. @throws StaleFenceError when a newer holder owns the row.
+   * Insert a business result once (docs/design.md step 4): the job's attributes as given, plus
+   * `cronfence:status = succeeded` and the bookkeeping of `fencedPut`. Returns `existing` with the stored
+   * row when an earlier run already wrote it.
+   * @throws StaleFenceError when a newer holder owns the row.
+   * @throws ResultConflictError (nothing written) for an attribute whose name starts with `cronfence:`.
    */
   insertOnce(
     tableName: string,
@@ -142,17 +147,23 @@ export function createJobContext(b: JobContextBinding): JobContext {
     // A run that knows it lost its lease stops before writing; the fence refuses the ones that do not know.
     fencedPut: (tableName, key, attributes, options) =>
       tracked(async () => {
+        b.deps.access?.table(tableName, 'fencedPut');
         await b.pause('before-write', key);
         guard();
         return results.fencedPut({ tableName, key }, attributes, fc(), options);
       }),
     insertOnce: (tableName, key, attributes) =>
       tracked(async () => {
+        b.deps.access?.table(tableName, 'insertOnce');
         await b.pause('before-write', key);
         guard();
         return results.insertOnce({ tableName, key }, attributes, fc());
       }),
-    effect: (key, request, provider) => tracked(() => effects.run(key, request, provider)),
+    effect: (key, request, provider) =>
+      tracked(async () => {
+        b.deps.access?.effects();
+        return effects.run(key, request, provider);
+      }),
     setDetail: (name, value) => {
       b.details[name] = value;
     },

@@ -100,7 +100,7 @@ export class LeaseKeeper {
       return new DeadlineError(remaining, 'continue the job body');
     if (this.o.clock.now() >= this.untilMs - (this.o.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS)) {
       return new LeaseLostError(
-        `lease of ${this.o.ref.job} lapsed at ${this.untilMs} (less than the ${this.o.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS} ms skew budget left) without a successful renewal`,
+        `lease of ${this.o.ref.job} lapsed at ${new Date(this.untilMs).toISOString()} (less than the ${this.o.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS} ms skew budget left) without a successful renewal`,
       );
     }
     return undefined;

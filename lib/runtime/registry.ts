@@ -6,7 +6,7 @@
 
 import type { JobDefinition } from '../core/job-definition.js';
 import { InvalidJobDefinitionError } from '../errors.js';
-import type { JobAccess } from '../store/job-access.js';
+import { declaredUses, type JobAccess } from '../store/job-access.js';
 import type { TableSchema } from '../store/schema.js';
 import type { JobHandler } from './define-job.js';
 
@@ -17,10 +17,11 @@ export interface JobEntryInput {
   /** The file exporting `handler`, relative to the repository root (bundled by the CDK app). @default `functions/<job name>.ts` */
   readonly entry?: string;
   /**
-   * What the job's body uses: the application tables it writes (and with which `ctx` calls) and whether
-   * it records effects. `npm start` and the CDK app create those tables and pass each to the function as
+   * What the job's body uses, for a job whose `defineJob` does not declare it (declare it there, beside
+   * the code): the application tables it writes (and with which `ctx` calls) and whether it records
+   * effects. `npm start` and the CDK app create those tables and pass each to the function as
    * `<schema.envVar>`; the job's role gets exactly these grants (least privilege).
-   * @default {} (no application tables, no effects)
+   * @default - the definition's `uses`, else {} (no application tables, no effects)
    */
   readonly uses?: JobAccess;
   /** Scheduler StartDate; pin it for rate jobs so the sweeper can count their slots. @default none */
@@ -65,7 +66,7 @@ export function defineRegistry(entries: readonly JobEntryInput[]): readonly Regi
 export function registryTables(jobs: readonly RegisteredJob[]): TableSchema[] {
   const byName = new Map<string, TableSchema>();
   for (const j of jobs)
-    for (const { table: t } of j.uses?.tables ?? [])
+    for (const { table: t } of (j.uses ?? declaredUses(j.definition))?.tables ?? [])
       if (!byName.has(t.defaultName)) byName.set(t.defaultName, t);
   return [...byName.values()];
 }

@@ -5,7 +5,14 @@
 import type { InvocationEvent } from '../core/event.js';
 import { boundDetails } from '../core/item-bounds.js';
 import type { JobDefinition } from '../core/job-definition.js';
-import { CLOCK_SKEW_BUDGET_MS, type ClaimDecision, leaseUntil, nextDoneSlots } from '../core/lease.js';
+import {
+  CLOCK_SKEW_BUDGET_MS,
+  type ClaimDecision,
+  leaseUntil,
+  nextDoneSlots,
+  type OpenHolder,
+  type PreviousHolder,
+} from '../core/lease.js';
 import { definitionId, holdersToMark, needsDoneCheck, sameSlotHeldAction } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import { type FailedOccurrence, failurePause, nextFailedSlots, type PauseFields } from '../core/pause.js';
@@ -163,6 +170,8 @@ export class RunSession {
         nowMs,
         leaseUntilMs: untilMs,
         lambdaRequestId: this.lambda.awsRequestId,
+        trigger: this.event.trigger,
+        ...(this.event.requestedBy !== undefined && { requestedBy: this.event.requestedBy }),
         // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
         // keys make it produce no second result); every other trigger honours the done set.
         force: this.event.trigger === Trigger.Manual,
@@ -315,17 +324,16 @@ export class RunSession {
   ): Promise<void> {
     // Every earlier claim that never released (however deep the chain of lost claim responses), and
     // the holder we displaced. Marking is conditional: a holder that wrote its own record keeps it.
-    const toMark = holdersToMark(
-      [
-        ...decision.open,
-        ...[decision.previous?.displaced, decision.previous].flatMap((p) => (p?.abandoned ? [p] : [])),
-      ],
-      this.runId,
+    const displaced = [decision.previous?.displaced, decision.previous].flatMap((p) =>
+      p?.abandoned ? [p] : [],
     );
+    const toMark = holdersToMark([...decision.open, ...displaced], this.runId);
+    // An open entry names only run, slot and lease end: the claim's returned item may say more of it.
+    const known = new Map(displaced.map((p) => [p.runId, p]));
     for (const p of toMark) {
       const marked = await this.deps.runs.markAbandoned(
         this.def.name,
-        { runId: p.runId, slot: p.slot, leaseUntilMs: p.leaseUntilMs, fence: p.fence },
+        holderSeenOf(known.get(p.runId) ?? p),
         this.runId,
         nowMs,
         this.def.runRetentionDays,
@@ -572,7 +580,10 @@ export class RunSession {
       def: this.defId,
       clearOpen: this.marked && recorded,
       recorded,
-      ...(done && { doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def.rememberSlots) }),
+      ...(done && {
+        doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def.rememberSlots),
+        succeededSlot: this.slot.id,
+      }),
       ...this.streakUpdate(done),
     });
   }
@@ -652,4 +663,21 @@ export class RunSession {
       emit: (e) => this.emit(e),
     });
   }
+}
+
+/**
+ * A displaced holder as its abandon mark names it: with its own claim time, trigger and requester when
+ * the lease item kept them (the claim's ALL_OLD item does; an `open` entry has only run, slot, lease end).
+ */
+function holderSeenOf(p: OpenHolder | PreviousHolder): HolderSeen {
+  const known = 'abandoned' in p ? p : undefined;
+  return {
+    runId: p.runId,
+    slot: p.slot,
+    leaseUntilMs: p.leaseUntilMs,
+    fence: p.fence,
+    ...(known?.acquiredAtMs !== undefined && { acquiredAtMs: known.acquiredAtMs }),
+    ...(known?.trigger !== undefined && { trigger: known.trigger }),
+    ...(known?.requestedBy !== undefined && { requestedBy: known.requestedBy }),
+  };
 }

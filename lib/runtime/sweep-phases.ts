@@ -148,18 +148,25 @@ export async function markDeadHolders(s: Sweep, v: JobView): Promise<void> {
   for (const [shard, item] of v.leases) {
     if (!item || (item.leaseUntilMs ?? 0) >= s.nowMs) continue;
     const dead = openHolders(item).filter((h) => h.leaseUntilMs < s.nowMs);
-    if (awaitsAbandonMark(item.holderState) && item.owner && item.slot)
-      dead.push({
-        runId: item.owner,
-        slot: item.slot,
-        leaseUntilMs: item.leaseUntilMs ?? 0,
-        fence: item.fence ?? 0,
-      });
+    // The current holder as the lease item names it: with its claim time, trigger and requester.
+    const current =
+      awaitsAbandonMark(item.holderState) && item.owner && item.slot
+        ? {
+            runId: item.owner,
+            slot: item.slot,
+            leaseUntilMs: item.leaseUntilMs ?? 0,
+            fence: item.fence ?? 0,
+            ...(item.acquiredAtMs !== undefined && { acquiredAtMs: item.acquiredAtMs }),
+            ...(item.trigger !== undefined && { trigger: item.trigger }),
+            ...(item.requestedBy !== undefined && { requestedBy: item.requestedBy }),
+          }
+        : undefined;
+    if (current) dead.push(current);
     for (const holder of holdersToMark(dead, '')) {
       const by = `sweeper${shard === undefined ? '' : ` (shard ${shard})`}`;
       const marked = await s.deps.runs.markAbandoned(
         v.job,
-        holder,
+        holder.runId === current?.runId ? current : holder,
         by,
         s.nowMs,
         v.target.definition.runRetentionDays,

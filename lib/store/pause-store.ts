@@ -58,10 +58,21 @@ export class TablePauseStore {
    * Clear the pause stored at `pausedAtMs` (shard chunks beyond the first, then the job lease with its
    * first shards). @throws JobNotPausedError; StoreError
    */
-  async resume(input: { job: string; shards: number; pausedAtMs: number }): Promise<void> {
+  async resume(input: {
+    job: string;
+    shards: number;
+    pausedAtMs: number;
+    /** Who resumes and when (epoch ms), kept on the job lease for readers. @default not kept */
+    by?: string;
+    nowMs?: number;
+  }): Promise<void> {
     const targets = pauseTargets(this.tableName, input.job, input.shards);
+    const trace = {
+      ...(input.by !== undefined && { by: input.by }),
+      ...(input.nowMs !== undefined && { nowMs: input.nowMs }),
+    };
     for (const t of [...targets.slice(1), targets[0] as PauseTarget])
-      await perform(this.backend, resume, { ...t, pausedAtMs: input.pausedAtMs });
+      await perform(this.backend, resume, { ...t, pausedAtMs: input.pausedAtMs, ...trace });
   }
 
   /** The job lease item (one GetItem). @throws StoreError */

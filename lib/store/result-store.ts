@@ -27,8 +27,8 @@ export class TableResultStore implements ResultStore {
   ) {}
 
   /**
-   * Write (create or overwrite) a protected item under a fence (`fence` + `fencedBy`, the attributes
-   * insert-once writes too). An item last written under another lease is reconciled once that lease is
+   * Write (create or overwrite) a protected item under a fence (`cronfence:fence` + `cronfence:lease`,
+   * the attributes insert-once writes too; the job's own attributes stored as given). An item last written under another lease is reconciled once that lease is
    * released or expired (`crossLeaseWrite`, one transaction; never on a run's normal path).
    * @throws StaleFenceError carrying the stored fence when a newer holder of our lease already wrote it.
    * @throws ResultConflictError when the item exists unfenced (and `adoptUnfenced` is not set), or another

@@ -30,6 +30,15 @@ export interface TableSchema {
   readonly timeToLiveAttribute?: string;
 }
 
+/**
+ * A table's physical name: its `envVar` (the CDK sets it on every function that declares the table; `npm
+ * start` and the test helpers set or leave it) or, without one, its `defaultName`.
+ * @example await ctx.fencedPut(tableName(reportsTable), { reportDate: ctx.businessDate }, { body });
+ */
+export function tableName(schema: TableSchema, env: NodeJS.ProcessEnv = process.env): string {
+  return env[schema.envVar] ?? schema.defaultName;
+}
+
 /** Attribute names of the library table. */
 export const Attr = {
   pk: 'pk',
@@ -37,12 +46,42 @@ export const Attr = {
   expiresAt: 'expiresAt',
   /** Sparse index partition key: the problem outcome (`failed`, `stale`, `abandoned`) or effect status `needs-review`. */
   problem: 'problem',
-  /** Sparse index sort key: when the problem was recorded, epoch ms. */
+  /** Sort key of the `problems` index: when the problem was recorded, epoch ms (what the CLI queries). */
   problemAtMs: 'problemAtMs',
+  /**
+   * Sort key of the `problemsByTime` index: the same instant as ISO 8601 UTC
+   * (`2026-03-10T08:00:05.000Z`), which sorts as it reads, for a person querying in the console.
+   */
+  problemAt: 'problemAt',
 } as const;
 
-/** Name of the sparse GSI over failed, stale and abandoned runs (and effects needing review). */
+/**
+ * Name of the sparse GSI over failed, stale and abandoned runs and unsettled or needs-review effects,
+ * sorted by `problemAtMs` (epoch ms): the one the CLI and the sweeper query; it holds every problem item,
+ * also those written before {@link PROBLEMS_BY_TIME_INDEX} existed.
+ */
 export const PROBLEMS_INDEX = 'problems';
+
+/**
+ * The same sparse GSI sorted by `problemAt` (an ISO instant string), for the console: "problems since
+ * 2026-03-09T08:00" reads and sorts as written. A second index rather than a new sort key for
+ * `problems`: DynamoDB cannot change an index's key schema, and a table update creates or deletes at most
+ * one index, so a deployed table gains this one in one deploy and keeps the other. Items written before
+ * it existed carry no `problemAt` and are only in `problems`.
+ */
+export const PROBLEMS_BY_TIME_INDEX = 'problemsByTime';
+
+/** The sparse-index attributes of a problem item recorded at `atMs` (epoch ms): both sort keys. */
+export function problemKeys(problem: string, atMs: number): Record<string, string | number> {
+  return {
+    [Attr.problem]: problem,
+    [Attr.problemAtMs]: atMs,
+    [Attr.problemAt]: new Date(atMs).toISOString(),
+  };
+}
+
+/** What a write removes to take an item out of both problem indexes. */
+export const PROBLEM_ATTRIBUTES: readonly string[] = [Attr.problem, Attr.problemAtMs, Attr.problemAt];
 
 /**
  * The library table: leases, run records and effect records in one table (`pk`/`sk`).
@@ -59,6 +98,11 @@ export const libraryTable: TableSchema = {
       indexName: PROBLEMS_INDEX,
       partitionKey: { name: Attr.problem, type: 'S' },
       sortKey: { name: Attr.problemAtMs, type: 'N' },
+    },
+    {
+      indexName: PROBLEMS_BY_TIME_INDEX,
+      partitionKey: { name: Attr.problem, type: 'S' },
+      sortKey: { name: Attr.problemAt, type: 'S' },
     },
   ],
   timeToLiveAttribute: Attr.expiresAt,

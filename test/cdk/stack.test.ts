@@ -66,7 +66,7 @@ describe('the library table', () => {
     );
   });
 
-  it('has the sparse problems GSI keyed by problem and problemAtMs', () => {
+  it('has the sparse problems GSIs: by problemAtMs (the CLI) and by problemAt, an ISO string (the console)', () => {
     synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: [
         {
@@ -77,7 +77,16 @@ describe('the library table', () => {
           ],
           Projection: { ProjectionType: 'ALL' },
         },
+        {
+          IndexName: 'problemsByTime',
+          KeySchema: [
+            { AttributeName: 'problem', KeyType: 'HASH' },
+            { AttributeName: 'problemAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
       ],
+      AttributeDefinitions: Match.arrayWith([{ AttributeName: 'problemAt', AttributeType: 'S' }]),
     });
   });
 
@@ -326,7 +335,8 @@ describe('the sweeper', () => {
       Description: Match.stringLikeRegexp('sweeper'),
       Environment: {
         Variables: Match.objectLike({
-          CRONFENCE_JOBS: '[{"name":"daily-report"},{"name":"merchant-settlement"}]',
+          CRONFENCE_JOBS:
+            '[{"name":"daily-report","functionArn":"CronfenceTest-daily-report"},{"name":"merchant-settlement","functionArn":"CronfenceTest-merchant-settlement"}]',
         }),
       },
     });

@@ -1,5 +1,5 @@
 /** cdk: synth-time validation — bad job definitions fail synth with a message naming job, field and value. */
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,8 @@ import { LibraryTable } from '../../cdk/constructs/library-table.js';
 import { ScheduledJob } from '../../cdk/constructs/scheduled-job.js';
 import { Sweeper } from '../../cdk/constructs/sweeper.js';
 import { CronfenceStack, type JobEntry } from '../../cdk/stack.js';
+import type { JobDefinition } from '../../lib/core/job-definition.js';
+import { declareUses } from '../../lib/store/job-access.js';
 import { FIXTURE_HANDLER, FIXTURE_SWEEPER, jobDefinition } from './fixtures/jobs.js';
 import { NOW, synthError, synthesize } from './support.js';
 
@@ -68,6 +70,27 @@ describe('synth fails with a clear message', () => {
     expect(error?.message).toMatch(message);
   });
 
+  it.each([
+    [
+      { catchup: { mode: 'all', windowHours: 24, maxSlotsPerSweep: 5 } },
+      'cronfence: job "bad": invalid job definition: "catchup" = {"mode":"all","windowHours":24,"maxSlotsPerSweep":5}: unknown option catchup — did you mean catchUp?',
+    ],
+    [
+      { lease: { durationSeconds: 60, renewFraction: 1 / 3, renewFractoin: 0.5 } },
+      'cronfence: job "bad": invalid job definition: "lease.renewFractoin" = 0.5: unknown option lease.renewFractoin — did you mean lease.renewFraction?',
+    ],
+  ])('for an unknown option %j, naming it and the nearest known one', (extra, message) => {
+    const definition = { ...jobDefinition({ name: 'bad' }), ...extra } as JobDefinition;
+    expect(synthError(props({ definition, entry: FIXTURE_HANDLER }))?.message).toBe(message);
+  });
+
+  it('for an unknown option near no known one, listing the known ones', () => {
+    const definition = { ...jobDefinition({ name: 'bad' }), owner: 'team-a' } as JobDefinition;
+    expect(synthError(props({ definition, entry: FIXTURE_HANDLER }))?.message).toMatch(
+      /^cronfence: job "bad": invalid job definition: "owner" = "team-a": unknown option owner; the known options here are name, schedule, timeZone, lease, timeoutSeconds, /,
+    );
+  });
+
   it('for a job name that is not a valid schedule name and key part', () => {
     expect(synthError(props(job({ name: 'daily#report' })))?.message).toMatch(/"name" = "daily#report"/);
   });
@@ -87,23 +110,15 @@ describe('synth fails with a clear message', () => {
     );
   });
 
-  it('for a job that uses a table the stack does not create', () => {
-    const entry = {
-      ...job({ name: 'orphan' }),
-      uses: {
-        tables: [
-          {
-            table: {
-              defaultName: 'ghost',
-              envVar: 'GHOST',
-              partitionKey: { name: 'id', type: 'S' as const },
-            },
-            writes: ['insertOnce' as const],
-          },
-        ],
-      },
-    };
-    expect(synthError(props(entry))?.message).toMatch(/job "orphan" uses table "ghost"/);
+  it('for a job that declares uses both in defineJob and in its entry', () => {
+    const ghost = { defaultName: 'ghost', envVar: 'GHOST', partitionKey: { name: 'id', type: 'S' as const } };
+    const definition = declareUses(jobDefinition({ name: 'twice' }), {
+      tables: [{ table: ghost, writes: ['insertOnce'] }],
+    });
+    const entry = { definition, entry: FIXTURE_HANDLER, uses: { effects: true } };
+    expect(synthError(props(entry))?.message).toBe(
+      'cronfence: job "twice" (test/cdk/fixtures/handler.ts) declares uses both in defineJob and in its entry: keep the one in defineJob, beside the code',
+    );
   });
 });
 
@@ -243,7 +258,7 @@ describe("a rate job's StartDate", () => {
 });
 
 describe('a sharded job', () => {
-  it('may invoke its own function (the fan-out), by its fixed name', () => {
+  it('may invoke its own function (the fan-out), by its name derived from the stack', () => {
     const { template } = synthesize(props(job({ name: 'fanned', shards: 4 })));
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
@@ -251,7 +266,7 @@ describe('a sharded job', () => {
           Match.objectLike({
             Action: 'lambda:InvokeFunction',
             Resource: {
-              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':function:cronfence-fanned$')])],
+              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':function:CronfenceTest-fanned$')])],
             },
           }),
         ]),
@@ -261,8 +276,8 @@ describe('a sharded job', () => {
 });
 
 // Lambda caps a function's environment at 4 KB in all (AWS Lambda Developer Guide, "Lambda quotas").
-// The sweeper's definitions are compiled into its bundle; CRONFENCE_JOBS keeps the names, and an ARN
-// only for a function not named cronfence-<job> (the ARN counts at its longest: 135 bytes).
+// The sweeper's definitions are compiled into its bundle; CRONFENCE_JOBS keeps the job names and each
+// function's name (a name known only at deploy time goes as its ARN, counted at its longest: 135 bytes).
 describe("the sweeper's environment stays under Lambda's 4 KB", () => {
   function sweeperWith(n: number, functionName?: (i: number) => string): Error | undefined {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -289,7 +304,7 @@ describe("the sweeper's environment stays under Lambda's 4 KB", () => {
       return error as Error;
     }
   }
-  const own = (i: number) => `team-fn-${i}`;
+  const own = (i: number) => Lazy.string({ produce: () => `team-fn-${i}` });
 
   it('fails synth naming the construct, the variable and the size when ARNs could pass it', () => {
     expect(sweeperWith(19, own)?.message).toBe(
@@ -299,8 +314,11 @@ describe("the sweeper's environment stays under Lambda's 4 KB", () => {
     );
   });
 
-  it('passes as many own-named functions as fit, and 50 jobs named cronfence-<job> (names only)', () => {
-    expect(sweeperWith(18, own)).toBeUndefined();
-    expect(sweeperWith(50)).toBeUndefined();
+  it('passes as many functions named at deploy time as fit, and 26 jobs with the names derived from the stack', () => {
+    expect(sweeperWith(18, own)?.message).toBeUndefined();
+    expect(sweeperWith(26)?.message).toBeUndefined();
+    expect(sweeperWith(27)?.message).toMatch(
+      /^cronfence: Env\/Sweeper: the function's environment variables can reach \d+ bytes/,
+    );
   });
 });

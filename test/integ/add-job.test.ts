@@ -63,7 +63,7 @@ describe('adding a job: one file plus one registry entry, as the README says', (
       ScheduleExpressionTimezone: 'Europe/Berlin',
     });
     const fn = resourcesOf(template, 'AWS::Lambda::Function').find(
-      (f) => f.FunctionName === 'cronfence-hourly-summary',
+      (f) => f.FunctionName === 'Cronfence-hourly-summary',
     );
     expect(fn?.Environment).toMatchObject({ Variables: { SUMMARIES_TABLE: expect.anything() } });
     const tables = resourcesOf(template, 'AWS::DynamoDB::Table');

@@ -206,11 +206,10 @@ describe('3. a lower fence on an insert-once row', () => {
         reportDate: 'K',
         body: 'insert by 2',
         total: 2,
-        fence: 2,
-        runId: rb.summary?.runId,
+        'cronfence:fence': 2,
+        'cronfence:runId': rb.summary?.runId,
       }),
     ]);
-    expect(rows[0]?.lastFence).toBeUndefined();
     expect(await recordsOf()).toEqual(['1:stale/stale-fence', '2:succeeded/-']);
   });
 });
@@ -257,7 +256,12 @@ describe('4. fences of two leases', () => {
     );
     expect(shard0.summary).toMatchObject({ outcome: 'succeeded', fence: 1 });
     expect(await stack.scan(stack.reports)).toEqual([
-      expect.objectContaining({ reportDate: '2026-03-28', by: 0, fence: 1, fencedBy: 'JOB#rep#0' }),
+      expect.objectContaining({
+        reportDate: '2026-03-28',
+        by: 0,
+        'cronfence:fence': 1,
+        'cronfence:lease': 'JOB#rep#0',
+      }),
     ]);
     expect(await effectItem(stack, 'payout#rep')).toMatchObject({
       status: 'succeeded',
@@ -300,7 +304,9 @@ describe('4. fences of two leases', () => {
     expect(r.summary).toMatchObject({ outcome: 'failed', reason: 'error', fence: 1 });
     expect(r.summary?.error?.name).toBe('ResultConflictError');
     expect(r.summary?.error?.message).toContain('another lease (JOB#rep, fence 40) that is still running');
-    expect(await stack.scan(stack.reports)).toEqual([expect.objectContaining({ by: 'other', fence: 40 })]);
+    expect(await stack.scan(stack.reports)).toEqual([
+      expect.objectContaining({ by: 'other', fence: 40, fencedBy: 'JOB#rep' }),
+    ]);
   });
 });
 
@@ -585,6 +591,8 @@ describe('8. a paused holder whose writes all landed before a takeover', () => {
     expect(rb.summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
     expect(resA.summary).toMatchObject({ outcome: 'stale', reason: 'lease-lost', fence: 1 });
     expect(await recordsOf()).toEqual(['1:stale/lease-lost', '2:succeeded/-']);
-    expect(await stack.scan(stack.reports)).toEqual([expect.objectContaining({ by: 2, fence: 2 })]);
+    expect(await stack.scan(stack.reports)).toEqual([
+      expect.objectContaining({ by: 2, 'cronfence:fence': 2 }),
+    ]);
   });
 });

@@ -63,6 +63,18 @@ describe('cronfence check', () => {
     ]);
   }, 60_000);
 
+  it('exits 1 for a misspelt option, naming it and the nearest known one', async () => {
+    const r = await check('--jobs', 'test/helpers/check-jobs/misspelt.ts', '--json');
+    expect(r.code).toBe(1);
+    expect(json<CheckReport>(r).errors).toEqual([
+      {
+        code: 'definition',
+        message:
+          'job "nightly": invalid job definition: "catchup" = {"mode":"all","windowHours":24}: unknown option catchup — did you mean catchUp?',
+      },
+    ]);
+  }, 60_000);
+
   it.each([
     [
       ['--jobs', 'test/helpers/check-jobs/missing.ts'],

@@ -192,6 +192,8 @@ describe('lease', () => {
           holderState: 'running',
           leaseUntilMs: heldUntilMs,
           acquiredAtMs: Date.now(),
+          trigger: 'manual',
+          requestedBy: 'ops-bob',
         },
       }),
     );
@@ -205,15 +207,19 @@ describe('lease', () => {
       holder: runId,
       fence: 1,
       slot: '2026-03-28T02:30',
+      lastSucceeded: '2026-03-28T02:30',
       recentlySucceededSlots: ['2026-03-28T02:30'],
     });
+    const text = await cli(['lease', 'daily-report'], stackEnv(lease));
+    expect(text.stdout).toMatch(/^leaseUntil\s+released$/m);
+    expect(text.stdout).toMatch(/^lastSucceeded\s+2026-03-28T02:30$/m);
   });
 
   it('shows a held lease with its holder and time left', async () => {
     const r = await cli(['lease', 'merchant-settlement'], stackEnv(lease));
     expect(r.stdout).toMatch(/^state\s+held, \d+s left$/m);
     expect(r.stdout).toMatch(/^leaseUntil\s+2099-01-01T00:00:00Z$/m);
-    expect(r.stdout).toMatch(/^holder\s+holder-1 \(slot 2026-03-29T01:00\)$/m);
+    expect(r.stdout).toMatch(/^holder\s+holder-1 \(slot 2026-03-29T01:00, manual by ops-bob\)$/m);
     expect(r.stdout).toMatch(/^fence\s+9$/m);
   });
 });

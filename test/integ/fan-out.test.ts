@@ -5,6 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
+import { BusinessAttr } from '../../lib/core/results.js';
 import { InvalidEventError } from '../../lib/errors.js';
 import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../../lib/runtime/deps.js';
@@ -110,7 +111,11 @@ describe('a sharded job', () => {
     expect(new Set(rows.map((r) => r.merchantId)).size).toBe(MERCHANTS.length);
     for (const r of rows) {
       const shard = shardOf(String(r.merchantId), SHARDS);
-      expect(r).toMatchObject({ shard, fencedBy: `JOB#sharded-settlement#${shard}`, fence: 1 });
+      expect(r).toMatchObject({
+        shard,
+        'cronfence:lease': `JOB#sharded-settlement#${shard}`,
+        'cronfence:fence': 1,
+      });
     }
     const parentRecord = (await stack.runRecords('sharded-settlement')).find(
       (r) => r.outcome === 'succeeded' && r.shard === undefined,
@@ -141,7 +146,7 @@ describe('a sharded job', () => {
     expect(shards.every((d) => d.summary?.fence === 2 && d.summary.trigger === 'manual')).toBe(true);
     const rows = await stack.scan(stack.settlements);
     expect(rows).toHaveLength(MERCHANTS.length);
-    expect(rows.every((r) => r.fence === 1)).toBe(true);
+    expect(rows.every((r) => r[BusinessAttr.fence] === 1)).toBe(true);
   });
 
   it('rejects a shard index the job does not have before any write', async () => {

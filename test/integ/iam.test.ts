@@ -245,7 +245,8 @@ describe('requests recorded', () => {
     if (!slot) throw new Error('no daily-report slot');
     const reports = example.tableName(reportsTable);
     const doc = createDocumentClient({ endpoint: inject('dynamoEndpoint') });
-    // The report as shard 0 of an earlier 2-shard deployment left it: fenced by JOB#daily-report#0.
+    // The report as shard 0 of an earlier 2-shard deployment left it, written by an earlier version
+    // (the unprefixed fence + fencedBy): fenced by JOB#daily-report#0.
     await doc.send(
       new PutCommand({
         TableName: reports,
@@ -272,7 +273,13 @@ describe('requests recorded', () => {
     const item = (
       await doc.send(new GetCommand({ TableName: reports, Key: { reportDate: slot.businessDate } }))
     ).Item;
-    expect(item).toMatchObject({ fencedBy: 'JOB#daily-report', fence: r.summary?.fence, slot: slot.id });
+    expect(item).toMatchObject({
+      'cronfence:lease': 'JOB#daily-report',
+      'cronfence:fence': r.summary?.fence,
+      slot: slot.id,
+      fencedBy: 'JOB#daily-report#0',
+      fence: 7,
+    });
     // One cross-lease transaction: the other lease is not running, ours is held, then the report.
     const txns = recorded.slice(from).filter((x) => x.request.operation === 'TransactWriteItems');
     expect(
@@ -513,8 +520,8 @@ describe('evaluated with an IAM policy evaluator', () => {
     // late-copy Query, are off the paths these deployments take; the same requests are exercised (and
     // allowed) for the other jobs.
     expect(unused).toEqual([
-      'cronfence-daily-report dynamodb:Query JOB#daily-report',
-      'cronfence-merchant-settlement dynamodb:Query JOB#merchant-settlement',
+      'CronfenceIam-daily-report dynamodb:Query JOB#daily-report',
+      'CronfenceIam-merchant-settlement dynamodb:Query JOB#merchant-settlement',
       'sweeper dynamodb:PutItem JOB#daily-report',
       'sweeper dynamodb:PutItem JOB#merchant-settlement',
     ]);

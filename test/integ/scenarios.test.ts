@@ -9,6 +9,7 @@ import { MERCHANTS } from '../../functions/merchants.js';
 import { ControlledClock } from '../../harness/faults/clock.js';
 import { on } from '../../harness/faults/sdk-faults.js';
 import { deliver, lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
+import { BusinessAttr } from '../../lib/core/results.js';
 import type { RunSummary } from '../../lib/runtime/run-session.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
 
@@ -83,7 +84,7 @@ describe('one slot, many deliveries', () => {
     const rows = await stack.scan(stack.settlements);
     expect(rows).toHaveLength(MERCHANTS.length);
     expect(new Set(rows.map((r) => `${r.merchantId}|${r.settlementDate}`)).size).toBe(MERCHANTS.length);
-    expect(rows.every((r) => r.settlementDate === SETTLEMENT_DATE && r.fence === 8)).toBe(true);
+    expect(rows.every((r) => r.settlementDate === SETTLEMENT_DATE && r[BusinessAttr.fence] === 8)).toBe(true);
   });
 
   it('skips a duplicate 15 minutes after success as already-succeeded with zero business writes and zero reads', async () => {
@@ -145,7 +146,11 @@ describe('a holder that pauses past its lease', () => {
     expect(aRes.summary?.error?.name).toBe('StaleFenceError');
     expect(aRes.summary?.error?.message).toContain('stored fence is 43');
     const [report] = await stack.scan(stack.reports);
-    expect(report).toMatchObject({ reportDate: '2026-03-28', fence: 43, runId: bRes.summary?.runId });
+    expect(report).toMatchObject({
+      reportDate: '2026-03-28',
+      'cronfence:fence': 43,
+      'cronfence:runId': bRes.summary?.runId,
+    });
     const records = await stack.runRecords('daily-report');
     expect(records.map((r) => `${r.fence}:${r.outcome}`).sort()).toEqual(['42:stale', '43:succeeded']);
   });
@@ -185,8 +190,8 @@ describe('failures and retries', () => {
     expect(r2.summary?.runId).not.toBe(r1.summary?.runId);
     const rows = await stack.scan(stack.settlements);
     expect(rows).toHaveLength(MERCHANTS.length);
-    expect(rows.find((r) => r.merchantId === 'M1')?.fence).toBe(1);
-    expect(rows.find((r) => r.merchantId === 'M2')?.fence).toBe(2);
+    expect(rows.find((r) => r.merchantId === 'M1')?.[BusinessAttr.fence]).toBe(1);
+    expect(rows.find((r) => r.merchantId === 'M2')?.[BusinessAttr.fence]).toBe(2);
     const records = await stack.runRecords('merchant-settlement');
     expect(records.map((r) => [r.outcome, r.lambdaRequestId]).sort()).toEqual([
       ['failed', 'req-d'],

@@ -1,12 +1,14 @@
 /** unit: the one job schema — defineJob, synth (validateJobForDeploy) and `cronfence check` give one verdict and message. */
 import { describe, expect, it } from 'vitest';
 import { validateJobForDeploy } from '../../cdk/constructs/scheduled-job.js';
+import { reportsTable } from '../../functions/tables.js';
 import { ianaSpelling } from '../../lib/core/job-definition.js';
 import { minLeaseSeconds, parseJobDefinition } from '../../lib/core/job-definition-schema.js';
 import { ConfigurationError, InvalidJobDefinitionError, InvalidScheduleError } from '../../lib/errors.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { createDeps } from '../../lib/runtime/deps.js';
 import { parseSweeperJobs } from '../../lib/runtime/sweeper-handler.js';
+import { declaredUses } from '../../lib/store/job-access.js';
 
 const NOW = Date.parse('2026-01-15T00:00:00Z');
 const ok = {
@@ -95,6 +97,59 @@ describe('one schema for defineJob and synth', () => {
       );
     },
   );
+
+  it.each([
+    [
+      { catchup: { mode: 'all', windowHours: 24 } },
+      'job "nightly": invalid job definition: "catchup" = {"mode":"all","windowHours":24}: unknown option catchup — did you mean catchUp?',
+    ],
+    [
+      { timeout: 60 },
+      'job "nightly": invalid job definition: "timeout" = 60: unknown option timeout — did you mean timeoutSeconds?',
+    ],
+    [
+      { timezone: 'UTC' },
+      'job "nightly": invalid job definition: "timezone" = "UTC": unknown option timezone — did you mean timeZone?',
+    ],
+    [
+      { lease: { durationSeconds: 30, renewfraction: 0.5 } },
+      'job "nightly": invalid job definition: "lease.renewfraction" = 0.5: unknown option lease.renewfraction — did you mean lease.renewFraction?',
+    ],
+    [
+      { catchUp: { mode: 'all', windowHours: 24, maxSlotsPerSweep: 4, maxSlots: 4 } },
+      'job "nightly": invalid job definition: "catchUp.maxSlots" = 4: unknown option catchUp.maxSlots — did you mean catchUp.maxSlotsPerSweep?',
+    ],
+  ])('refuses an unknown option %j at defineJob, naming the nearest known one', (patch, message) => {
+    const error = definitionError(patch);
+    expect(error).toBeInstanceOf(InvalidJobDefinitionError);
+    expect(error.message).toBe(message);
+  });
+
+  it.each([
+    [
+      { uses: { tables: [{ table: reportsTable, writes: ['put'] }] } },
+      'job "nightly": invalid job definition: "uses.tables.0.writes.0" = "put": must be "fencedPut" or "insertOnce"',
+    ],
+    [
+      { uses: { tables: [{ table: reportsTable, writes: [] }] } },
+      'job "nightly": invalid job definition: "uses.tables.0.writes" = []: must name at least one write ("fencedPut", "insertOnce")',
+    ],
+    [
+      { uses: { tables: [{ table: 'reports', writes: ['fencedPut'] }] } },
+      'job "nightly": invalid job definition: "uses.tables.0.table" = "reports": must be a TableSchema { defaultName, envVar, partitionKey, ... }',
+    ],
+  ])('refuses a malformed uses %j at defineJob, naming the field', (patch, message) => {
+    expect(definitionError(patch).message).toBe(message);
+  });
+
+  it('keeps the declared uses on the handler and its definition (where the CDK reads it)', () => {
+    const uses = { tables: [{ table: reportsTable, writes: ['fencedPut' as const] }], effects: true };
+    const h = defineJob({ ...ok, uses });
+    expect(h.uses).toEqual(uses);
+    expect(declaredUses(h.job)).toEqual(uses);
+    expect(Object.keys(h.job)).not.toContain('uses');
+    expect(defineJob(ok).uses).toBeUndefined();
+  });
 
   it('accepts a lease just above the minimum and derives the minimum from renewFraction', () => {
     expect(minLeaseSeconds(1 / 3)).toBe(1.8);

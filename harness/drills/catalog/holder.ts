@@ -2,6 +2,8 @@
  * Drills about the lease holder: killed mid-run, renewals timing out, a pause longer than the lease
  * (with the clock running, and with the clock frozen), and the Lambda deadline reached mid-run.
  */
+
+import { BusinessAttr } from '../../../lib/core/results.js';
 import { forever } from '../../faults/pause-points.js';
 import { on, timeoutError } from '../../faults/sdk-faults.js';
 import { check, noWriteAfterFinish } from '../checks.js';
@@ -88,7 +90,7 @@ export const renewalTimeout: Drill = {
     const renewals = ctx.stage.recorder.events('renew').filter((e) => e.runId === A.summary?.runId);
     const items = await ctx.businessItems();
     return {
-      observed: `A ${show(recordOf(records, A.summary?.runId))} after ${renewals.length} failed renewals; B ${show(recordOf(records, B.summary?.runId))}; report by ${items[0]?.runId === B.summary?.runId ? 'B' : String(items[0]?.runId)}`,
+      observed: `A ${show(recordOf(records, A.summary?.runId))} after ${renewals.length} failed renewals; B ${show(recordOf(records, B.summary?.runId))}; report by ${items[0]?.[BusinessAttr.runId] === B.summary?.runId ? 'B' : String(items[0]?.[BusinessAttr.runId])}`,
       jobs: [h],
       checks: [
         recordIs('A', recordOf(records, A.summary?.runId), {
@@ -105,8 +107,8 @@ export const renewalTimeout: Drill = {
         recordIs('B', recordOf(records, B.summary?.runId), { outcome: 'succeeded', fence: 2 }),
         check(
           'the report is B’s (fence 2)',
-          items.length === 1 && items[0]?.fence === 2,
-          items.map((i) => `fence=${i.fence} runId=${i.runId}`).join('; '),
+          items.length === 1 && items[0]?.[BusinessAttr.fence] === 2,
+          items.map((i) => `fence=${i[BusinessAttr.fence]} runId=${i[BusinessAttr.runId]}`).join('; '),
         ),
         recordsMatch([A, B], records),
         ...(await ctx.verifyApp([h])),
@@ -151,7 +153,7 @@ export function pausePastLease(clockFrozen: boolean): Drill {
         .events('stale-write-rejected')
         .filter((e) => e.runId === A.summary?.runId);
       return {
-        observed: `A ${show(recordOf(records, A.summary?.runId))}${refused.length ? ` (${refused[0]?.target})` : ''}; B ${show(recordOf(records, B.summary?.runId))}; report fence=${items[0]?.fence}`,
+        observed: `A ${show(recordOf(records, A.summary?.runId))}${refused.length ? ` (${refused[0]?.target})` : ''}; B ${show(recordOf(records, B.summary?.runId))}; report fence=${items[0]?.[BusinessAttr.fence]}`,
         jobs: [h],
         checks: [
           recordIs(
@@ -173,8 +175,10 @@ export function pausePastLease(clockFrozen: boolean): Drill {
           recordIs('B', recordOf(records, B.summary?.runId), { outcome: 'succeeded', fence: 2 }),
           check(
             'the report is B’s (fence 2)',
-            items.length === 1 && items[0]?.runId === B.summary?.runId && items[0]?.fence === 2,
-            items.map((i) => `fence=${i.fence}`).join(';'),
+            items.length === 1 &&
+              items[0]?.[BusinessAttr.runId] === B.summary?.runId &&
+              items[0]?.[BusinessAttr.fence] === 2,
+            items.map((i) => `fence=${i[BusinessAttr.fence]}`).join(';'),
           ),
           recordsMatch([A, B], records),
         ],
@@ -206,7 +210,7 @@ export const deadlineMidRun: Drill = {
     const [A, B] = [await ra, await rb];
     const records = await ctx.tables.runRecords(h.job.name);
     const aRec = recordOf(records, A.summary?.runId);
-    const byA = (await ctx.businessItems()).filter((i) => i.runId === A.summary?.runId);
+    const byA = (await ctx.businessItems()).filter((i) => i[BusinessAttr.runId] === A.summary?.runId);
     const bClaim = ctx.stage.recorder.events('claim-won').find((e) => e.runId === B.summary?.runId);
     const marked = ctx.stage.recorder.events('abandoned-marked');
     return {

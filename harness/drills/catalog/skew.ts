@@ -3,6 +3,8 @@
  * budget, docs/clock-skew.md). Safety must not depend on clocks: mutual exclusion may break, but no
  * stale write may be accepted; liveness (how soon a dead holder is replaced) pays for the skew.
  */
+
+import { BusinessAttr } from '../../../lib/core/results.js';
 import { forever } from '../../faults/pause-points.js';
 import { check } from '../checks.js';
 import type { Drill } from '../types.js';
@@ -53,8 +55,8 @@ export const fastClaimsOverSlow: Drill = {
         recordIs('F', recordOf(records, F.summary?.runId), { outcome: 'succeeded', fence: 2 }),
         check(
           'the report is F’s',
-          items.length === 1 && items[0]?.runId === F.summary?.runId,
-          items.map((i) => `fence=${i.fence}`).join(';'),
+          items.length === 1 && items[0]?.[BusinessAttr.runId] === F.summary?.runId,
+          items.map((i) => `fence=${i[BusinessAttr.fence]}`).join(';'),
         ),
         recordsMatch([S, F], records),
         ...(await ctx.verifyApp([h])),

@@ -6,6 +6,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SingleBar } from 'cli-progress';
 import { table } from '../../../cli/output.js';
 import { renderTimeline } from '../../report/timeline.js';
 import { openTarget } from '../dynamo-env.js';
@@ -40,16 +41,61 @@ function print(label: string, r: ExploreReport, ms: number): void {
   console.log(`  violations: ${r.violations.safety} safety, ${r.violations.liveness} liveness`);
 }
 
+/** How often progress is printed when stderr is not a terminal (CI logs), ms. */
+const PIPED_PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * A progress bar on `stream` (stderr: stdout keeps only the report): redrawn in place on a terminal,
+ * one line every {@link PIPED_PROGRESS_EVERY_MS} otherwise, and a last line at the end. Shrinking a
+ * failure runs more histories than asked: the count goes on, the bar stays full.
+ */
+function progressBar(label: string, runs: number, stream: NodeJS.WritableStream) {
+  const bar = new SingleBar({
+    format: `${label}: [{bar}] {value}/{total} histories, {duration_formatted}`,
+    stream,
+    noTTYOutput: true,
+    notTTYSchedule: PIPED_PROGRESS_EVERY_MS,
+    hideCursor: true,
+    gracefulExit: true,
+  });
+  let last = Date.now();
+  bar.start(runs, 0);
+  return {
+    update(n: number) {
+      bar.setTotal(Math.max(runs, n));
+      bar.update(n);
+      // Histories on the in-memory store chain promises without yielding to timers: draw here when due.
+      const now = Date.now();
+      if (now - last >= ((stream as { isTTY?: boolean }).isTTY ? 200 : PIPED_PROGRESS_EVERY_MS)) {
+        last = now;
+        bar.render();
+      }
+    },
+    stop: () => bar.stop(),
+  };
+}
+
 async function run(
   label: string,
   backend: BackendFactory,
+  o: ExplorerOptions,
   runs: number,
-  seed: number | undefined,
-  maxWorkers: number,
-  reportDir?: string,
 ): Promise<boolean> {
+  const { seed, maxWorkers, report: reportDir } = o;
   const t = Date.now();
-  const r = await explore({ runs, backend, shape: { maxWorkers }, ...(seed !== undefined && { seed }) });
+  const progress = o.progress === false ? undefined : progressBar(label, runs, o.progress ?? process.stderr);
+  let r: ExploreReport;
+  try {
+    r = await explore({
+      runs,
+      backend,
+      shape: { maxWorkers },
+      ...(seed !== undefined && { seed }),
+      ...(progress && { onHistory: (n: number) => progress.update(n) }),
+    });
+  } finally {
+    progress?.stop();
+  }
   print(label, r, Date.now() - t);
   if (!r.failure) return true;
   console.log(`\nVIOLATION ${r.failure.message}`);
@@ -86,16 +132,18 @@ export interface ExplorerOptions {
   readonly maxWorkers: number;
   /** Directory for the timeline of a violation. @default none */
   readonly report?: string;
+  /** Where the progress bar goes, or `false` for none. @default process.stderr */
+  readonly progress?: NodeJS.WritableStream | false;
 }
 
 /** Explore in memory, then sample on DynamoDB. @returns true when every invariant held. */
 export async function runExplorer(o: ExplorerOptions): Promise<boolean> {
-  let ok = await run('In memory', memoryBackend, o.runs, o.seed, o.maxWorkers, o.report);
+  let ok = await run('In memory', memoryBackend, o, o.runs);
   if (ok && o.dynamo > 0) {
     const target = await openTarget();
     console.log(`\nSample on ${target.description}`);
     try {
-      ok = await run('On DynamoDB', dynamoBackend(target), o.dynamo, o.seed, o.maxWorkers, o.report);
+      ok = await run('On DynamoDB', dynamoBackend(target), o, o.dynamo);
     } finally {
       await target.stop();
     }

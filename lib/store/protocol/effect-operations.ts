@@ -16,7 +16,7 @@ import type {
 } from '../../core/ports.js';
 import { NOT_EXECUTED } from '../../core/ports.js';
 import { EffectNotInReviewError } from '../../errors.js';
-import { Attr, Keys } from '../schema.js';
+import { Attr, Keys, PROBLEM_ATTRIBUTES, problemKeys } from '../schema.js';
 import { and, type Condition, eq, le, ne, notExists, or } from './expression.js';
 import { LEASE_SK, leaseInactive, owned } from './operations.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
@@ -196,12 +196,12 @@ export const UNSETTLED_PROBLEM = 'unsettled';
 
 /** The sparse-index attributes of a non-terminal effect, flagged at `atMs`. */
 function unsettled(atMs: number): Item {
-  return { [Attr.problem]: UNSETTLED_PROBLEM, [Attr.problemAtMs]: atMs };
+  return problemKeys(UNSETTLED_PROBLEM, atMs);
 }
 
 /** What a terminal outcome removes: the `unsettled` flag (needs-review sets its own). */
 function removedBy(outcome: EffectOutcomeUpdate): string[] {
-  return outcome.status === EffectStatus.NeedsReview ? [] : [Attr.problem, Attr.problemAtMs];
+  return outcome.status === EffectStatus.NeedsReview ? [] : [...PROBLEM_ATTRIBUTES];
 }
 
 /** The attributes an outcome sets. */
@@ -212,8 +212,7 @@ function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
       return {
         ...base,
         reviewReason: boundText(outcome.reviewReason),
-        [Attr.problem]: outcome.status,
-        [Attr.problemAtMs]: fc.nowMs,
+        ...problemKeys(outcome.status, fc.nowMs),
       };
     case EffectStatus.Succeeded:
       return {
@@ -344,7 +343,7 @@ export const effectResolve: Operation<EffectResolveInput, EffectItem> = {
           }
         : {
             set: { ...reviewed, status: r.as, finishedAtMs: r.nowMs },
-            remove: [Attr.problem, Attr.problemAtMs],
+            remove: [...PROBLEM_ATTRIBUTES],
           };
     return {
       tag: tag('effect-resolve', r),

@@ -9,11 +9,14 @@ import {
   decideClaimFailed,
   decideClaimSucceeded,
   doneKey,
+  LEASE_REQUESTER_MAX_CHARS,
   type LeaseItem,
   NO_HOLDER,
+  readableLeaseUntil,
   storedDoneSet,
 } from '../../core/lease.js';
 import { Outcome } from '../../core/outcomes.js';
+import { RESUME_TRACE } from '../../core/pause.js';
 import type {
   ClaimRequest,
   FenceContext,
@@ -24,7 +27,15 @@ import type {
   ReleaseRequest,
   RunRecord,
 } from '../../core/ports.js';
-import { crossLeaseRefused, fencedWriteRefused, insertRefused } from '../../core/results.js';
+import {
+  BOOKKEEPING_PREFIX,
+  BusinessAttr,
+  crossLeaseRefused,
+  fencedWriteRefused,
+  insertRefused,
+  LegacyBusinessAttr,
+  storedFence,
+} from '../../core/results.js';
 import { showValue } from '../../core/show-value.js';
 import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError } from '../../errors.js';
 import { abandonedRunItem, runRecordItem } from '../run-items.js';
@@ -131,7 +142,13 @@ export const claim: Operation<
             set: {
               owner: req.runId,
               leaseUntilMs: req.leaseUntilMs,
+              leaseUntil: readableLeaseUntil('running', req.leaseUntilMs),
               slot: req.slotId,
+              // Who this holder is, for an abandon mark if it dies holding the lease (and for a reader).
+              ...(req.trigger !== undefined && { trigger: req.trigger }),
+              ...(req.requestedBy !== undefined && {
+                requestedBy: req.requestedBy.slice(0, LEASE_REQUESTER_MAX_CHARS),
+              }),
               holderState: 'running',
               acquiredAtMs: req.nowMs,
               renewedAtMs: req.nowMs,
@@ -148,6 +165,8 @@ export const claim: Operation<
               ]),
             },
             add: { fence: 1 },
+            // A requester names the holder it was written for, never a later one.
+            ...(req.requestedBy === undefined && { remove: ['requestedBy'] }),
           },
           returnValues: 'ALL_OLD',
         },
@@ -205,12 +224,13 @@ function ownedUpdate(
 /** Renew (step 2): extend our lease. Refused: LeaseLostError carrying the lease as it is. */
 export const renew = ownedUpdate('renew', 'renew lease', (ref) => ({
   leaseUntilMs: ref.leaseUntilMs,
+  ...(ref.leaseUntilMs !== undefined && { leaseUntil: readableLeaseUntil('running', ref.leaseUntilMs) }),
   renewedAtMs: ref.nowMs,
 }));
 
 /**
  * Release (step 6): `leaseUntilMs = 0` (never `now`: see docs/design.md), `holderState = released`,
- * and on success the done set. Refused: LeaseLostError carrying the lease as it is.
+ * `leaseUntil = released` for a reader, and on success the done set and `lastSucceeded` (the slot). Refused: LeaseLostError carrying the lease as it is.
  */
 export const release = ownedUpdate(
   'release',
@@ -220,22 +240,32 @@ export const release = ownedUpdate(
     // any release (terminal for its owner and fence), as `unrecorded` and still on the open list, so
     // that the next claimer (or the sweeper) records this run abandoned.
     if (ref.recorded === false)
-      return { leaseUntilMs: 0, holderState: 'unrecorded', releasedAtMs: ref.nowMs };
+      return {
+        leaseUntilMs: 0,
+        leaseUntil: readableLeaseUntil('unrecorded'),
+        holderState: 'unrecorded',
+        releasedAtMs: ref.nowMs,
+      };
     const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
     return {
       leaseUntilMs: 0,
+      leaseUntil: readableLeaseUntil('released'),
       holderState: 'released',
       releasedAtMs: ref.nowMs,
       ...(done && { doneSlots: storedDoneSet(ref.doneSlots) }),
+      ...(done && ref.succeededSlot !== undefined && { lastSucceeded: ref.succeededSlot }),
       ...(done && ref.def !== undefined && { def: ref.def }),
       ...failureSets(ref),
     };
   },
   (ref) => [
     ...(ref.recorded !== false && ref.clearOpen ? ['open'] : []),
+    // Who the holder was matters only for an abandon mark: a recorded run's record names it (and the
+    // released item keeps its bytes for the pause: docs/design.md "Lease item size").
+    ...(ref.recorded !== false ? ['trigger', 'requestedBy'] : []),
     // The pausing release keeps the streak in the pause (`pausedRuns`, the note) and drops the list.
     ...(ref.failedSlots === null || (ref.failedSlots && ref.pause) ? ['failedSlots'] : []),
-    ...(ref.failedSlots && ref.pause ? ['pausedUntilMs'] : []),
+    ...(ref.failedSlots && ref.pause ? ['pausedUntilMs', ...RESUME_TRACE] : []),
   ],
 );
 
@@ -270,7 +300,14 @@ export const releaseIfOwner: Operation<OnLease & { runId: string; nowMs: number 
           table: ref.table,
           key,
           condition: and(eq('owner', ref.runId), eq('holderState', 'running')),
-          update: { set: { leaseUntilMs: 0, holderState: 'released', releasedAtMs: ref.nowMs } },
+          update: {
+            set: {
+              leaseUntilMs: 0,
+              leaseUntil: readableLeaseUntil('released'),
+              holderState: 'released',
+              releasedAtMs: ref.nowMs,
+            },
+          },
           returnValues: 'ALL_OLD',
         },
       ],
@@ -393,28 +430,51 @@ export const markAbandoned: Operation<AbandonInput, boolean> = {
   refused: () => false,
 };
 
-/** Attributes cronfence writes on business rows; a job may not set them itself. */
-const RESERVED = ['lastFence', 'fencedBy', 'fence', 'runId', 'status', 'writtenAtMs'];
-
 /** `<table> <key>` for messages. */
 export function describeRef(ref: ItemRef): string {
   return `${ref.tableName} ${showValue(ref.key)}`;
 }
 
 /**
- * A job's attributes for an update: without the key and `undefined` values.
- * @throws ResultConflictError naming a reserved attribute.
+ * A job's attributes for a business write, without `undefined` values (and, for an update, without the
+ * key). Every other name is the job's own and stored as given.
+ * @throws ResultConflictError (nothing sent) naming an attribute whose name starts with `cronfence:`,
+ *   the prefix of cronfence's bookkeeping attributes ({@link BusinessAttr}).
  */
-function jobAttributes(attributes: Record<string, unknown>, key: Record<string, unknown>): Item {
+function jobAttributes(
+  ref: ItemRef,
+  attributes: Record<string, unknown>,
+  { withKey }: { withKey: boolean },
+): Item {
   const out: Item = {};
   for (const [k, v] of Object.entries(attributes)) {
-    if (k in key || v === undefined) continue;
-    if (RESERVED.includes(k))
-      throw new ResultConflictError(`attribute "${k}" is reserved by cronfence on ${k}`);
+    if (k.startsWith(BOOKKEEPING_PREFIX))
+      throw new ResultConflictError(
+        `${describeRef(ref)}: attribute "${k}" is refused: names starting with "${BOOKKEEPING_PREFIX}" are cronfence's bookkeeping on business items (${Object.values(BusinessAttr).join(', ')}); rename it`,
+      );
+    if ((!withKey && k in ref.key) || v === undefined) continue;
     out[k] = v;
   }
   return out;
 }
+
+/**
+ * The item was last written under lease `lease` with a fence `fenceOp` `fence`: the bookkeeping
+ * attributes, or (an item without them, written by an earlier version) the legacy ones.
+ */
+function lastWrittenUnder(lease: string, fenceOp: typeof le | typeof eq, fence: number): Condition {
+  return or(
+    and(eq(BusinessAttr.lease, lease), fenceOp(BusinessAttr.fence, fence)),
+    and(
+      notExists(BusinessAttr.fence),
+      eq(LegacyBusinessAttr.lease, lease),
+      fenceOp(LegacyBusinessAttr.fence, fence),
+    ),
+  );
+}
+
+/** Never written under a fence, by this version or an earlier one. */
+const neverFenced = (): Condition => and(notExists(BusinessAttr.fence), notExists(LegacyBusinessAttr.lease));
 
 /** A business write: the row, the job's attributes, the fence. */
 export interface BusinessWrite {
@@ -450,22 +510,25 @@ export type FencedWriteStep =
   | { readonly kind: 'written' }
   | { readonly kind: 'other-lease'; readonly lease: string; readonly fence: number };
 
-/** The attributes a fenced write sets: the job's, `fence` and `fencedBy` (the same as insert-once), run, time. */
+/**
+ * The attributes a fenced write sets: the job's as given, and the bookkeeping ({@link BusinessAttr}: fence,
+ * lease, run, time; the same as insert-once).
+ */
 function fencedSets(w: BusinessWrite): Item {
   return {
-    ...jobAttributes(w.attributes, w.ref.key),
-    fence: w.fc.fence,
-    fencedBy: w.fc.leaseKey,
-    runId: w.fc.runId,
-    writtenAtMs: w.fc.nowMs,
+    ...jobAttributes(w.ref, w.attributes, { withKey: false }),
+    [BusinessAttr.fence]: w.fc.fence,
+    [BusinessAttr.lease]: w.fc.leaseKey,
+    [BusinessAttr.runId]: w.fc.runId,
+    [BusinessAttr.writtenAtMs]: w.fc.nowMs,
   };
 }
 
 /**
  * Fenced write (step 3) on a protected item: the item does not exist, or it was last written — by a
- * fenced write or an insert-once, which carry the same `fence` + `fencedBy` — under the same lease with
- * a fence no higher than ours (equal = the same holder writing again); with `adoptUnfenced`, also an
- * item that exists without a fence. Refused, the item decides (lib/core/results.ts): StaleFenceError
+ * fenced write or an insert-once, which carry the same `cronfence:fence` + `cronfence:lease` (an earlier
+ * version's `fence` + `fencedBy`) — under the same lease with a fence no higher than ours (equal = the
+ * same holder writing again); with `adoptUnfenced`, also an item that exists without a fence. Refused, the item decides (lib/core/results.ts): StaleFenceError
  * carrying the stored fence, ResultConflictError (unfenced, not adopted), or `other-lease`.
  */
 export const fencedWrite: Operation<FencedWriteInput, FencedWriteStep> = {
@@ -474,7 +537,7 @@ export const fencedWrite: Operation<FencedWriteInput, FencedWriteStep> = {
     const [partitionKey] = Object.keys(w.ref.key);
     if (partitionKey === undefined)
       throw new ResultConflictError(`fenced write on ${w.ref.tableName} needs a key`);
-    const ours = or(notExists(partitionKey), and(eq('fencedBy', w.fc.leaseKey), le('fence', w.fc.fence)));
+    const ours = or(notExists(partitionKey), lastWrittenUnder(w.fc.leaseKey, le, w.fc.fence));
     return {
       tag: businessTag(ProtocolOp.FencedWrite, w),
       label: `fenced write ${describeRef(w.ref)}`,
@@ -483,7 +546,7 @@ export const fencedWrite: Operation<FencedWriteInput, FencedWriteStep> = {
           kind: 'update',
           table: w.ref.tableName,
           key: w.ref.key,
-          condition: w.options?.adoptUnfenced ? or(ours, notExists('fence')) : ours,
+          condition: w.options?.adoptUnfenced ? or(ours, neverFenced()) : ours,
           update: { set: fencedSets(w) },
         },
       ],
@@ -534,7 +597,7 @@ export const crossLeaseWrite: Operation<CrossLeaseInput, void> = {
         kind: 'update',
         table: w.ref.tableName,
         key: w.ref.key,
-        condition: and(eq('fencedBy', w.other.lease), eq('fence', w.other.fence)),
+        condition: lastWrittenUnder(w.other.lease, eq, w.other.fence),
         update: { set: fencedSets(w) },
       },
     ],
@@ -545,24 +608,22 @@ export const crossLeaseWrite: Operation<CrossLeaseInput, void> = {
   },
 };
 
+/** The inserted row: the job's attributes as given, its key, and the bookkeeping ({@link BusinessAttr}). */
 function insertedRow({ ref, attributes, fc }: BusinessWrite): Item {
-  const row: Item = {};
-  const all = {
-    ...attributes,
+  return {
+    ...jobAttributes(ref, attributes, { withKey: true }),
     ...ref.key,
-    status: 'succeeded',
-    fence: fc.fence,
-    runId: fc.runId,
-    fencedBy: fc.leaseKey,
-    writtenAtMs: fc.nowMs,
+    [BusinessAttr.status]: 'succeeded',
+    [BusinessAttr.fence]: fc.fence,
+    [BusinessAttr.lease]: fc.leaseKey,
+    [BusinessAttr.runId]: fc.runId,
+    [BusinessAttr.writtenAtMs]: fc.nowMs,
   };
-  for (const [k, v] of Object.entries(all)) if (v !== undefined) row[k] = v;
-  return row;
 }
 
 /**
- * Insert-once (step 4): ONE PutItem of the row, born `succeeded`, with `fence`, `fencedBy`, `runId`, if
- * no row has the key. Refused, the row decides: ours (lost response) → inserted; a result already there
+ * Insert-once (step 4): ONE PutItem of the row, born `succeeded` (`cronfence:status`), with
+ * `cronfence:fence`, `cronfence:lease` and `cronfence:runId`, if no row has the key. Refused, the row decides: ours (lost response) → inserted; a result already there
  * → existing; an item a newer holder of our lease wrote → StaleFenceError carrying the row's fence.
  * (No two-phase `running` row and no take-over: no caller needed one; effects cover work that must
  * happen once outside the table.)
@@ -597,7 +658,12 @@ export const insertOnce: Operation<BusinessWrite, InsertOnceResult> = {
       case 'existing':
         return { status: 'existing', item: existing };
       case 'stale':
-        throw new StaleFenceError(describeRef(w.ref), w.fc.fence, Number(existing.fence), existing);
+        throw new StaleFenceError(
+          describeRef(w.ref),
+          w.fc.fence,
+          Number(storedFence(existing)?.fence),
+          existing,
+        );
     }
   },
 };

@@ -8,7 +8,7 @@
  * path. Tagged `other` (ops.ts): no fault rule or timeline step names them.
  */
 import type { LeaseItem } from '../../core/lease.js';
-import { pauseInForce } from '../../core/pause.js';
+import { pauseInForce, RESUME_TRACE } from '../../core/pause.js';
 import { JobNotPausedError, JobPausedError } from '../../errors.js';
 import { Keys } from '../schema.js';
 import { type Condition, eq, exists, notExists, or } from './expression.js';
@@ -74,7 +74,7 @@ export const pause: Operation<PauseInput, void> = {
           pauseNote: p.note,
           ...(p.untilMs !== undefined && { pausedUntilMs: p.untilMs }),
         },
-        remove: [...(p.untilMs === undefined ? ['pausedUntilMs'] : []), 'pausedRuns'],
+        remove: [...(p.untilMs === undefined ? ['pausedUntilMs'] : []), 'pausedRuns', ...RESUME_TRACE],
       },
     });
     const key = Keys.lease(p.job);
@@ -99,6 +99,13 @@ export const pause: Operation<PauseInput, void> = {
 export interface ResumeInput extends PauseTarget {
   /** The `pausedAtMs` the operator saw: only that pause is cleared (a newer one stays). */
   readonly pausedAtMs: number;
+  /**
+   * Who resumed and when (epoch ms): stored on the job lease as `resumedBy`, `resumedAtMs` and
+   * `resumedPauseAtMs` (the pause it ended), so a reader (`cronfence report`) can draw the resume. The
+   * next pause removes them. @default not stored
+   */
+  readonly by?: string;
+  readonly nowMs?: number;
 }
 
 /**
@@ -109,22 +116,26 @@ export interface ResumeInput extends PauseTarget {
 export const resume: Operation<ResumeInput, void> = {
   name: 'resume',
   request: (r) => {
-    const clear = (key: Item, condition: Condition): Write => ({
+    const clear = (key: Item, condition: Condition, trace: Item = {}): Write => ({
       kind: 'update',
       table: r.table,
       key,
       condition,
       update: {
-        set: {},
+        set: trace,
         remove: ['pausedAtMs', 'pausedBy', 'pauseNote', 'pausedUntilMs', 'pausedRuns', 'failedSlots'],
       },
     });
+    const trace =
+      r.nowMs !== undefined && r.by !== undefined
+        ? { resumedAtMs: r.nowMs, resumedBy: r.by, resumedPauseAtMs: r.pausedAtMs }
+        : {};
     return {
       tag: { op: ProtocolOp.Other, name: 'resume', table: r.table, key: Keys.lease(r.job) },
       label: `resume ${r.job}`,
       writes: writesOf(
         r,
-        (k) => clear(k, eq('pausedAtMs', r.pausedAtMs)),
+        (k) => clear(k, eq('pausedAtMs', r.pausedAtMs), trace),
         (k) => clear(k, always),
       ),
     };

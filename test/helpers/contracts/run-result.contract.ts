@@ -120,29 +120,33 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StaleFenceError);
       expect(err).toMatchObject({ fence: 4, storedFence: 6 });
-      expect(await s.read(s.reports, report)).toMatchObject({
+      expect(await s.read(s.reports, report)).toEqual({
+        reportDate: '2026-05-28',
         body: 'c',
-        fence: 6,
-        runId: 'r2',
-        fencedBy: LEASE,
+        'cronfence:fence': 6,
+        'cronfence:runId': 'r2',
+        'cronfence:lease': LEASE,
+        'cronfence:writtenAtMs': NOW,
       });
     });
 
     it('keeps one fence attribute per item: a fenced write with a lower fence is refused on an insert-once row', async () => {
-      // Case 3 of issue 12: insert-once stores `fence` + `fencedBy` like a fenced write; the item is never "unfenced".
+      // insert-once stores `cronfence:fence` + `cronfence:lease` like a fenced write; the item is never "unfenced".
       await s.results.insertOnce({ tableName: s.reports, key: report }, { body: 'b' }, fc('r2', 2));
       const err = await s.results
         .fencedPut({ tableName: s.reports, key: report }, { body: 'a' }, fc('r1', 1))
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StaleFenceError);
       expect(err).toMatchObject({ fence: 1, storedFence: 2 });
-      expect(await s.read(s.reports, report)).toMatchObject({
+      expect(await s.read(s.reports, report)).toEqual({
+        reportDate: '2026-05-28',
         body: 'b',
-        fence: 2,
-        runId: 'r2',
-        status: 'succeeded',
+        'cronfence:fence': 2,
+        'cronfence:lease': LEASE,
+        'cronfence:runId': 'r2',
+        'cronfence:status': 'succeeded',
+        'cronfence:writtenAtMs': NOW,
       });
-      expect((await s.read(s.reports, report))?.lastFence).toBeUndefined();
     });
 
     it('refuses to overwrite an existing item that was never fenced unless told to adopt it', async () => {
@@ -157,11 +161,15 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
       await s.results.fencedPut({ tableName: s.reports, key: unfenced }, { body: 'x' }, fc('r1', 1), {
         adoptUnfenced: true,
       });
-      expect(await s.read(s.reports, unfenced)).toMatchObject({ body: 'x', fence: 1, fencedBy: LEASE });
+      expect(await s.read(s.reports, unfenced)).toMatchObject({
+        body: 'x',
+        'cronfence:fence': 1,
+        'cronfence:lease': LEASE,
+      });
     });
 
     it('never compares fences of two leases: an item of another lease is taken over only once that lease is not running', async () => {
-      // Case 4 of issue 12: fence 40 under JOB#contract-job, then a shard lease JOB#contract-job#0 at fence 1.
+      // fence 1 under JOB#contract-job, then a shard lease JOB#contract-job#0 at fence 1.
       const shard = `${LEASE}#0`;
       await s.leases.claim({
         job: 'contract-job',
@@ -193,18 +201,157 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
       await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'new' }, fc('new', 1, shard));
       expect(await s.read(s.reports, report)).toMatchObject({
         body: 'new',
-        fence: 1,
-        fencedBy: shard,
-        runId: 'new',
+        'cronfence:fence': 1,
+        'cronfence:lease': shard,
+        'cronfence:runId': 'new',
       });
     });
 
-    it('rejects an attribute name cronfence reserves', async () => {
-      const err = await s.results
-        .fencedPut({ tableName: s.reports, key: report }, { lastFence: 1 }, fc('r1', 1))
+    const ownNames = { status: 'open', fence: 'F-9', runId: 'job-run-7', fencedBy: 'alice', writtenAtMs: 5 };
+
+    it('stores an insert-once row exactly as the job gave it, beside the prefixed bookkeeping', async () => {
+      const result = await s.results.insertOnce(
+        { tableName: s.settlements, key: row },
+        ownNames,
+        fc('r1', 1),
+      );
+      const stored = {
+        merchantId: 'M1',
+        settlementDate: '2026-05-28',
+        status: 'open',
+        fence: 'F-9',
+        runId: 'job-run-7',
+        fencedBy: 'alice',
+        writtenAtMs: 5,
+        'cronfence:status': 'succeeded',
+        'cronfence:fence': 1,
+        'cronfence:lease': LEASE,
+        'cronfence:runId': 'r1',
+        'cronfence:writtenAtMs': NOW,
+      };
+      expect(await s.read(s.settlements, row)).toEqual(stored);
+      expect(result).toEqual({ status: 'inserted', item: stored });
+      // the job's own `status`/`fence`/`runId` do not confuse a second run: it gets the row back
+      const again = await s.results.insertOnce({ tableName: s.settlements, key: row }, ownNames, fc('r2', 2));
+      expect(again).toEqual({ status: 'existing', item: stored });
+    });
+
+    it('stores a fenced write exactly as the job gave it, beside the prefixed bookkeeping', async () => {
+      await s.results.fencedPut({ tableName: s.reports, key: report }, ownNames, fc('r1', 3));
+      expect(await s.read(s.reports, report)).toEqual({
+        reportDate: '2026-05-28',
+        ...ownNames,
+        'cronfence:fence': 3,
+        'cronfence:lease': LEASE,
+        'cronfence:runId': 'r1',
+        'cronfence:writtenAtMs': NOW,
+      });
+      const stale = await s.results
+        .fencedPut({ tableName: s.reports, key: report }, { fence: 99 }, fc('r0', 2))
         .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ResultConflictError);
-      expect(await s.read(s.reports, report)).toBeUndefined();
+      expect(stale).toMatchObject({ name: 'StaleFenceError', fence: 2, storedFence: 3 });
+    });
+
+    it.each(['fencedPut', 'insertOnce'] as const)(
+      '%s refuses an attribute named with the bookkeeping prefix, naming it and the rule, and writes nothing',
+      async (op) => {
+        const ref = { tableName: s.reports, key: report };
+        const attrs = { body: 'x', 'cronfence:fence': 100 };
+        const err = await (op === 'fencedPut'
+          ? s.results.fencedPut(ref, attrs, fc('r1', 1))
+          : s.results.insertOnce(ref, attrs, fc('r1', 1))
+        ).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ResultConflictError);
+        expect((err as Error).message).toBe(
+          `${s.reports} {"reportDate":"2026-05-28"}: attribute "cronfence:fence" is refused: names starting with "cronfence:" are cronfence's bookkeeping on business items (cronfence:fence, cronfence:lease, cronfence:runId, cronfence:writtenAtMs, cronfence:status); rename it`,
+        );
+        expect(await s.read(s.reports, report)).toBeUndefined();
+      },
+    );
+
+    describe('an item an earlier version wrote (unprefixed fence, fencedBy, runId, status, writtenAtMs)', () => {
+      const legacyReport = {
+        reportDate: '2026-05-28',
+        body: 'legacy',
+        fence: 6,
+        fencedBy: LEASE,
+        runId: 'r-old',
+        writtenAtMs: NOW - 1,
+      };
+
+      it('fences a fenced write by the legacy attributes until cronfence writes the prefixed ones', async () => {
+        await s.putRaw(s.reports, legacyReport);
+        const stale = await s.results
+          .fencedPut({ tableName: s.reports, key: report }, { body: 'stale' }, fc('r5', 5))
+          .catch((e: unknown) => e);
+        expect(stale).toMatchObject({ name: 'StaleFenceError', fence: 5, storedFence: 6 });
+        expect(await s.read(s.reports, report)).toEqual(legacyReport);
+        await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'new' }, fc('r7', 7));
+        expect(await s.read(s.reports, report)).toEqual({
+          ...legacyReport,
+          body: 'new',
+          'cronfence:fence': 7,
+          'cronfence:lease': LEASE,
+          'cronfence:runId': 'r7',
+          'cronfence:writtenAtMs': NOW,
+        });
+        // from now on the prefixed fence decides; the legacy `fence` (6) is data, never compared
+        const after = await s.results
+          .fencedPut({ tableName: s.reports, key: report }, { body: 'six' }, fc('r6', 6))
+          .catch((e: unknown) => e);
+        expect(after).toMatchObject({ name: 'StaleFenceError', fence: 6, storedFence: 7 });
+      });
+
+      it('returns a legacy insert-once row as existing, and an insert-once of a newer holder of its lease as stale', async () => {
+        const legacyRow = {
+          ...row,
+          amountCents: 10,
+          status: 'succeeded',
+          fence: 2,
+          fencedBy: LEASE,
+          runId: 'r2',
+        };
+        await s.putRaw(s.settlements, legacyRow);
+        expect(
+          await s.results.insertOnce(
+            { tableName: s.settlements, key: row },
+            { amountCents: 10 },
+            fc('r3', 3),
+          ),
+        ).toEqual({ status: 'existing', item: legacyRow });
+        expect(
+          await s.results.insertOnce(
+            { tableName: s.settlements, key: row },
+            { amountCents: 10 },
+            fc('r2', 2),
+          ),
+        ).toEqual({ status: 'inserted', item: legacyRow });
+        const fencedRow = { ...row, amountCents: 10, fence: 5, fencedBy: LEASE, runId: 'r5' };
+        await s.putRaw(s.settlements, fencedRow);
+        const stale = await s.results
+          .insertOnce({ tableName: s.settlements, key: row }, { amountCents: 10 }, fc('r4', 4))
+          .catch((e: unknown) => e);
+        expect(stale).toMatchObject({ name: 'StaleFenceError', fence: 4, storedFence: 5 });
+      });
+
+      it('reconciles a legacy item of another lease once that lease is not running', async () => {
+        await s.putRaw(s.reports, { ...legacyReport, fencedBy: `${LEASE}#0`, fence: 40 });
+        await s.leases.claim({
+          job: 'contract-job',
+          runId: 'r1',
+          slotId: 'S1',
+          nowMs: NOW,
+          leaseUntilMs: NOW + 60_000,
+        });
+        await s.results.fencedPut({ tableName: s.reports, key: report }, { body: 'moved' }, fc('r1', 1));
+        expect(await s.read(s.reports, report)).toMatchObject({
+          body: 'moved',
+          fence: 40,
+          fencedBy: `${LEASE}#0`,
+          'cronfence:fence': 1,
+          'cronfence:lease': LEASE,
+        });
+      });
     });
 
     it('inserts a result once; a second run gets the existing row, a lost response is recognised as its own', async () => {
@@ -219,13 +366,21 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
         fc('r1', 1),
       );
       expect(first.status).toBe('inserted');
-      expect(first.item).toMatchObject({ amountCents: 10, status: 'succeeded', fence: 1, runId: 'r1' });
+      expect(first.item).toMatchObject({
+        amountCents: 10,
+        'cronfence:status': 'succeeded',
+        'cronfence:fence': 1,
+        'cronfence:runId': 'r1',
+      });
       const second = await s.results.insertOnce(
         { tableName: s.settlements, key: row },
         { amountCents: 10 },
         fc('r2', 2),
       );
-      expect(second).toMatchObject({ status: 'existing', item: { runId: 'r1', fence: 1 } });
+      expect(second).toMatchObject({
+        status: 'existing',
+        item: { 'cronfence:runId': 'r1', 'cronfence:fence': 1 },
+      });
     });
 
     it('refuses an insert-once on an item a newer holder of its lease fenced, with the stored fence', async () => {
@@ -240,7 +395,10 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
         { amountCents: 10 },
         fc('r6', 6),
       );
-      expect(later).toMatchObject({ status: 'existing', item: { runId: 'r5', fence: 5, fencedBy: LEASE } });
+      expect(later).toMatchObject({
+        status: 'existing',
+        item: { 'cronfence:runId': 'r5', 'cronfence:fence': 5, 'cronfence:lease': LEASE },
+      });
     });
 
     it('fails a persistently throttled insert with StoreError naming the table and key', async () => {

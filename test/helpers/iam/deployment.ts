@@ -4,6 +4,7 @@
  * gives them, and each function's bundle runnable in a child Node process with the environment the
  * template sets (plus region, function name and the endpoints of the recording endpoint).
  */
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { CronfenceStack, type CronfenceStackProps } from '../../../cdk/stack.js';
 import { ensureTables } from '../../../harness/local/tables.js';
+import { stackFunctionName } from '../../../lib/core/function-name.js';
 import { libraryTable, type TableSchema } from '../../../lib/store/schema.js';
 import type { IamCheck, TableLookup } from './requests.js';
 import { ACCOUNT, type CfnTemplate, REGION, ResolvedTemplate } from './template.js';
@@ -41,7 +43,7 @@ export function synthToDisk(id: string, props: CronfenceStackProps, prefix: stri
   const assembly = app.synth();
   const artifact = assembly.getStackByName(stack.stackName);
   const template = JSON.parse(readFileSync(join(outdir, artifact.templateFile), 'utf8')) as CfnTemplate;
-  return new Deployment(new ResolvedTemplate(template, prefix), outdir);
+  return new Deployment(new ResolvedTemplate(template, prefix), outdir, stack.stackName);
 }
 
 /** The template on paper plus its functions and tables. */
@@ -53,6 +55,8 @@ export class Deployment {
   constructor(
     readonly t: ResolvedTemplate,
     readonly outdir: string,
+    /** The stack's name: a job's function is `<stack>-<job>` unless its entry names it. */
+    readonly stackName?: string,
   ) {
     this.functions = t.ofType('AWS::Lambda::Function').map(([id, r]) => {
       const p = r.Properties ?? {};
@@ -113,10 +117,15 @@ export class Deployment {
     };
   }
 
-  /** The function of a job (`cronfence-<job>`) or the function whose ARN or name this is. */
+  /** The function of a job (`<stack>-<job>`, or `cronfence-<job>`) or the function whose ARN or name this is. */
   fn(nameOrArn: string): DeployedFunction {
+    const derived = this.stackName === undefined ? undefined : stackFunctionName(this.stackName, nameOrArn);
     const f = this.functions.find(
-      (x) => x.name === nameOrArn || x.arn === nameOrArn || x.name === `cronfence-${nameOrArn}`,
+      (x) =>
+        x.name === nameOrArn ||
+        x.arn === nameOrArn ||
+        x.name === derived ||
+        x.name === `cronfence-${nameOrArn}`,
     );
     if (!f) throw new Error(`no function ${nameOrArn}`);
     return f;

@@ -19,7 +19,11 @@ storeContracts('memory store', async () => {
     faults,
     read: async (table, key) => db.get(table, key),
     putRaw: async (table, item) => {
-      db.put(table, { reportDate: item.reportDate }, item, { op: 'other' });
+      const key =
+        table === 'settlements'
+          ? { merchantId: item.merchantId, settlementDate: item.settlementDate }
+          : { reportDate: item.reportDate };
+      db.put(table, key, item, { op: 'other' });
     },
   };
 });

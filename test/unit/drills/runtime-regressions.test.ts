@@ -45,7 +45,7 @@ beforeEach(() => {
 
 const deliver = (worker: ReturnType<Stage['worker']>, delayMs = 0) =>
   stage.deliver({ worker, handler: job, job: 'regress', scheduledTimeMs: SLOT, label: worker.name }, delayMs);
-const rowsBy = (runId: string | undefined) => db.scan('rows').filter((r) => r.runId === runId);
+const rowsBy = (runId: string | undefined) => db.scan('rows').filter((r) => r['cronfence:runId'] === runId);
 const lease = () => db.scan('cronfence').find((i) => i.sk === 'LEASE');
 const recordOf = (runId: string | undefined) =>
   db.scan('cronfence').find((i) => i.runId === runId && i.sk !== 'LEASE');

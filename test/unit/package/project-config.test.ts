@@ -6,7 +6,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyProjectConfig, loadProjectConfig } from '../../../cli/config.js';
+import {
+  applyProjectConfig,
+  loadProjectConfig,
+  type ProjectConfig,
+  settingName,
+} from '../../../cli/config.js';
 import { handler as dailyReport } from '../../../functions/daily-report.js';
 import { compiledDefinitions } from '../../../lib/entries/sweeper.js';
 import { ConfigurationError } from '../../../lib/errors.js';
@@ -57,6 +62,27 @@ describe('project config', () => {
     const env: NodeJS.ProcessEnv = { AWS_REGION: 'us-west-2' };
     applyProjectConfig({ source: 'x', table: 't1', region: 'eu-central-1' }, env);
     expect(env).toEqual({ AWS_REGION: 'us-west-2', CRONFENCE_TABLE: 't1' });
+  });
+
+  it('reads "stack" and names the config field that filled CRONFENCE_STACK', () => {
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ cronfence: { stack: 'MyJobs' } }));
+    const config = loadProjectConfig(dir);
+    expect(config).toEqual({ source: 'package.json#cronfence', stack: 'MyJobs' });
+    const env: NodeJS.ProcessEnv = {};
+    applyProjectConfig(config as ProjectConfig, env);
+    expect(env).toEqual({ CRONFENCE_STACK: 'MyJobs' });
+    expect(settingName(env, 'CRONFENCE_STACK')).toBe('package.json#cronfence.stack');
+    const own: NodeJS.ProcessEnv = { CRONFENCE_STACK: 'Prod' };
+    applyProjectConfig(config as ProjectConfig, own);
+    expect(own).toEqual({ CRONFENCE_STACK: 'Prod' });
+    expect(settingName(own, 'CRONFENCE_STACK')).toBe('CRONFENCE_STACK');
+  });
+
+  it('refuses a stack name CloudFormation would not take, naming the field', () => {
+    writeFileSync(join(dir, 'cronfence.config.json'), JSON.stringify({ stack: 'my_jobs' }));
+    expect(() => loadProjectConfig(dir)).toThrow(
+      'invalid configuration: cronfence.config.json.stack = "my_jobs": must be a CloudFormation stack name (a letter, then letters, digits and hyphens; at most 128)',
+    );
   });
 });
 

@@ -39,7 +39,7 @@ describe('protocol declarations', () => {
       '2026-03-01T02:00',
     ]);
     expect(c.UpdateExpression).toMatch(
-      /^SET #owner = :v4, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+$/,
+      /^SET #owner = :v4, #leaseUntilMs = :v5, #leaseUntil = :v6, .*#prevOwner = if_not_exists\(#owner, :v\d+\).* ADD #fence :v\d+ REMOVE #requestedBy$/,
     );
     expect(w.returnValues).toBe('ALL_OLD');
   });
@@ -68,28 +68,43 @@ describe('protocol declarations', () => {
     });
   });
 
-  it('names attributes that are not identifiers with placeholders and rejects reserved ones', () => {
+  it('names attributes that are not identifiers with placeholders and refuses the bookkeeping prefix', () => {
     const req = fencedWrite.request({
       ref: { tableName: 'reports', key: { reportDate: '2026-03-01' } },
-      attributes: { 'total-cents': 5 },
+      attributes: { 'total-cents': 5, status: 'open' },
       fc,
     });
     const [w] = req.writes;
     if (w.kind !== 'update') throw new Error('fenced write is an update');
-    expect(compileExpressions(w.condition, w.update).UpdateExpression).toBe(
-      'SET #n3 = :v2, #fence = :v3, #fencedBy = :v4, #runId = :v5, #writtenAtMs = :v6',
+    const compiled = compileExpressions(w.condition, w.update);
+    expect(compiled.UpdateExpression).toBe(
+      'SET #n5 = :v4, #status = :v5, #n2 = :v6, #n1 = :v7, #n7 = :v8, #n8 = :v9',
     );
-    // one fence attribute, whichever writer created the item; "unfenced" means "does not exist"
-    expect(compileExpressions(w.condition, w.update).ConditionExpression).toBe(
-      'attribute_not_exists(#reportDate) OR (#fencedBy = :v0 AND #fence <= :v1)',
+    // one fence, whichever writer created the item; an item without the prefixed fence is matched by
+    // the names an earlier version wrote (fencedBy, fence); "unfenced" means "does not exist"
+    expect(compiled.ConditionExpression).toBe(
+      'attribute_not_exists(#reportDate) OR ((#n1 = :v0 AND #n2 <= :v1) OR (attribute_not_exists(#n2) AND #fencedBy = :v2 AND #fence <= :v3))',
     );
+    expect(compiled.ExpressionAttributeNames).toEqual({
+      '#reportDate': 'reportDate',
+      '#n1': 'cronfence:lease',
+      '#n2': 'cronfence:fence',
+      '#fencedBy': 'fencedBy',
+      '#fence': 'fence',
+      '#n5': 'total-cents',
+      '#status': 'status',
+      '#n7': 'cronfence:runId',
+      '#n8': 'cronfence:writtenAtMs',
+    });
     expect(() =>
       fencedWrite.request({
         ref: { tableName: 'reports', key: { reportDate: 'x' } },
-        attributes: { fence: 1 },
+        attributes: { 'cronfence:runId': 'mine' },
         fc,
       }),
-    ).toThrow('attribute "fence" is reserved by cronfence');
+    ).toThrow(
+      'reports {"reportDate":"x"}: attribute "cronfence:runId" is refused: names starting with "cronfence:"',
+    );
   });
 
   it('makes an effect insert one transaction: the lease check, then the put', () => {
