@@ -70,12 +70,11 @@ describe('adding a job: one file plus one registry entry, as the README says', (
     expect(
       tables.some((t) => JSON.stringify(t.KeySchema) === '[{"AttributeName":"hour","KeyType":"HASH"}]'),
     ).toBe(true);
-    // Per job: 5 problem metrics, DLQ, throttles, event age, dropped events, no success; 2 effect alarms
-    // for a job with effects (the added job has none); 2 for the schedule group, 2 for the sweeper.
-    const withEffects = jobs.filter((j) => j.uses?.effects).length;
-    expect(resourcesOf(template, 'AWS::CloudWatch::Alarm')).toHaveLength(
-      10 * count + 2 * withEffects + 2 + 2,
-    );
+    // Per job (the 2 example jobs and hourly-summary): 5 problem metrics, DLQ, throttles, event age,
+    // dropped events, no success (10 each); 2 effect alarms for merchant-settlement, the one with effects;
+    // 2 for the schedule group, 2 for the sweeper.
+    expect(count).toBe(3);
+    expect(resourcesOf(template, 'AWS::CloudWatch::Alarm')).toHaveLength(10 * 3 + 2 + 2 + 2);
   }, 240_000);
 
   it('is fired by npm start, which creates its table and verifies one run record per invocation', async () => {
