@@ -1,24 +1,28 @@
 import { Annotations, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
+  type AlarmProps,
   AlarmStatusWidget,
   ComparisonOperator,
   Dashboard,
-  GraphWidget,
+  type IMetric,
   type IWidget,
   Metric,
-  SingleValueWidget,
-  TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EFFECT_UNSETTLED_AFTER_MS } from '../../lib/core/effects.js';
+import { PROBLEM_METRICS } from '../../lib/core/metrics.js';
+import { asyncEventAgeThresholdMs, DAY, noSuccessWindow, PROBLEM_TEXT } from './alarm-rules.js';
+import { jobWidgets, sweeperWidgets } from './alarm-widgets.js';
 import { METRIC_NAMESPACE, metricDimensions, RuntimeMetric } from './defaults.js';
 import type { ScheduledJob } from './scheduled-job.js';
 import { SWEEPER_NAME, type Sweeper } from './sweeper.js';
+
+export { asyncEventAgeThresholdMs, noSuccessWindow } from './alarm-rules.js';
 
 /** Properties of {@link CronfenceAlarms}. */
 export interface CronfenceAlarmsProps {
@@ -30,35 +34,14 @@ export interface CronfenceAlarmsProps {
   readonly dashboardName?: string;
 }
 
-const DAY = 86_400;
-const WEEK = 7 * DAY;
-
 /**
- * Alarm window for "no successful run within two schedule periods": CloudWatch allows at most
- * one day of evaluation for periods under an hour and seven days otherwise, and a period must be
- * a multiple of 60 s. `capped` is set when two periods do not fit in seven days.
- */
-export function noSuccessWindow(periodSeconds: number): {
-  periodSeconds: number;
-  evaluationPeriods: number;
-  capped: boolean;
-} {
-  if (periodSeconds <= DAY) {
-    return {
-      periodSeconds: Math.max(60, Math.ceil(periodSeconds / 60) * 60),
-      evaluationPeriods: 2,
-      capped: false,
-    };
-  }
-  const wanted = Math.ceil((2 * periodSeconds) / DAY);
-  return { periodSeconds: DAY, evaluationPeriods: Math.min(wanted, WEEK / DAY), capped: wanted * DAY > WEEK };
-}
-
-/**
- * The stack's alarms, their SNS topic and a dashboard. Per job: failed, stale and abandoned runs,
- * effects in needs-review (the runtime's EMF metrics, namespace `cronfence`, dimensions
- * `service`/`job`), visible DLQ messages, and no successful run within two schedule periods
- * (missing data breaches). For the sweeper: function errors and DLQ messages.
+ * The stack's alarms, their SNS topic and a dashboard. Per job: every problem metric (failed, stale,
+ * abandoned runs, slots given up, a failed sweep: the runtime's and the sweeper's EMF metrics, namespace
+ * `cronfence`, dimensions `service`/`job`), effects in needs-review or unsettled (jobs with effects only),
+ * visible DLQ messages, Lambda throttles, async event age and dropped events, and no successful run
+ * within two schedule periods. Per schedule group: Scheduler's throttled and dropped invocations. For
+ * the sweeper: function errors and DLQ messages. Alarm names are set: `<stack>-cronfence-<job>-<what>`;
+ * descriptions name the job and the library table.
  * @example
  * const alarms = new CronfenceAlarms(stack, 'Alarms', { jobs: [dailyReport], sweeper });
  * alarms.topic.addSubscription(new EmailSubscription('oncall@example.com'));
@@ -68,7 +51,7 @@ export class CronfenceAlarms extends Construct {
   public readonly topic: Topic;
   /** The dashboard. */
   public readonly dashboard: Dashboard;
-  /** Alarms by job name (the sweeper under its schedule name). */
+  /** Alarms by job name (the sweeper under its schedule name, schedule groups under `schedules:<group>`). */
   public readonly alarmsByJob: ReadonlyMap<string, readonly Alarm[]>;
 
   private readonly action: SnsAction;
@@ -93,8 +76,15 @@ export class CronfenceAlarms extends Construct {
       byJob.set(job.definition.name, alarms);
       rows.push(widgets);
     }
+    const groups = new Map<string, IScheduleGroup>();
+    for (const job of props.jobs) {
+      const group = job.schedule.scheduleGroup;
+      if (group) groups.set(group.node.path, group);
+    }
+    for (const [path, group] of groups)
+      byJob.set(`schedules:${path}`, this.watchScheduleGroup(group, props.jobs));
     if (props.sweeper) {
-      const { alarms, widgets } = this.watchSweeper(props.sweeper);
+      const { alarms, widgets } = this.watchSweeper(props.sweeper, props.jobs[0]?.libraryTable);
       byJob.set(SWEEPER_NAME, alarms);
       rows.push(widgets);
     }
@@ -103,6 +93,11 @@ export class CronfenceAlarms extends Construct {
       new AlarmStatusWidget({ title: 'cronfence alarms', alarms: [...byJob.values()].flat(), width: 24 }),
     );
     for (const row of rows) this.dashboard.addWidgets(...row);
+  }
+
+  /** `<stack>-cronfence-<subject>-<what>`: stable across deploys, unique per stack, readable in a page. */
+  private alarmName(subject: string, what: string): string {
+    return `${Stack.of(this).stackName}-cronfence-${subject}-${what}`;
   }
 
   private metric(job: string, name: RuntimeMetric, period = Duration.minutes(5)): Metric {
@@ -115,37 +110,26 @@ export class CronfenceAlarms extends Construct {
     });
   }
 
-  private alarm(id: string, scope: Construct, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
+  private alarm(id: string, scope: Construct, props: AlarmProps): Alarm {
     const alarm = new Alarm(scope, id, props);
     alarm.addAlarmAction(this.action);
     return alarm;
   }
 
-  private anyEvent(
+  /** An alarm on any data point of `metric` at or above `threshold` (missing data: nothing happened). */
+  private atLeast(
     scope: Construct,
-    job: string,
-    name: RuntimeMetric,
-    what: string,
-    period = Duration.minutes(5),
+    id: string,
+    name: string,
+    description: string,
+    metric: IMetric,
+    threshold = 1,
   ): Alarm {
-    return this.alarm(name, scope, {
-      alarmDescription: `cronfence job "${job}": ${what}. Query the problems GSI of the library table.`,
-      metric: this.metric(job, name, period),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-  }
-
-  private dlqAlarm(scope: Construct, job: string, queue: IQueue): Alarm {
-    return this.alarm('DeadLetters', scope, {
-      alarmDescription: `cronfence job "${job}": messages in its dead-letter queue (an invocation was given up).`,
-      metric: queue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(5),
-        statistic: 'Maximum',
-      }),
-      threshold: 1,
+    return this.alarm(id, scope, {
+      alarmName: name,
+      alarmDescription: description,
+      metric,
+      threshold,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
@@ -155,102 +139,151 @@ export class CronfenceAlarms extends Construct {
   private watchJob(job: ScheduledJob): { alarms: Alarm[]; widgets: IWidget[] } {
     const name = job.definition.name;
     const scope = new Construct(this, `Job-${name}`);
-    const alarms = [
-      this.anyEvent(scope, name, RuntimeMetric.RunFailed, 'a run failed'),
-      this.anyEvent(
+    const table = job.libraryTable.table.tableName;
+    const about = (what: string) => `cronfence job "${name}" (library table ${table}): ${what}.`;
+    const problems = ' Query the problems index of the library table (cronfence runs --failed).';
+    const count = (metric: RuntimeMetric, what: string, period?: Duration) =>
+      this.atLeast(
         scope,
-        name,
-        RuntimeMetric.RunStale,
-        'a run went stale (lost its lease or met a higher fence)',
-      ),
-      this.anyEvent(scope, name, RuntimeMetric.RunAbandoned, 'a run was abandoned by a dead holder'),
-      this.anyEvent(scope, name, RuntimeMetric.EffectNeedsReview, 'an external effect needs review'),
-      this.anyEvent(
-        scope,
-        name,
-        RuntimeMetric.EffectUnsettled,
-        'an external effect was left not terminal (outcome unknown); see `cronfence effects --status unsettled`',
-        // the same threshold `cronfence effects --status unsettled` lists from
-        Duration.millis(EFFECT_UNSETTLED_AFTER_MS),
-      ),
-      this.dlqAlarm(scope, name, job.deadLetterQueue),
-    ];
-    if (job.periodSeconds !== undefined) {
-      const window = noSuccessWindow(job.periodSeconds);
-      if (window.capped) {
-        Annotations.of(job).addWarningV2(
-          'cronfence:alarm-window',
-          `job "${name}": its period is ${job.periodSeconds} s; the "no successful run" alarm looks back 7 days ` +
-            '(the CloudWatch maximum), not two periods',
-        );
-      }
+        metric,
+        this.alarmName(name, metric),
+        about(what) + problems,
+        this.metric(name, metric, period),
+      );
+    const alarms = PROBLEM_METRICS.map((m) => count(m, PROBLEM_TEXT[m] ?? m));
+    if (job.effects) {
       alarms.push(
-        this.alarm('NoSuccess', scope, {
-          alarmDescription: `cronfence job "${name}": no successful run within two schedule periods.`,
-          metric: this.metric(name, RuntimeMetric.RunSucceeded, Duration.seconds(window.periodSeconds)),
-          threshold: 1,
-          evaluationPeriods: window.evaluationPeriods,
-          datapointsToAlarm: window.evaluationPeriods,
-          comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-          treatMissingData: TreatMissingData.BREACHING,
-        }),
+        count(RuntimeMetric.EffectNeedsReview, 'an external effect needs review'),
+        count(
+          RuntimeMetric.EffectUnsettled,
+          'an external effect was left not terminal (outcome unknown); see `cronfence effects --status unsettled`',
+          // the same threshold `cronfence effects --status unsettled` lists from
+          Duration.millis(EFFECT_UNSETTLED_AFTER_MS),
+        ),
       );
     }
-    const outcomes = [
-      RuntimeMetric.RunSucceeded,
-      RuntimeMetric.RunFailed,
-      RuntimeMetric.RunStale,
-      RuntimeMetric.RunAbandoned,
-      RuntimeMetric.RunSkipped,
-    ].map((m) => this.metric(name, m, Duration.hours(1)));
-    const widgets: IWidget[] = [
-      new TextWidget({
-        markdown: `### ${name}\n\`${job.definition.schedule}\` ${job.definition.timeZone}`,
-        width: 4,
-      }),
-      new GraphWidget({ title: `${name}: runs per hour`, left: outcomes, width: 8 }),
-      new GraphWidget({
-        title: `${name}: Lambda`,
-        left: [job.function.metricErrors(), job.function.metricThrottles()],
-        right: [job.function.metricDuration({ statistic: 'p99' })],
-        width: 8,
-      }),
-      new SingleValueWidget({
-        title: `${name}: dead letters`,
-        metrics: [job.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' })],
-        width: 4,
-      }),
-    ];
-    return { alarms, widgets };
+    const fn = job.function;
+    const five = { period: Duration.minutes(5) };
+    alarms.push(
+      this.atLeast(
+        scope,
+        'DeadLetters',
+        this.alarmName(name, 'DeadLetters'),
+        about('messages in its dead-letter queue (an invocation was given up)'),
+        job.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...five, statistic: 'Maximum' }),
+      ),
+      this.atLeast(
+        scope,
+        'Throttles',
+        this.alarmName(name, 'Throttles'),
+        about("Lambda throttled an invocation (no concurrency): the event waits in Lambda's queue up to 6 h"),
+        fn.metricThrottles({ ...five, statistic: 'Sum' }),
+      ),
+      this.atLeast(
+        scope,
+        'AsyncEventAge',
+        this.alarmName(name, 'AsyncEventAge'),
+        about(
+          "an async event waited in Lambda's queue longer than its retries explain (throttled or backed up)",
+        ),
+        fn.metric('AsyncEventAge', { ...five, statistic: 'Maximum' }),
+        asyncEventAgeThresholdMs(job.definition.timeoutSeconds),
+      ),
+      this.atLeast(
+        scope,
+        'AsyncEventsDropped',
+        this.alarmName(name, 'AsyncEventsDropped'),
+        about('Lambda dropped an async event (too old, or retries exhausted) without running it'),
+        fn.metric('AsyncEventsDropped', { ...five, statistic: 'Sum' }),
+      ),
+    );
+    if (job.periodSeconds !== undefined) alarms.push(this.noSuccess(scope, job, about));
+    return { alarms, widgets: jobWidgets(job, (j, m, p) => this.metric(j, m, p)) };
   }
 
-  private watchSweeper(sweeper: Sweeper): { alarms: Alarm[]; widgets: IWidget[] } {
+  /**
+   * "No successful run within two schedule periods": `RunSucceeded` is 1 per success and 0 per problem
+   * (from the runs and from the sweeper, which also puts a 0 for a job that has run before and has a due
+   * slot not done). A window with data and a sum below 1 breaches; a window WITHOUT data does not
+   * (`notBreaching`): right after the first deploy no occurrence is due and nothing reports, so the
+   * alarm stays OK until a due occurrence fails or is missed. Deliveries that never reach the function
+   * are covered by the throttle, event-age, dropped and dead-letter alarms.
+   */
+  private noSuccess(scope: Construct, job: ScheduledJob, about: (what: string) => string): Alarm {
+    const name = job.definition.name;
+    const window = noSuccessWindow(job.periodSeconds ?? DAY);
+    if (window.capped) {
+      Annotations.of(job).addWarningV2(
+        'cronfence:alarm-window',
+        `job "${name}": its period is ${job.periodSeconds} s; the "no successful run" alarm looks back 7 days ` +
+          '(the CloudWatch maximum), not two periods',
+      );
+    }
+    return this.alarm('NoSuccess', scope, {
+      alarmName: this.alarmName(name, 'NoSuccess'),
+      alarmDescription: about(
+        'no successful run within two schedule periods while runs or sweeps reported it',
+      ),
+      metric: this.metric(name, RuntimeMetric.RunSucceeded, Duration.seconds(window.periodSeconds)),
+      threshold: 1,
+      evaluationPeriods: window.evaluationPeriods,
+      datapointsToAlarm: window.evaluationPeriods,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  /** Scheduler's own view of a group: invocations throttled by the target, and invocations dropped. */
+  private watchScheduleGroup(group: IScheduleGroup, jobs: readonly ScheduledJob[]): Alarm[] {
+    const scope = new Construct(this, `Schedules-${jobs.length}-${group.node.id}`);
+    const names = jobs.filter((j) => j.schedule.scheduleGroup === group).map((j) => j.definition.name);
+    const about = (what: string) => `cronfence schedules (${names.join(', ')}): ${what}.`;
+    const five = { period: Duration.minutes(5), statistic: 'Sum' };
+    return [
+      this.atLeast(
+        scope,
+        'TargetThrottled',
+        this.alarmName('schedules', 'TargetErrorThrottledCount'),
+        about(
+          "Lambda throttled Scheduler's hand-off; Scheduler retries up to 24 h, then the dead-letter queue",
+        ),
+        group.metricTargetThrottled(five),
+      ),
+      this.atLeast(
+        scope,
+        'Dropped',
+        this.alarmName('schedules', 'InvocationDroppedCount'),
+        about("Scheduler dropped an invocation after its retries (see the jobs' dead-letter queues)"),
+        group.metricDropped(five),
+      ),
+    ];
+  }
+
+  private watchSweeper(
+    sweeper: Sweeper,
+    library: ScheduledJob['libraryTable'] | undefined,
+  ): { alarms: Alarm[]; widgets: IWidget[] } {
     const scope = new Construct(this, 'Sweeper');
+    const table = library ? ` (library table ${library.table.tableName})` : '';
     const alarms = [
-      this.alarm('Errors', scope, {
-        alarmDescription: `cronfence sweeper (${Stack.of(this).stackName}): the sweeper function failed.`,
-        metric: sweeper.function.metricErrors({ period: Duration.minutes(15), statistic: 'Sum' }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      this.dlqAlarm(scope, 'sweeper', sweeper.deadLetterQueue),
+      this.atLeast(
+        scope,
+        'Errors',
+        this.alarmName('sweeper', 'Errors'),
+        `cronfence sweeper of ${Stack.of(this).stackName}${table}: the sweeper function failed.`,
+        sweeper.function.metricErrors({ period: Duration.minutes(15), statistic: 'Sum' }),
+      ),
+      this.atLeast(
+        scope,
+        'DeadLetters',
+        this.alarmName('sweeper', 'DeadLetters'),
+        `cronfence sweeper of ${Stack.of(this).stackName}${table}: messages in its dead-letter queue.`,
+        sweeper.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
+      ),
     ];
-    const widgets: IWidget[] = [
-      new TextWidget({ markdown: '### sweeper\nmissed-run detection and catch-up', width: 4 }),
-      new GraphWidget({
-        title: 'sweeper: Lambda',
-        left: [sweeper.function.metricInvocations(), sweeper.function.metricErrors()],
-        right: [sweeper.function.metricDuration({ statistic: 'p99' })],
-        width: 16,
-      }),
-      new SingleValueWidget({
-        title: 'sweeper: dead letters',
-        metrics: [sweeper.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' })],
-        width: 4,
-      }),
-    ];
-    return { alarms, widgets };
+    return { alarms, widgets: sweeperWidgets(sweeper) };
   }
 }

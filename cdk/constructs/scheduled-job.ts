@@ -146,6 +146,10 @@ export class ScheduledJob extends Construct {
   public readonly schedule: Schedule;
   /** The role Scheduler assumes; it may invoke only this job's function. */
   public readonly scheduleRole: Role;
+  /** Whether the job records effects (`props.effects`): only then it gets effect alarms. */
+  public readonly effects: boolean;
+  /** The library table the job's leases and run records live in (named by its alarms). */
+  public readonly libraryTable: LibraryTable;
 
   constructor(scope: Construct, id: string, props: ScheduledJobProps) {
     super(scope, id);
@@ -172,6 +176,8 @@ export class ScheduledJob extends Construct {
     const startDate = schedulerStartDate(definition, check.expression, props.start, now);
     this.definition = definition;
     this.periodSeconds = check.periodSeconds;
+    this.effects = props.effects ?? false;
+    this.libraryTable = props.libraryTable;
     this.startMs = check.expression.kind === 'rate' ? (definition.rateAnchorMs ?? 0) : undefined;
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
     const tables = props.tables ?? [];

@@ -21,6 +21,8 @@ export class VirtualTime {
   private queue: Timer[] = [];
   private readonly suspendedUntil = new Map<string, number>();
   private readonly dead = new Set<string>();
+  /** Owners frozen until {@link thaw}: their timers wait, however long (a returned Lambda environment). */
+  private readonly frozen = new Set<string>();
   /** Timers fired so far. */
   fired = 0;
 
@@ -59,6 +61,24 @@ export class VirtualTime {
   /** True while `owner` is suspended. */
   isSuspended(owner: string): boolean {
     return (this.suspendedUntil.get(owner) ?? 0) > this.t;
+  }
+
+  /**
+   * Freeze `owner` until {@link thaw} (Lambda freezes a returned environment until its next invocation,
+   * or forever): none of its timers fire meanwhile; due ones fire at the thaw.
+   */
+  freeze(owner: string): void {
+    this.frozen.add(owner);
+  }
+
+  /** End {@link freeze}: `owner`'s timers due by now fire now. */
+  thaw(owner: string): void {
+    this.frozen.delete(owner);
+  }
+
+  /** True while `owner` is frozen by {@link freeze}. */
+  isFrozen(owner: string): boolean {
+    return this.frozen.has(owner);
   }
 
   /** Kill `owner`: drop its timers, now and later. */
@@ -113,13 +133,14 @@ export class VirtualTime {
 
   private pop(untilMs?: number): Timer | undefined {
     for (;;) {
-      if (this.queue.length === 0) return undefined;
-      let best = 0;
-      for (let i = 1; i < this.queue.length; i++) {
+      let best = -1;
+      for (let i = 0; i < this.queue.length; i++) {
         const a = this.queue[i] as Timer;
-        const b = this.queue[best] as Timer;
-        if (a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq)) best = i;
+        if (a.owner !== undefined && this.frozen.has(a.owner)) continue; // waits for its thaw
+        const b = this.queue[best] as Timer | undefined;
+        if (!b || a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq)) best = i;
       }
+      if (best < 0) return undefined;
       const timer = this.queue[best] as Timer;
       if (untilMs !== undefined && timer.atMs > untilMs) {
         this.t = Math.max(this.t, untilMs);

@@ -29,10 +29,11 @@ export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 export const PROBLEM_OUTCOMES: readonly Outcome[] = [Outcome.Failed, Outcome.Stale, Outcome.Abandoned];
 
 /**
- * Skip reasons that are problems too (they land in the `problems` index and the alarm counts them): an
- * occurrence that was delivered and will never run under the current definition.
+ * Skip reasons that are problems too (they land in the `problems` index and the `SlotNotRun` alarm counts
+ * them): an occurrence that will never run under the current definition — delivered but no longer on the
+ * schedule (`not-on-schedule`), or missed and left behind by the catch-up cap (`catch-up-limit`).
  */
-export const PROBLEM_REASONS: readonly string[] = ['not-on-schedule'];
+export const PROBLEM_REASONS: readonly string[] = ['not-on-schedule', 'catch-up-limit'];
 
 /**
  * The `problems` index partitions a run record can land in (`problem` = its outcome): the
@@ -80,6 +81,13 @@ export const Reason = {
    * of the schedule before a redeploy changed it): recorded under the event's UTC minute, never run.
    */
   NotOnSchedule: 'not-on-schedule',
+  /**
+   * The sweeper could not sweep the job (a read of its lease or records failed, or the catch-up invoke
+   * was refused, e.g. `ResourceNotFoundException` for a removed function): a `failed` record under the
+   * slot it was catching up (or the sweep's UTC minute), counted by the job's `SweepFailed` alarm. The
+   * other jobs of the sweep proceed.
+   */
+  SweepFailed: 'sweep-failed',
   /** A shard event cut for another shard count: re-fanned out for the current count, not run. */
   Resharded: 'resharded',
   /**

@@ -215,14 +215,18 @@ export interface RunStore {
    * (one strongly consistent query, all pages; never on a run's path). @throws StoreError
    */
   slotRecords(job: string, fromSlot: string, toSlot: string): Promise<RecordFacts[]>;
-  /** Record a displaced holder's run as `abandoned`, unless it already wrote its record. @throws StoreError */
+  /**
+   * Record a displaced holder's run as `abandoned`, unless it already wrote its record.
+   * @returns true when the mark was written; false when the holder's own record was there (kept).
+   * @throws StoreError
+   */
   markAbandoned(
     job: string,
     holder: HolderSeen,
     byRunId: string,
     nowMs: number,
     retentionDays: number,
-  ): Promise<void>;
+  ): Promise<boolean>;
 }
 
 /** Result of a write that would let this run call the provider. */

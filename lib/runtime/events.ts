@@ -55,6 +55,12 @@ export type RuntimeEvent =
       readonly to: string;
       readonly note?: string;
     })
+  /**
+   * The run is about to write its record with this outcome: the observer publishes a problem's metric
+   * here, before the write, so a Lambda timeout between the record and the `finish` cannot leave a
+   * problem record no alarm counted.
+   */
+  | (EventBase & { readonly type: 'recording'; readonly outcome: string; readonly reason?: string })
   | (EventBase & { readonly type: 'finish'; readonly summary: RunSummary });
 
 /** A subscriber to runtime events. Must not throw (errors are swallowed). */

@@ -2,7 +2,10 @@
  * Keeps a claimed lease alive while the job body runs (docs/design.md step 2): renews every
  * `renewFraction` of the lease, and aborts the body through its AbortSignal when a renewal is
  * refused (lease lost), when the lease would lapse without a successful renewal, or when the
- * Lambda deadline is near.
+ * Lambda deadline is near. The deadline margin and the lapse are enforced by a watchdog timer of
+ * their own, armed at start and after each successful renewal: no renewal request, however long it
+ * hangs in the network, holds it back. Each renewal attempt is given up after one renew period (the
+ * request's own timeout is the Document client's), so a hung request never delays the next attempt.
  */
 
 import { CLOCK_SKEW_BUDGET_MS, leaseUntil } from '../core/lease.js';
@@ -34,6 +37,7 @@ export interface LeaseKeeperOptions {
 export class LeaseKeeper {
   private readonly controller = new AbortController();
   private cancelTimer: (() => void) | undefined;
+  private cancelWatchdog: (() => void) | undefined;
   private untilMs: number;
   private stopped = false;
   /** Number of successful renewals. */
@@ -54,12 +58,14 @@ export class LeaseKeeper {
   }
 
   start(): void {
+    this.armWatchdog();
     this.schedule(this.o.leaseMs * this.o.renewFraction);
   }
 
   stop(): void {
     this.stopped = true;
     this.cancelTimer?.();
+    this.cancelWatchdog?.();
   }
 
   /**
@@ -106,20 +112,62 @@ export class LeaseKeeper {
     this.stop();
   }
 
+  /** Run `fn` after `delayMs` on the run's clock (virtual in drills); returns its cancel function. */
+  private timer(fn: () => void, delayMs: number): () => void {
+    if (this.o.clock.setTimer) return this.o.clock.setTimer(fn, delayMs);
+    const timer = setTimeout(fn, delayMs);
+    timer.unref?.();
+    return () => clearTimeout(timer);
+  }
+
+  /** Time until the deadline margin or the lease lapse (less the skew budget), whichever is first, ms. */
+  private untilVerdictMs(): number {
+    const untilDeadline = this.o.remainingTimeMs() - (this.o.deadlineMarginMs ?? 2_000);
+    const untilLapse = this.untilMs - (this.o.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS) - this.o.clock.now();
+    return Math.max(0, Math.min(untilDeadline, untilLapse));
+  }
+
+  /**
+   * Arm the watchdog for the deadline margin / lease lapse: it aborts the body when that time comes,
+   * whatever a renewal in flight is doing; re-armed after each successful renewal moves the lapse.
+   */
+  private armWatchdog(): void {
+    this.cancelWatchdog?.();
+    if (this.stopped) return;
+    this.cancelWatchdog = this.timer(() => {
+      if (this.stopped) return;
+      const verdict = this.verdict();
+      if (verdict) this.abort(verdict);
+      else this.armWatchdog();
+    }, this.untilVerdictMs());
+  }
+
   private schedule(delayMs: number): void {
     if (this.stopped) return;
-    const margin = this.o.deadlineMarginMs ?? 2_000;
-    const untilDeadline = this.o.remainingTimeMs() - margin;
-    const untilLapse = this.untilMs - (this.o.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS) - this.o.clock.now();
-    const next = Math.max(0, Math.min(delayMs, untilDeadline, untilLapse));
-    const fire = () => void this.tick();
-    if (this.o.clock.setTimer) {
-      this.cancelTimer = this.o.clock.setTimer(fire, next);
-    } else {
-      const timer = setTimeout(fire, next);
-      timer.unref?.();
-      this.cancelTimer = () => clearTimeout(timer);
-    }
+    this.cancelTimer = this.timer(
+      () => void this.tick(),
+      Math.max(0, Math.min(delayMs, this.untilVerdictMs())),
+    );
+  }
+
+  /** One renewal request, given up (as a transient failure) after one renew period. */
+  private renewWithin(until: number, now: number): Promise<void> {
+    const periodMs = this.o.leaseMs * this.o.renewFraction;
+    let cancel: (() => void) | undefined;
+    const givenUp = new Promise<never>((_, reject) => {
+      cancel = this.timer(
+        () =>
+          reject(
+            Object.assign(new Error(`lease renewal took longer than the renew period (${periodMs} ms)`), {
+              name: 'TimeoutError',
+            }),
+          ),
+        periodMs,
+      );
+    });
+    const request = this.o.leases.renew({ ...this.o.ref, nowMs: now, leaseUntilMs: until });
+    request.catch(() => undefined);
+    return Promise.race([request, givenUp]).finally(() => cancel?.());
   }
 
   private async tick(): Promise<void> {
@@ -132,11 +180,12 @@ export class LeaseKeeper {
     const now = this.o.clock.now();
     const until = leaseUntil(now, this.o.leaseMs, this.o.remainingTimeMs());
     try {
-      await this.o.leases.renew({ ...this.o.ref, nowMs: now, leaseUntilMs: until });
+      await this.renewWithin(until, now);
       if (this.stopped) return;
       this.untilMs = until;
       this.renewals++;
       this.o.onRenew?.({ ok: true, leaseUntilMs: until });
+      this.armWatchdog();
       this.schedule(this.o.leaseMs * this.o.renewFraction);
     } catch (err) {
       this.o.onRenew?.({ ok: false, leaseUntilMs: this.untilMs, error: err });
@@ -144,7 +193,8 @@ export class LeaseKeeper {
         this.abort(err);
         return;
       }
-      // Transient (throttled, timeout): try again soon; the lapse check above bounds how long.
+      if (this.stopped) return;
+      // Transient (throttled, timeout): try again soon; the watchdog bounds how long.
       this.schedule(Math.min(1_000, this.o.leaseMs / 10));
     }
   }

@@ -7,17 +7,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
-import { METRIC_NAMESPACE, METRIC_SERVICE, RuntimeMetric } from '../core/metrics.js';
+import { METRIC_NAMESPACE, METRIC_SERVICE, problemMetric, RuntimeMetric } from '../core/metrics.js';
+import type { Outcome } from '../core/outcomes.js';
 import type { Observer, RuntimeEvent } from './events.js';
+import type { SweepReport } from './sweeper.js';
 
 export { METRIC_NAMESPACE, METRIC_SERVICE, RuntimeMetric } from '../core/metrics.js';
-
-const FINISH_METRIC: Partial<Record<string, RuntimeMetric>> = {
-  succeeded: RuntimeMetric.RunSucceeded,
-  failed: RuntimeMetric.RunFailed,
-  skipped: RuntimeMetric.RunSkipped,
-  stale: RuntimeMetric.RunStale,
-};
 
 /** A metric waiting for its invocation's flush. */
 interface Pending {
@@ -38,7 +33,7 @@ export interface ObserverOptions {
   readonly maxOpenRuns?: number;
 }
 
-type Level = 'info' | 'warn' | 'error';
+type Level = 'debug' | 'info' | 'warn' | 'error';
 
 /** The log message, level and decision-specific fields of an event. */
 function describe(e: RuntimeEvent): { level: Level; message: string; fields: Record<string, unknown> } {
@@ -87,6 +82,12 @@ function describe(e: RuntimeEvent): { level: Level; message: string; fields: Rec
         message: `effect ${e.from} -> ${e.to}`,
         fields: { effectKey: e.key, from: e.from, to: e.to, ...(e.note && { note: e.note }) },
       };
+    case 'recording':
+      return {
+        level: 'debug',
+        message: `recording ${e.outcome}${e.reason ? `: ${e.reason}` : ''}`,
+        fields: { outcome: e.outcome, ...(e.reason && { reason: e.reason }) },
+      };
     case 'finish': {
       const s = e.summary;
       const level: Level = s.outcome === 'failed' ? 'error' : s.outcome === 'stale' ? 'warn' : 'info';
@@ -105,17 +106,27 @@ function describe(e: RuntimeEvent): { level: Level; message: string; fields: Rec
   }
 }
 
-/** The metrics an event contributes to its invocation's flush. */
-function metricsOf(e: RuntimeEvent): Pending[] {
-  const count = (name: RuntimeMetric, reason?: string): Pending => ({
-    name,
-    value: 1,
-    unit: MetricUnit.Count,
-    ...(reason && { reason }),
-  });
+const count = (name: RuntimeMetric, reason?: string): Pending => ({
+  name,
+  value: 1,
+  unit: MetricUnit.Count,
+  ...(reason && { reason }),
+});
+/** `RunSucceeded` 0: a problem of the job, a data point for the "no successful run" alarm's window. */
+const noSuccess = (): Pending => ({ name: RuntimeMetric.RunSucceeded, value: 0, unit: MetricUnit.Count });
+
+/**
+ * The metrics an event contributes to its invocation's flush. A problem's metric comes with its
+ * `recording` event (published at once, before the record is written); `finish` adds the rest.
+ */
+function metricsOf(e: RuntimeEvent, countedEarly: ReadonlySet<string> = new Set()): Pending[] {
   switch (e.type) {
+    case 'recording': {
+      const problem = problemMetric(e.outcome as Outcome, e.reason);
+      return problem ? [count(problem), noSuccess()] : [];
+    }
     case 'abandoned-marked':
-      return [count(RuntimeMetric.RunAbandoned)];
+      return [count(RuntimeMetric.RunAbandoned), noSuccess()];
     case 'stale-write-rejected':
       return [count(RuntimeMetric.StaleWriteRejected)];
     case 'effect-transition':
@@ -125,9 +136,11 @@ function metricsOf(e: RuntimeEvent): Pending[] {
     case 'finish': {
       const s = e.summary;
       const out: Pending[] = [];
-      const name = FINISH_METRIC[s.outcome];
-      if (name)
-        out.push(count(name, name === RuntimeMetric.RunSkipped ? (s.reason ?? 'unknown') : undefined));
+      if (s.outcome === 'succeeded') out.push(count(RuntimeMetric.RunSucceeded));
+      if (s.outcome === 'skipped') out.push(count(RuntimeMetric.RunSkipped, s.reason ?? 'unknown'));
+      // A problem's metric went out with its `recording` event (unless the session never sent one).
+      const problem = problemMetric(s.outcome as Outcome, s.reason);
+      if (problem && !countedEarly.has(problem)) out.push(count(problem), noSuccess());
       if (s.outcome !== 'skipped') {
         out.push({ name: RuntimeMetric.RunDuration, value: s.durationMs, unit: MetricUnit.Milliseconds });
       }
@@ -153,6 +166,8 @@ export function createObserver(options: ObserverOptions = {}): Observer {
     options.metrics ?? new Metrics({ namespace: METRIC_NAMESPACE, serviceName: METRIC_SERVICE });
   const maxOpen = options.maxOpenRuns ?? 256;
   const open = new Map<string, { job: string; pending: Pending[] }>();
+  /** Problem metrics already published at a run's `recording` event, by run id (bounded like `open`). */
+  const early = new Map<string, Set<string>>();
 
   const flush = (runId: string) => {
     const run = open.get(runId);
@@ -185,7 +200,13 @@ export function createObserver(options: ObserverOptions = {}): Observer {
         ...(event.shard !== undefined && { shard: event.shard }),
         ...fields,
       });
-      const add = metricsOf(event);
+      const add = metricsOf(event, early.get(event.runId));
+      if (event.type === 'recording' && add.length > 0) {
+        const names = early.get(event.runId) ?? new Set<string>();
+        for (const p of add) if (p.value > 0) names.add(p.name);
+        early.set(event.runId, names);
+        if (early.size > maxOpen) early.delete(early.keys().next().value as string);
+      }
       if (add.length > 0 || event.type === 'finish') {
         let run = open.get(event.runId);
         if (!run) {
@@ -195,9 +216,57 @@ export function createObserver(options: ObserverOptions = {}): Observer {
         }
         run.pending.push(...add);
       }
-      if (event.type === 'finish') flush(event.runId);
+      // A problem is published before its record is written (a timeout may end the invocation there).
+      if (event.type === 'recording' && add.length > 0) flush(event.runId);
+      if (event.type === 'finish') {
+        flush(event.runId);
+        early.delete(event.runId);
+      }
     } catch {
       // observability must never break a run
     }
   };
+}
+
+/**
+ * Publish a sweep's metrics (EMF through Powertools Metrics), per job: each problem record the sweeper
+ * wrote moves the metric its alarm counts (`problemMetric`, the runtime's mapping: abandoned marks ->
+ * `RunAbandoned`, `not-on-schedule` / `catch-up-limit` -> `SlotNotRun`, a job it could not sweep ->
+ * `SweepFailed`), and a job with a due slot not done (or any problem) gets `RunSucceeded` 0, so its
+ * "no successful run" window has data even when nothing ran at all. Never throws.
+ * @param report - what {@link sweep} returned.
+ * @param metrics - @default Metrics in namespace {@link METRIC_NAMESPACE}, service {@link METRIC_SERVICE}
+ * @returns the metrics published per job (name -> sum), for logs and tests.
+ */
+export function publishSweepMetrics(
+  report: SweepReport,
+  metrics: Metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: METRIC_SERVICE }),
+): Map<string, Map<RuntimeMetric, number>> {
+  const byJob = sweepMetrics(report);
+  try {
+    for (const [job, values] of byJob) {
+      metrics.addDimension('job', job);
+      for (const [name, value] of values) metrics.addMetric(name, MetricUnit.Count, value);
+      metrics.publishStoredMetrics();
+    }
+  } catch {
+    // observability must never break a sweep
+  }
+  return byJob;
+}
+
+/** The per-job metric sums of a sweep (see {@link publishSweepMetrics}). */
+export function sweepMetrics(report: SweepReport): Map<string, Map<RuntimeMetric, number>> {
+  const byJob = new Map<string, Map<RuntimeMetric, number>>();
+  const add = (job: string, name: RuntimeMetric, value: number) => {
+    const m = byJob.get(job) ?? new Map<RuntimeMetric, number>();
+    m.set(name, (m.get(name) ?? 0) + value);
+    byJob.set(job, m);
+  };
+  for (const p of report.problems) {
+    const name = problemMetric(p.outcome, p.reason);
+    if (name) add(p.job, name, 1);
+  }
+  for (const job of new Set([...report.overdue, ...byJob.keys()])) add(job, RuntimeMetric.RunSucceeded, 0);
+  return byJob;
 }

@@ -339,14 +339,16 @@ export class RunSession {
     // An open entry names only run, slot and lease end: the claim's returned item may say more of it.
     const known = new Map(displaced.map((p) => [p.runId, p]));
     for (const p of toMark) {
-      await this.deps.runs.markAbandoned(
+      const marked = await this.deps.runs.markAbandoned(
         this.jobKey,
         holderSeenOf(known.get(p.runId) ?? p),
         this.runId,
         nowMs,
         this.def.runRetentionDays,
       );
-      this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
+      // A holder that recorded its own outcome (a `succeeded` whose release a timeout cut off) keeps
+      // it: no abandoned mark, no RunAbandoned.
+      if (marked) this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
     }
     this.marked = true;
   }
@@ -642,6 +644,7 @@ export class RunSession {
       def: this.defId,
       ...(e.shard !== undefined && { shards: e.shards ?? this.def.shards }),
     };
+    this.emit({ type: 'recording', outcome, ...(reason && { reason }) });
     await this.deps.runs.put(rec, this.def.runRetentionDays);
     this.finished = true;
     const summary = this.summary(outcome, reason, extra.error, extra.holderSeen);

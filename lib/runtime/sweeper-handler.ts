@@ -2,7 +2,8 @@
  * The sweeper as a Lambda handler: reads the jobs it may re-trigger from `CRONFENCE_JOBS`
  * (`[{ "name", "functionArn"?, "startMs"? }]`, set by the CDK Sweeper construct; without `functionArn`
  * the job's function is `cronfence-<job>` in the sweeper's own account and region), pairs them with the
- * job definitions compiled into its bundle, and invokes missing slots with Lambda `Invoke` (Event).
+ * job definitions compiled into its bundle, invokes missing slots with Lambda `Invoke` (Event), and
+ * publishes the sweep's problem metrics (EMF) per job.
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import middy from '@middy/core';
@@ -12,6 +13,7 @@ import { defaultFunctionName, JobNameSchema } from '../core/job-definition.js';
 import { ConfigurationError } from '../errors.js';
 import type { JobHandler } from './define-job.js';
 import { createDeps } from './deps.js';
+import { publishSweepMetrics } from './observability.js';
 import { type SweepReport, type SweepTarget, sweep } from './sweeper.js';
 
 /** Environment variable listing the sweeper's jobs. */
@@ -108,7 +110,11 @@ export function sweeperHandler(
       };
     });
     const deps = createDeps();
-    return sweep({ leases: deps.leases, runs: deps.runs, clock: deps.clock }, targets);
+    const report = await sweep({ leases: deps.leases, runs: deps.runs, clock: deps.clock }, targets);
+    // Every problem record the sweep wrote (and every job it could not sweep) moves the metric the
+    // job's alarm counts; a job it could not sweep does not fail the others, nor the handler.
+    publishSweepMetrics(report);
+    return report;
   };
   return middy(base) as unknown as (event: unknown, context: Context) => Promise<SweepReport>;
 }

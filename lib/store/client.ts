@@ -52,11 +52,26 @@ export function checkedEndpoint(source: string, value: string): string {
 }
 
 /**
+ * Time one DynamoDB request attempt may take on AWS before the SDK abandons it (and retries it as a
+ * transient `TimeoutError`), ms: below the renew period of every lease over 3 s (lease / 3), far above
+ * DynamoDB's single-digit-ms latency. A request hung in the network never holds a run past its
+ * deadline: the lease keeper's watchdog does not wait for requests, and it gives up a renewal attempt
+ * after one renew period whatever this timeout is.
+ */
+export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
+/** The same for a local endpoint (DynamoDB Local, a JVM on a developer's loaded machine), ms. */
+export const DYNAMODB_LOCAL_REQUEST_TIMEOUT_MS = 5_000;
+/** Time to establish a connection to DynamoDB before the attempt is abandoned, ms. */
+export const DYNAMODB_CONNECTION_TIMEOUT_MS = 1_000;
+
+/**
  * A Document client (undefined attributes removed, class instances not converted).
  * Endpoint: `config.endpoint`, else `DYNAMODB_ENDPOINT` (e.g. DynamoDB Local). Region: `AWS_REGION`.
  * Every key of `config` wins, an `undefined` one too (`region: undefined` leaves the region to the
  * SDK's chain). @default region 'us-east-1'; dummy credentials for a localhost endpoint when no
- * `AWS_ACCESS_KEY_ID` is set.
+ * `AWS_ACCESS_KEY_ID` is set; `requestHandler` with a per-attempt request timeout of
+ * {@link DYNAMODB_REQUEST_TIMEOUT_MS} ({@link DYNAMODB_LOCAL_REQUEST_TIMEOUT_MS} for a local endpoint)
+ * that throws, and a connection timeout of {@link DYNAMODB_CONNECTION_TIMEOUT_MS}.
  */
 export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
   const endpoint = 'endpoint' in config ? config.endpoint : dynamoEndpointFromEnv();
@@ -66,6 +81,11 @@ export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoD
     ...(endpoint !== undefined && { endpoint }),
     ...(local &&
       !process.env.AWS_ACCESS_KEY_ID && { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    requestHandler: {
+      requestTimeout: local ? DYNAMODB_LOCAL_REQUEST_TIMEOUT_MS : DYNAMODB_REQUEST_TIMEOUT_MS,
+      connectionTimeout: DYNAMODB_CONNECTION_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    },
     ...config,
   });
   const doc = DynamoDBDocumentClient.from(client, {

@@ -83,7 +83,7 @@ export class TableRunStore implements RunStore {
     byRunId: string,
     nowMs: number,
     retentionDays: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
     return perform(this.backend, markAbandoned, {
       table: this.tableName,
       job,

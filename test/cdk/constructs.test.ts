@@ -116,13 +116,18 @@ describe('LibraryTable grants', () => {
 
 describe('the "no successful run within two periods" window', () => {
   it.each([
-    ['every 5 minutes', 300, { periodSeconds: 300, evaluationPeriods: 2, capped: false }],
     [
-      'every 90 seconds (rounded to whole minutes)',
-      90,
-      { periodSeconds: 120, evaluationPeriods: 2, capped: false },
+      'every 5 minutes (one window of at least a sweeper period)',
+      300,
+      { periodSeconds: 900, evaluationPeriods: 1, capped: false },
     ],
-    ['hourly', 3600, { periodSeconds: 3600, evaluationPeriods: 2, capped: false }],
+    [
+      'every 10.5 minutes (rounded to whole minutes)',
+      630,
+      { periodSeconds: 1260, evaluationPeriods: 1, capped: false },
+    ],
+    ['hourly', 3600, { periodSeconds: 7200, evaluationPeriods: 1, capped: false }],
+    ['every 12 hours', 43_200, { periodSeconds: 86_400, evaluationPeriods: 1, capped: false }],
     ['daily', 86_400, { periodSeconds: 86_400, evaluationPeriods: 2, capped: false }],
     ['every 3 days (weekdays)', 3 * 86_400, { periodSeconds: 86_400, evaluationPeriods: 6, capped: false }],
     [

@@ -241,45 +241,56 @@ describe.each(JOBS)('job $name', (job) => {
     });
   });
 
-  it('has seven alarms (failed, stale, abandoned, needs-review, unsettled effect, DLQ, no success in two periods)', () => {
+  it('has its alarms by explicit name: every problem metric, effect alarms only with effects, DLQ, Lambda queue, no success', () => {
     const alarms = synth.template.findResources('AWS::CloudWatch::Alarm', {
-      Properties: { AlarmDescription: Match.stringLikeRegexp(`job "${job.name}"`) },
+      Properties: { AlarmName: Match.stringLikeRegexp(`^CronfenceTest-cronfence-${job.name}-`) },
     });
-    expect(Object.keys(alarms)).toHaveLength(7);
-    const metricNames = Object.values(alarms).map((a) => a.Properties.MetricName);
-    expect(metricNames.sort()).toEqual([
-      'ApproximateNumberOfMessagesVisible',
-      'EffectNeedsReview',
-      'EffectUnsettled',
-      'RunAbandoned',
-      'RunFailed',
-      'RunStale',
-      'RunSucceeded',
-    ]);
+    const names = Object.values(alarms).map((a) =>
+      String(a.Properties.AlarmName).slice(`CronfenceTest-cronfence-${job.name}-`.length),
+    );
+    expect(names.sort()).toEqual(
+      [
+        'AsyncEventAge',
+        'AsyncEventsDropped',
+        'DeadLetters',
+        ...(job.effects ? ['EffectNeedsReview', 'EffectUnsettled'] : []),
+        'NoSuccess',
+        'RunAbandoned',
+        'RunFailed',
+        'RunStale',
+        'SlotNotRun',
+        'SweepFailed',
+        'Throttles',
+      ].sort(),
+    );
   });
 
-  it('alarms on an unsettled effect over the period `cronfence effects --status unsettled` lists from', () => {
-    expect(EFFECT_UNSETTLED_AFTER_MS).toBe(300_000);
-    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmDescription: Match.stringLikeRegexp(`job "${job.name}": an external effect was left not terminal`),
-      MetricName: 'EffectUnsettled',
-      Period: EFFECT_UNSETTLED_AFTER_MS / 1000,
-      Threshold: 1,
-      EvaluationPeriods: 1,
-    });
-  });
+  it.runIf(job.effects)(
+    'alarms on an unsettled effect over the period `cronfence effects --status unsettled` lists from',
+    () => {
+      expect(EFFECT_UNSETTLED_AFTER_MS).toBe(300_000);
+      synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `CronfenceTest-cronfence-${job.name}-EffectUnsettled`,
+        MetricName: 'EffectUnsettled',
+        Period: EFFECT_UNSETTLED_AFTER_MS / 1000,
+        Threshold: 1,
+        EvaluationPeriods: 1,
+      });
+    },
+  );
 
-  it('alarms when no run succeeded within two daily periods, treating missing data as breaching', () => {
+  it('alarms when no run succeeded within two daily periods, not on missing data (nothing due yet after the first deploy)', () => {
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmDescription: Match.stringLikeRegexp(`job "${job.name}": no successful run`),
+      AlarmName: `CronfenceTest-cronfence-${job.name}-NoSuccess`,
       Namespace: 'cronfence',
       MetricName: 'RunSucceeded',
       Dimensions: Match.arrayWith([{ Name: 'job', Value: job.name }]),
       Period: 86400,
       EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
-      TreatMissingData: 'breaching',
+      TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: Match.stringLikeRegexp('^AlarmsTopic') }],
     });
   });
@@ -397,8 +408,10 @@ describe('observability', () => {
     synth.template.resourceCountIs('AWS::SNS::Topic', 1);
     synth.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
-    // Seven per registered job (unsettled effects included), two for the sweeper.
-    expect(alarms.length).toBe(7 * jobs.length + 2);
+    // Per job: 5 problem metrics, DLQ, throttles, event age, dropped events, no success (10), and two
+    // effect alarms for a job with effects; two for the schedule group, two for the sweeper.
+    const withEffects = JOBS.filter((j) => j.effects).length;
+    expect(alarms.length).toBe(10 * jobs.length + 2 * withEffects + 2 + 2);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
   });
 });

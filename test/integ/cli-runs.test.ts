@@ -246,7 +246,7 @@ describe.concurrent('bad input exits 2 with a message naming the flag and value'
     [
       '--failed with a non-problem outcome',
       ['runs', '--failed', '--outcome', 'succeeded'],
-      /invalid --outcome "succeeded": --failed lists only failed, stale, abandoned, skipped \(skipped: not-on-schedule\)$/m,
+      /invalid --outcome "succeeded": --failed lists only failed, stale, abandoned, skipped \(skipped: not-on-schedule, catch-up-limit\)$/m,
     ],
     [
       'a --shard the job does not have',

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
 import type { PausePointName } from '../../../lib/runtime/deps.js';
 import { SLOT_MINUTES } from './jobs.js';
+import { type LambdaShapeSpec, lambdaShapesArbitrary } from './lambda-shapes.js';
 import { lifecycleArbitrary, type ShapeSpec, shapesArbitrary } from './shapes.js';
 
 /** One delivery. */
@@ -101,6 +102,8 @@ export interface HistorySpec {
   readonly failShard?: number;
   /** Safety shapes (lib/drills/explorer/shapes.ts). @default none: the base history */
   readonly shapes?: ShapeSpec;
+  /** Lambda model: the platform's shapes (lambda-shapes.ts: timeout-kill, freeze-until-next, late-6h, ...). */
+  readonly lambdaShapes?: LambdaShapeSpec;
 }
 
 /** Options of {@link historyArbitrary}. */
@@ -243,6 +246,8 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       ),
       failShard: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
       lifecycle: lifecycleArbitrary,
+      // Last, so the keys above draw the same values as before it existed (the found seeds still find).
+      lambdaShapes: lambdaShapesArbitrary(maxWorkers),
     })
     .map(
       ({
@@ -253,6 +258,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         deliveries,
         faults,
         shapes,
+        lambdaShapes,
         lambda,
         redeploy,
         oversized,
@@ -275,6 +281,15 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
               ...(redeploy !== null && { redeploy }),
               ...(oversized !== null && { oversized }),
               ...(failShard !== null && { failShard }),
+              lambdaShapes: {
+                ...lambdaShapes,
+                ...(lambdaShapes.timeoutKill && {
+                  timeoutKill: {
+                    ...lambdaShapes.timeoutKill,
+                    worker: lambdaShapes.timeoutKill.worker % workers,
+                  },
+                }),
+              },
             }
           : { shapes: { ...shapes, ...(lifecycle && { lifecycle }) } }),
       }),

@@ -6,6 +6,7 @@
  */
 import type { Recorded } from '../../report/recording.js';
 import { type Check, check, isBusinessWrite, noWriteAfterFinish } from '../checks.js';
+import { checkProblemsCounted, PROBLEMS_COUNTED } from './alarm-invariant.js';
 import { explorerRows } from './jobs.js';
 import { checkLiveness, LIVENESS } from './liveness.js';
 import type { HistoryOutcome } from './run-history.js';
@@ -22,6 +23,7 @@ export const INVARIANTS = [
   'I8 no lease revived after its release',
   'I9 no operator resolve accepted while a call under its key was in flight',
   LIVENESS,
+  PROBLEMS_COUNTED,
 ] as const;
 
 type Result = Extract<Recorded, { kind: 'result' }>;
@@ -238,5 +240,6 @@ export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[
     noRevivedLease(o.entries),
     noResolveDuringCall(o),
     checkLiveness(o),
+    checkProblemsCounted(o),
   ];
 }

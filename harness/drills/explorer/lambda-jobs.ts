@@ -55,6 +55,15 @@ export interface LambdaJobsOptions {
   readonly sends: SendCall[];
   /** True time, epoch ms. */
   readonly now: () => number;
+  /** Settle's rows in parallel branches (`Promise.all`). @default false */
+  readonly parallelBody?: boolean;
+  /** The report writes its key insert-once, then fenced. @default false */
+  readonly mixedWrites?: boolean;
+  /**
+   * Wait `ms` on the clock of the environment that runs `runId` (frozen with it). When set, the settle
+   * body leaves a branch that outlives the handler on it and then tries an effect and a fenced write.
+   */
+  readonly straggler?: (runId: string, ms: number) => Promise<void>;
 }
 
 /** The three jobs of a deployment (cached by the caller). */
@@ -73,6 +82,12 @@ export function lambdaJobs(d: Deployment, o: LambdaJobsOptions, failures: { shar
     run: async (ctx) => {
       await o.sleep(o.workMs);
       ctx.throwIfAborted();
+      if (o.mixedWrites)
+        await ctx.insertOnce(
+          tableOf(explorerReports),
+          { slot: ctx.slot.id },
+          { body: `first report ${ctx.slot.id}` },
+        );
       await ctx.fencedPut(tableOf(explorerReports), { slot: ctx.slot.id }, { body: `report ${ctx.slot.id}` });
     },
   });
@@ -83,13 +98,25 @@ export function lambdaJobs(d: Deployment, o: LambdaJobsOptions, failures: { shar
     run: async (ctx) => {
       const payer = payerFor(ctx.runId);
       if (o.oversized.has(o.slotIndex(ctx.slot.scheduledTimeMs))) ctx.setDetail('trace', 'x'.repeat(500_000));
-      for (let i = 0; i < ROWS_PER_SLOT; i++) {
+      const row = async (i: number) => {
         ctx.throwIfAborted();
         const id = `${ctx.slot.id}#${i}`;
         await ctx.insertOnce(tableOf(explorerRows), { id }, { amountCents: 100 + i });
         await o.sleep(o.workMs);
         await ctx.effect(`pay#${id}`, { id, amountCents: 100 + i }, payer);
+      };
+      if (o.straggler) {
+        const wait = o.straggler;
+        // Outlives the handler on its environment: resumes only when that environment is thawed.
+        void (async () => {
+          await wait(ctx.runId, o.workMs + 5_000);
+          await ctx.effect(`late#${ctx.slot.id}`, { id: `late#${ctx.slot.id}`, amountCents: 1 }, payer);
+          await ctx.fencedPut(tableOf(explorerReports), { slot: `late#${ctx.slot.id}` }, { body: 'late' });
+        })().catch(() => undefined);
       }
+      const indexes = Array.from({ length: ROWS_PER_SLOT }, (_, i) => i);
+      if (o.parallelBody) await Promise.all(indexes.map(row));
+      else for (const i of indexes) await row(i);
     },
   });
   const shard: JobHandler = defineJob({

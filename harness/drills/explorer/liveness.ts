@@ -5,14 +5,17 @@
  * `succeeded` (a sharded one: every shard of one shard count, under that count's definition) or with a
  * problem the alarms count — a `failed` / `stale` / `not-on-schedule` record of it, or its event in the
  * dead-letter queue. An `abandoned` mark alone does not count: it says a holder died, not that the
- * occurrence was dealt with. Bound: the history ends at most three sweeper periods (45 min) after
- * Lambda's last attempt (two retries within its maximum event age) of its last event.
+ * occurrence was dealt with. And it does so within {@link LIVENESS_BOUND_MS} of its first hand-off to
+ * Lambda (docs/design.md "When is a slot done": the bound per delivery path). The history ends at most
+ * three sweeper periods (45 min) after Lambda's last attempt of its last event.
  */
-import { OFF_SCHEDULE_RUN_ID } from '../../../lib/runtime/sweeper.js';
+import { MAX_CATCH_UP_ATTEMPTS, OFF_SCHEDULE_RUN_ID } from '../../../lib/runtime/sweeper.js';
 import { type Check, check } from '../checks.js';
 import type { HistorySpec } from './history.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { EXPLORER_REMEMBER_SLOTS } from './lambda-jobs.js';
+import { LAMBDA_MAX_EVENT_AGE_MS, LAMBDA_RETRY_DELAYS_MS, SWEEP_PERIOD_MS } from './lambda-model.js';
+import { LAMBDA_SHAPES, lambdaShapesOf } from './lambda-shapes.js';
 import type { HistoryOutcome } from './run-history.js';
 
 /** The invariant's name in reports. */
@@ -30,7 +33,26 @@ export const SHAPES = [
   'off-schedule',
   'txn-conflict',
   'oversized-detail',
+  ...LAMBDA_SHAPES,
 ] as const;
+
+/** The explorer jobs' function timeout, ms (lambda-jobs.ts). */
+const TIMEOUT_MS = 120_000;
+/** Lambda's attempts of one event: three runs up to the timeout, and the 1 + 2 min between them. */
+const LAMBDA_ATTEMPTS_MS = 3 * TIMEOUT_MS + LAMBDA_RETRY_DELAYS_MS[0] + LAMBDA_RETRY_DELAYS_MS[1];
+/**
+ * How long after its first hand-off to Lambda an occurrence may take to end (succeeded, or a problem
+ * record, or a dead letter): waiting in Lambda's queue up to its maximum event age (6 h), Lambda's
+ * attempts (9 min), the sweeper's 10 min grace, then up to {@link MAX_CATCH_UP_ATTEMPTS} + 1 sweeps
+ * a period apart, each catch-up an event with Lambda's attempts (4 x 24 min): 7 h 55 min.
+ */
+export const LIVENESS_BOUND_MS =
+  LAMBDA_MAX_EVENT_AGE_MS +
+  LAMBDA_ATTEMPTS_MS +
+  600_000 +
+  (MAX_CATCH_UP_ATTEMPTS + 1) * (SWEEP_PERIOD_MS + LAMBDA_ATTEMPTS_MS);
+/** Clock error a record's `finishedAtMs` may carry (skews, frozen clocks of pause faults), ms. */
+const CLOCK_TOLERANCE_MS = 300_000;
 /** One of {@link SHAPES}. */
 export type Shape = (typeof SHAPES)[number];
 
@@ -57,6 +79,7 @@ export function shapesOf(spec: HistorySpec, o: HistoryOutcome): Shape[] {
   if (o.records.some((r) => r.runId === OFF_SCHEDULE_RUN_ID)) out.push('off-schedule');
   if (spec.faults.some((f) => f.kind === 'conflict')) out.push('txn-conflict');
   if (spec.oversized?.length && spec.deliveries.some((d) => d.job === 'settle')) out.push('oversized-detail');
+  out.push(...lambdaShapesOf(spec.lambdaShapes, o.lambda?.timeouts ?? 0));
   return out;
 }
 
@@ -66,15 +89,32 @@ export function checkLiveness(o: HistoryOutcome): Check {
   if (!l) return check(LIVENESS, true, 'not a Lambda-model history');
   const iso = (ms: number) => new Date(ms).toISOString();
   const lost: string[] = [];
+  const late: string[] = [];
   const seen = new Set<string>();
+  const firstHandOff = new Map<string, number>();
+  for (const d of l.delivered) {
+    const k = `${d.job}|${d.scheduledTimeMs}`;
+    firstHandOff.set(k, Math.min(firstHandOff.get(k) ?? Number.POSITIVE_INFINITY, d.handOffMs));
+  }
   for (const d of l.delivered) {
     const k = `${d.job}|${d.scheduledTimeMs}`;
     if (seen.has(k)) continue;
     seen.add(k);
     const mine = o.records.filter((r) => r.job === d.job && r.scheduledTime === iso(d.scheduledTimeMs));
-    const problem =
-      mine.some((r) => PROBLEMS.includes(String(r.outcome)) || r.reason === 'not-on-schedule') ||
-      l.deadLetters.some((x) => x.job === d.job && x.scheduledTimeMs === d.scheduledTimeMs);
+    const letters = l.deadLetters.filter((x) => x.job === d.job && x.scheduledTimeMs === d.scheduledTimeMs);
+    const isProblem = (r: Record<string, unknown>) =>
+      PROBLEMS.includes(String(r.outcome)) || r.reason === 'not-on-schedule';
+    const problem = mine.some(isProblem) || letters.length > 0;
+    // When it ended: its first success or problem record, or its first dead letter.
+    const endedAt = Math.min(
+      ...mine.filter((r) => r.outcome === 'succeeded' || isProblem(r)).map((r) => Number(r.finishedAtMs)),
+      ...letters.map((x) => x.atMs),
+    );
+    const handOff = firstHandOff.get(k) ?? d.handOffMs;
+    if (Number.isFinite(endedAt) && endedAt - CLOCK_TOLERANCE_MS > handOff + LIVENESS_BOUND_MS)
+      late.push(
+        `${d.job} ${iso(d.scheduledTimeMs)} ended ${Math.round((endedAt - handOff) / 60_000)} min after its hand-off`,
+      );
     let done: boolean;
     if (d.job === 'ex-shard') {
       done = [...l.shardDefs].some(([def, n]) =>
@@ -90,9 +130,16 @@ export function checkLiveness(o: HistoryOutcome): Check {
   }
   return check(
     LIVENESS,
-    lost.length === 0,
-    lost.length
-      ? `silently lost: ${lost.slice(0, 3).join('; ')}`
+    lost.length === 0 && late.length === 0,
+    lost.length || late.length
+      ? [
+          lost.length ? `silently lost: ${lost.slice(0, 3).join('; ')}` : '',
+          late.length
+            ? `past the bound (${LIVENESS_BOUND_MS / 60_000} min): ${late.slice(0, 3).join('; ')}`
+            : '',
+        ]
+          .filter(Boolean)
+          .join(' / ')
       : `${seen.size} delivered occurrences: each succeeded or left a problem record (${l.deadLetters.length} dead letters), history ended at +${Math.round(l.endMs / 60_000)} min`,
   );
 }

@@ -9,7 +9,7 @@ import { definitionId } from '../../../lib/core/liveness.js';
 import { Trigger } from '../../../lib/core/outcomes.js';
 import type { RuntimeDeps } from '../../../lib/runtime/deps.js';
 import type { ShardDispatcher } from '../../../lib/runtime/fan-out.js';
-import { sweep } from '../../../lib/runtime/sweeper.js';
+import { type SweepProblem, sweep } from '../../../lib/runtime/sweeper.js';
 import { Stage, type Worker } from '../stage.js';
 import type { BackendFactory } from './backends.js';
 import type { HistorySpec } from './history.js';
@@ -25,8 +25,12 @@ const SLOT_MS = SLOT_MINUTES * 60_000;
 
 /** What the Lambda model adds to a history's outcome. */
 export interface LambdaOutcome {
-  /** Every occurrence that was delivered at least once: job, scheduled time, shard count cut for. */
-  readonly delivered: readonly { readonly job: string; readonly scheduledTimeMs: number }[];
+  /** Every copy handed to Lambda: job, scheduled time, and when it was handed off (true time, epoch ms). */
+  readonly delivered: readonly {
+    readonly job: string;
+    readonly scheduledTimeMs: number;
+    readonly handOffMs: number;
+  }[];
   readonly deadLetters: readonly DeadLetter[];
   /** Definition ids of the sharded job by shard count (for "every shard done"). */
   readonly shardDefs: ReadonlyMap<string, number>;
@@ -34,12 +38,22 @@ export interface LambdaOutcome {
   readonly retries: readonly { readonly label: string; readonly attempt: number; readonly why: string }[];
   /** When the last event of the history happened, ms after its start. */
   readonly endMs: number;
+  /** Problem records the sweeps wrote (what the sweeper's metrics count). */
+  readonly sweepProblems: readonly SweepProblem[];
+  /** Invocations the model ended at their timeout. */
+  readonly timeouts: number;
+  /** Frozen environments thawed by their next invocation. */
+  readonly thawed: number;
 }
 
 /** Options of a run: a broken variant to prove the invariants catch it. */
 export interface LambdaRunOptions {
-  /** `skip-is-final`: a same-slot skip ends the line (runtime and sweeper), as before liveness. */
-  readonly variant?: 'skip-is-final';
+  /**
+   * `skip-is-final`: a same-slot skip ends the line (runtime and sweeper), as before liveness.
+   * `uncounted-sweeper`: the sweeper writes its problem records without reporting them (no metric), as
+   * before it had an observer.
+   */
+  readonly variant?: 'skip-is-final' | 'uncounted-sweeper';
 }
 
 /** A same-slot skip that is final: the holder always looks alive (the broken variant). */
@@ -70,18 +84,43 @@ export async function runLambdaHistory(
   const backend = await backendFactory(() => stage?.time.nowMs ?? 0);
   const start = backend.startMs ?? Date.parse('2026-01-05T00:00:00Z');
   try {
+    // Which environment runs which run (its claim's events name it), for branches that wait on it.
+    const workerOfRun = new Map<string, string>();
+    const observed = (p: Parameters<typeof backend.depsFor>[0]) => ({
+      ...p,
+      observe: (e: Parameters<typeof p.observe>[0]) => {
+        if (!workerOfRun.has(e.runId)) workerOfRun.set(e.runId, p.name);
+        p.observe(e);
+      },
+    });
     const depsFor =
       options.variant === 'skip-is-final'
-        ? (p: Parameters<typeof backend.depsFor>[0]) => skipIsFinal(backend.depsFor(p))
-        : (p: Parameters<typeof backend.depsFor>[0]) => backend.depsFor(p);
+        ? (p: Parameters<typeof backend.depsFor>[0]) => skipIsFinal(backend.depsFor(observed(p)))
+        : (p: Parameters<typeof backend.depsFor>[0]) => backend.depsFor(observed(p));
     const s = new Stage(start, depsFor);
     stage = s;
-    const lambda = new LambdaModel(s);
+    const ls = spec.lambdaShapes;
+    const lambda = new LambdaModel(s, { freezeAfterReturn: ls?.freezeUntilNext ?? false });
     const sleep = (ms: number) => s.time.sleep(ms);
     const provider = new SimProvider({ ...spec.provider, now: () => s.time.nowMs, latencyMs: 40, sleep });
     const sends: SendCall[] = [];
     const current = spawnWorkers(spec, s);
+    if (ls?.timeoutKill) {
+      const k = ls.timeoutKill;
+      const w = current[k.worker] as Worker;
+      let seen = 0;
+      // Hangs past the function's timeout: the Lambda model ends the invocation there.
+      w.pauses.add({
+        name: `hang ${k.ms} ms at ${k.at}`,
+        at: k.at,
+        when: () => ++seen === 1,
+        action: () => w.clock.sleep(k.ms),
+      });
+    }
     const sweeperWorker = s.worker('sweeper');
+    // Catch-up and shard invocations run in their own environment (the sweeper only invokes).
+    const asyncWorker = s.worker('async');
+    const sweepProblems: SweepProblem[] = [];
     let requestSeq = 0;
     // Shard payloads are async self-invocations: events of the Lambda model on the sweeper-side worker.
     const dispatch: ShardDispatcher = {
@@ -94,7 +133,7 @@ export async function runLambdaHistory(
               requestId: `shard-${requestSeq++}`,
               label: `shard ${String(p.shard)}/${String(p.shards)}`,
               extra: p,
-              worker: () => sweeperWorker,
+              worker: () => asyncWorker,
             },
             500,
           );
@@ -112,6 +151,15 @@ export async function runLambdaHistory(
       dispatch,
       sends,
       now: () => s.time.nowMs,
+      parallelBody: ls?.parallelBody ?? false,
+      mixedWrites: ls?.mixedWrites ?? false,
+      ...(ls?.freezeUntilNext && {
+        straggler: (runId: string, ms: number) => {
+          const name = workerOfRun.get(runId);
+          const w = s.workers.find((x) => x.name === name);
+          return w ? w.clock.sleep(ms) : s.time.sleep(ms);
+        },
+      }),
     };
     const deployments = new Map<Deployment, ReturnType<typeof lambdaJobs>>();
     const jobsOf = (d: Deployment) => {
@@ -127,14 +175,14 @@ export async function runLambdaHistory(
       jobsOf(spec.redeploy && s.time.nowMs - start >= spec.redeploy.afterMs ? second : FIRST_DEPLOYMENT);
     const shardDefs = new Map<string, number>();
     for (const d of [FIRST_DEPLOYMENT, second]) shardDefs.set(definitionId(jobsOf(d).shard.job), d.shards);
-    const delivered: { job: string; scheduledTimeMs: number }[] = [];
+    const delivered: { job: string; scheduledTimeMs: number; handOffMs: number }[] = [];
     let lastMs = 0;
     for (const [n, d] of spec.deliveries.entries()) {
       const atMs = d.slot * SLOT_MS + d.delayMs;
       lastMs = Math.max(lastMs, atMs);
       const scheduledTimeMs = start + d.slot * SLOT_MS;
       const name = d.job === 'report' ? 'ex-report' : d.job === 'settle' ? 'ex-settle' : 'ex-shard';
-      delivered.push({ job: name, scheduledTimeMs });
+      delivered.push({ job: name, scheduledTimeMs, handOffMs: scheduledTimeMs });
       void lambda.send(
         {
           handler: () => jobsNow()[d.job],
@@ -149,12 +197,40 @@ export async function runLambdaHistory(
         atMs,
       );
     }
+    // A late copy: Scheduler retried its hand-off, then it waited in Lambda's queue.
+    const lateOf = ls?.late && spec.deliveries[ls.late.delivery % spec.deliveries.length];
+    if (ls?.late && lateOf) {
+      const scheduledTimeMs = start + lateOf.slot * SLOT_MS;
+      const name = lateOf.job === 'report' ? 'ex-report' : lateOf.job === 'settle' ? 'ex-settle' : 'ex-shard';
+      delivered.push({ job: name, scheduledTimeMs, handOffMs: scheduledTimeMs + ls.late.schedulerMs });
+      lastMs = Math.max(lastMs, lateOf.slot * SLOT_MS + ls.late.schedulerMs + ls.late.lambdaMs);
+      void lambda.send(
+        {
+          handler: () => jobsNow()[lateOf.job],
+          scheduledTimeMs,
+          requestId: `evt-${lateOf.job}-${lateOf.slot}-a`,
+          label: `late copy ${lateOf.job}#${lateOf.slot}`,
+          worker: () => current[lateOf.worker] as Worker,
+        },
+        ls.late.lambdaMs,
+        lateOf.slot * SLOT_MS + ls.late.schedulerMs,
+      );
+    }
     // The sweeper on its schedule, over the history's own range, until Lambda is idle and three sweeps
-    // after the last delivery changed nothing.
+    // after the last delivery changed nothing. While the only events left wait hours to arrive (a
+    // late copy) and nothing ran for longer than the grace and three sweeps (every catch-up, abandoned
+    // mark and not-on-schedule record of what ran is done by then), the sweeps between are skipped:
+    // they would find nothing to do.
     const sweeps = (async () => {
       let quiet = 0;
-      for (let k = 1; k <= 40; k++) {
-        await sweeperWorker.clock.sleep(SWEEP_PERIOD_MS);
+      let calm = 0;
+      for (let k = 1; k <= 400; k++) {
+        const next = lambda.nextArrivalMs();
+        const settledLongAgo = s.time.nowMs - lambda.lastActivityMs > 600_000 + 3 * SWEEP_PERIOD_MS;
+        const idleUntil =
+          calm >= 3 && settledLongAgo && lambda.onlyWaiting && next !== undefined ? next : undefined;
+        const gap = idleUntil === undefined ? 0 : Math.floor((idleUntil - s.time.nowMs) / SWEEP_PERIOD_MS);
+        await sweeperWorker.clock.sleep(SWEEP_PERIOD_MS * Math.max(1, gap));
         const jobs = jobsNow();
         const report = await sweep(
           {
@@ -177,7 +253,7 @@ export async function runLambdaHistory(
                   requestId: `catch-up-${requestSeq++}`,
                   label: `catch-up ${h.job.name}${payload.shard === undefined ? '' : ` shard ${String(payload.shard)}`}`,
                   extra: { ...payload, trigger: Trigger.CatchUp },
-                  worker: () => sweeperWorker,
+                  worker: () => asyncWorker,
                 },
                 500,
               );
@@ -189,7 +265,9 @@ export async function runLambdaHistory(
           if (process.env.EXPLORER_DEBUG) console.error('sweep failed', err);
           return undefined;
         });
+        if (report && options.variant !== 'uncounted-sweeper') sweepProblems.push(...report.problems);
         const acted = (report?.decisions ?? []).some((x) => x.action === 'triggered');
+        calm = acted ? 0 : calm + 1;
         quiet = !acted && lambda.inFlight === 0 && s.time.nowMs - start > lastMs ? quiet + 1 : 0;
         if (quiet >= 3) break;
       }
@@ -213,6 +291,9 @@ export async function runLambdaHistory(
         shardDefs,
         retries: lambda.retries,
         endMs: s.time.nowMs - start,
+        sweepProblems,
+        timeouts: lambda.timeouts.length,
+        thawed: lambda.thawed,
       },
     };
   } finally {

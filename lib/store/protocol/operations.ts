@@ -397,9 +397,11 @@ export interface AbandonInput {
 
 /**
  * Abandon mark: record a displaced holder's run `abandoned / not-released`, only if it never wrote
- * its own record. Refused: it did; keep it (not an error).
+ * its own record. Refused: it did; keep it (not an error). Resolves `true` when the mark was written,
+ * `false` when the holder's own record was there (e.g. `succeeded`, its release lost to a timeout):
+ * only a written mark is a problem to count.
  */
-export const markAbandoned: Operation<AbandonInput, void> = {
+export const markAbandoned: Operation<AbandonInput, boolean> = {
   name: ProtocolOp.MarkAbandoned,
   request: (a) => {
     const key = Keys.run(a.job, a.holder.slot, a.holder.runId);
@@ -424,8 +426,8 @@ export const markAbandoned: Operation<AbandonInput, void> = {
       ],
     };
   },
-  accepted: () => undefined,
-  refused: () => undefined,
+  accepted: () => true,
+  refused: () => false,
 };
 
 /** `<table> <key>` for messages. */
