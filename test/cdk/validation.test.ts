@@ -87,7 +87,7 @@ describe('synth fails with a clear message', () => {
   it('for an unknown option near no known one, listing the known ones', () => {
     const definition = { ...jobDefinition({ name: 'bad' }), owner: 'team-a' } as JobDefinition;
     expect(synthError(props({ definition, entry: FIXTURE_HANDLER }))?.message).toMatch(
-      /^cronfence: job "bad": invalid job definition: "owner" = "team-a": unknown option owner; the known options here are name, schedule, timeZone, lease, timeoutSeconds, /,
+      /^cronfence: job "bad": invalid job definition: "owner" = "team-a": unknown option owner; the known options here are name, id, schedule, timeZone, lease, timeoutSeconds, /,
     );
   });
 
