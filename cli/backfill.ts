@@ -1,11 +1,14 @@
 /**
  * `cronfence backfill <job> --from D --to D --requested-by NAME --reason TEXT`: re-run a job's real
  * slots in a range as manual runs (the deployed function, asynchronously, or the local handler with
- * `--local`), with a progress bar, then a summary read from the run records the runs wrote.
+ * `--local`), with a progress bar, then a summary read from the run records the runs wrote. A range
+ * reaching before the job's start (`catchUp.since`) is refused (exit 2, nothing invoked) without
+ * `--before-start`.
  */
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
+import { BEFORE_START_FLAG, beforeStartRefusal } from '../lib/core/schedule/catch-up.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { intArg } from './args.js';
 import { checkLeases } from './backfill-guard.js';
@@ -44,6 +47,7 @@ interface BackfillFlags extends ConnectionFlags {
   readonly jobs?: string;
   readonly invokeAws?: boolean;
   readonly expect?: string;
+  readonly beforeStart?: boolean;
 }
 
 function rowsTable(rows: readonly BackfillRow[]): string {
@@ -218,6 +222,10 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
     )
     .option('--dry-run', 'list the slots that would run; invoke nothing')
     .option('--yes', 'allow more than 1,000 slots')
+    .option(
+      BEFORE_START_FLAG,
+      "run slots before the job's start (catchUp.since), which the scheduler this job replaced may have paid: only after checking they were not",
+    )
     .option('--local', "run the job's handler in this process instead of invoking the deployed function")
     .option(
       '--function <name|arn>',
@@ -251,6 +259,10 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
         { from: flags.from, to: flags.to, yes: Boolean(flags.yes) },
         Date.now(),
       );
+      // Refused (exit 2, nothing read or invoked), dry run or not, before the job's start unless the
+      // operator checked: the whole range, so no part of it runs.
+      const early = beforeStartRefusal(handler.job.catchUp, plan.slots, Boolean(flags.beforeStart));
+      if (early) throw usage('--from', flags.from, early.message);
       const shards = handler.job.shards > 1 ? [...Array(handler.job.shards).keys()] : [undefined];
       if (flags.dryRun) {
         // A dry run sends nothing, but a broken table setting is still bad input (exit 2), as for a real run.

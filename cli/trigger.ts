@@ -3,10 +3,12 @@
  * (`backfill`): the event of trigger `manual` goes to the deployed function (Lambda async Invoke) or,
  * with `--local`, to the handler in this process; then the run record it produced is read back and
  * printed. Default slot: the latest due one (the newest occurrence at or before now). A future slot is
- * bad input (exit 2). A paused job records the run `skipped / paused` like any delivery.
+ * bad input (exit 2), and so is a slot before the job's start (`catchUp.since`) without `--before-start`.
+ * A paused job records the run `skipped / paused` like any delivery.
  */
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
+import { BEFORE_START_FLAG, beforeStartRefusal } from '../lib/core/schedule/catch-up.js';
 import { enumerateSlots } from '../lib/core/schedule/enumerate.js';
 import type { Slot } from '../lib/core/schedule/slot.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
@@ -43,6 +45,7 @@ interface TriggerFlags extends ConnectionFlags {
   readonly jobs?: string;
   readonly expect?: string;
   readonly dryRun?: boolean;
+  readonly beforeStart?: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -121,6 +124,10 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
       "how long to wait for the run record (default: the job's timeout + 60)",
       intArg('--wait', 0, 3600),
     )
+    .option(
+      BEFORE_START_FLAG,
+      "run a slot before the job's start (catchUp.since), which the scheduler this job replaced may have paid: only after checking it was not",
+    )
     .option('--dry-run', "show the slot, the job's lease (holder, until) and its VERSION; invoke nothing")
     .option(
       '--expect <version>',
@@ -130,6 +137,9 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
     action(async (job: string, flags: TriggerFlags) => {
       const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
       const slot = triggerSlot(handler, flags.slot, Date.now());
+      // Refused (exit 2, nothing read or invoked) before the job's start unless the operator checked.
+      const early = beforeStartRefusal(handler.job.catchUp, [slot], Boolean(flags.beforeStart));
+      if (early) throw usage('--slot', flags.slot ?? slot.id, early.message);
       // The same limits as backfill and the invocation event: refused here (exit 2, nothing invoked),
       // never cut short silently or left for the handler to reject.
       const by = operatorValue('--requested-by', flags.requestedBy, 128);

@@ -3,13 +3,16 @@
  * operators act — `resolve` (an effect, as `cronfence effects resolve` does: read the record, check the
  * provider, think, write conditioned on what was read; a `not-executed` resolution is followed by a
  * manual re-run), `pause` then `resume`, `trigger` (one manual run) and `backfill` (manual runs of two
- * slots, one after the other), each refused while a live run holds the lease, as the CLI refuses it.
+ * slots, one after the other), each refused while a live run holds the lease, and for a slot before the
+ * job's start (`catchUp.since`: the scheduler the job replaced may have paid it), as the CLI refuses them
+ * (`beforeStartRefusal`; operators here never pass `--before-start`).
  * Operators are honest: they resolve `succeeded` what the provider executed, `not-executed` only what it
  * did not, and never touch a `sending` effect whose holder's lease ended (the runs reconcile it).
  */
 import fc from 'fast-check';
 import { EffectStatus } from '../../../lib/core/effects.js';
 import type { EffectStore } from '../../../lib/core/ports.js';
+import { beforeStartRefusal } from '../../../lib/core/schedule/catch-up.js';
 import { instantSlotId } from '../../../lib/core/schedule/slot.js';
 import type { JobHandler } from '../../../lib/runtime/define-job.js';
 import type { TablePauseStore } from '../../../lib/store/pause-store.js';
@@ -116,6 +119,8 @@ export interface OperatorDesk {
   readonly startMs: number;
   /** The settle slots the history delivers: operators act on these (an alert names a real slot). */
   readonly slots: readonly number[];
+  /** The deployed settle job's catch-up (its `sinceMs` is the start manual runs may not reach before). */
+  readonly catchUp?: { readonly sinceMs?: number };
   readonly log: OperatorEntry[];
 }
 
@@ -127,8 +132,13 @@ export function scheduleOperators(race: OperatorRace, d: OperatorDesk): void {
   const now = () => d.stage.time.nowMs;
   const think = (ms: number) => d.worker.clock.sleep(ms);
   const entry = (e: Omit<OperatorEntry, 'doneAtMs'>) => d.log.push({ ...e, doneAtMs: now() });
-  /** A manual run of `slot`, unless a live run holds the lease (the CLI's refusal). */
+  /** A manual run of `slot`, unless it is before the job's start or a live run holds the lease (the CLI's refusals). */
   const manualRun = async (slot: number, label: string): Promise<void> => {
+    const scheduledTimeMs = d.startMs + slot * SLOT_MINUTES * 60_000;
+    if (beforeStartRefusal(d.catchUp, [{ id: instantSlotId(scheduledTimeMs), scheduledTimeMs }])) {
+      entry({ kind: 'trigger', sentAtMs: now(), result: 'refused BeforeStart' });
+      return;
+    }
     const lease = await d.pauses.lease(job).catch(() => undefined);
     const sentAtMs = now();
     if (liveHolder(lease, d.worker.clock.now())) {
@@ -140,7 +150,7 @@ export function scheduleOperators(race: OperatorRace, d: OperatorDesk): void {
       worker: d.worker,
       handler: d.settle,
       job,
-      scheduledTimeMs: d.startMs + slot * SLOT_MINUTES * 60_000,
+      scheduledTimeMs,
       label: `operator ${label} settle#${slot}`,
       extra: { trigger: 'manual', requestedBy: 'operator', reason: label },
     });

@@ -10,8 +10,8 @@ import type { BackendFactory, HistoryBackend } from './backends.js';
 import type { HistorySpec } from './history.js';
 import { spawnWorkers } from './history-faults.js';
 import { SLOT_MINUTES } from './jobs.js';
-import { type OperatorEntry, operatorSpanMs, scheduleOperators } from './operators.js';
 import { lifecyclePlan } from './lifecycle.js';
+import { type OperatorEntry, operatorSpanMs, scheduleOperators } from './operators.js';
 import { SimProvider } from './provider.js';
 import { type LambdaOutcome, type LambdaRunOptions, runLambdaHistory } from './run-lambda-history.js';
 import { type SendCall, shapedJobs } from './shapes.js';
@@ -133,6 +133,7 @@ export async function runHistory(
           settle: jobs.settle,
           startMs: start,
           slots,
+          ...(life && { catchUp: life.finalSettle.job.catchUp }),
           log: operators,
         });
         last = Math.max(last, operatorSpanMs(race, Math.max(0, ...slots)));

@@ -56,6 +56,60 @@ export function catchUpFloorMs(catchUp: { readonly sinceMs?: number } | undefine
   return catchUp?.sinceMs;
 }
 
+/** The flag that lets an operator run a slot before the job's start, having checked it was not paid. */
+export const BEFORE_START_FLAG = '--before-start';
+
+/** Why an operator's manual run (`trigger`, `backfill`) of a slot is refused: the slot is before the job's start. */
+export interface BeforeStartRefusal {
+  /** The first refused slot's id. */
+  readonly slotId: string;
+  /** How many of the requested slots are before the job's start. */
+  readonly count: number;
+  /** The job's start, epoch ms ({@link catchUpFloorMs}). */
+  readonly sinceMs: number;
+  /** The refusal as one sentence, naming the slot, `catchUp.since` and the override flag. */
+  readonly message: string;
+}
+
+/**
+ * Whether an operator may run these slots by hand (pure): a slot before the job's start
+ * ({@link catchUpFloorMs}, the declared `catchUp.since`) may have been paid by the scheduler this job
+ * replaced (or by the job under another identity), so a manual run of it is refused unless the operator,
+ * having checked, passes {@link BEFORE_START_FLAG} (`allowBeforeStart`). The same rule as the sweeper's
+ * `beforeStart` in {@link planCatchUp}: `scheduledTimeMs < sinceMs`.
+ * @param catchUp the job's `catchUp` (no `sinceMs`: no floor, never refused).
+ * @param slots the slots the operator asked for, any order.
+ * @param allowBeforeStart the operator passed {@link BEFORE_START_FLAG}. @default false
+ * @returns `undefined` when every slot may run, else the refusal (nothing may be invoked).
+ * @example
+ * beforeStartRefusal({ sinceMs: Date.parse('2026-01-06T00:00:00Z') },
+ *   [{ id: '2026-01-05T00:00:00Z', scheduledTimeMs: Date.parse('2026-01-05T00:00:00Z') }]);
+ * // { slotId: '2026-01-05T00:00:00Z', count: 1, sinceMs: 1767657600000, message: 'slot 2026-01-05T00:00:00Z is before ...' }
+ */
+export function beforeStartRefusal(
+  catchUp: { readonly sinceMs?: number } | undefined,
+  slots: readonly Pick<Slot, 'id' | 'scheduledTimeMs'>[],
+  allowBeforeStart = false,
+): BeforeStartRefusal | undefined {
+  const sinceMs = catchUpFloorMs(catchUp);
+  if (sinceMs === undefined || allowBeforeStart) return undefined;
+  const before = slots
+    .filter((s) => s.scheduledTimeMs < sinceMs)
+    .sort((a, b) => a.scheduledTimeMs - b.scheduledTimeMs);
+  const first = before[0];
+  if (!first) return undefined;
+  const since = `${new Date(sinceMs).toISOString().slice(0, 19)}Z`;
+  const others = before.length > 1 ? ` (and ${before.length - 1} more slot(s) before it)` : '';
+  return {
+    slotId: first.id,
+    count: before.length,
+    sinceMs,
+    message:
+      `slot ${first.id}${others} is before the job's start (catchUp.since ${since}): it may have been paid by the scheduler this job replaced; ` +
+      `nothing invoked; check it was not paid, then pass ${BEFORE_START_FLAG} to run it`,
+  };
+}
+
 /**
  * Decide which missing slots a sweep re-triggers (pure).
  * - Slots before `floorMs` (the job's deployed start or declared `since`) are `beforeStart`, never triggered.
