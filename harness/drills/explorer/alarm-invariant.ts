@@ -55,7 +55,10 @@ export function checkProblemsCounted(o: HistoryOutcome): Check {
       bad.push(`${runId} ${outcome}/${reason}: no alarm watches ${metric}`);
       continue;
     }
-    if (!o.lambda && runId.startsWith('sweeper')) continue; // the listed model's sweeps report no problems
+    // The listed model's sweeps report no problems (no sweeper handler publishes them): its records and
+    // its abandoned marks (`details.detectedBy` = `sweeper...`) are the Lambda model's to check.
+    const detectedBy = String((r.details as { detectedBy?: unknown } | undefined)?.detectedBy ?? '');
+    if (!o.lambda && (runId.startsWith('sweeper') || detectedBy.startsWith('sweeper'))) continue;
     const counted =
       emitted.get(runId)?.has(metric) ||
       (outcome === 'abandoned' && abandonedBySweeper) ||
