@@ -71,6 +71,8 @@ export class RunSession {
   private failureStreak: { slots: FailedOccurrence[]; pause?: PauseFields } | undefined;
   private keeper: LeaseKeeper | undefined;
   private finished = false;
+  /** The summary of the record this run stored last: once stored, what the handler reports. */
+  private stored: RunSummary | undefined;
   /** Protected operations the body started and that have not settled yet. */
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly details: Record<string, unknown> = {};
@@ -395,7 +397,8 @@ export class RunSession {
     // `succeeded` only where no successor left an abandoned mark (else LeaseLostError → fail() records
     // `stale / lease-lost`); then the release, conditional on still holding the lease. A refused
     // release means a successor displaced this run before its mark could land: the record is corrected
-    // to `stale / lease-lost` (RUN_RECORD_CORRECT). A displaced holder never stays `succeeded`.
+    // to `stale / lease-lost` (the run-record correction write), unless DynamoDB cannot be reached to
+    // correct it — then the stored `succeeded` stands and so does the summary (see correctDisplaced).
     let summary: RunSummary;
     try {
       summary = await this.record(Outcome.Succeeded);
@@ -408,13 +411,31 @@ export class RunSession {
     try {
       await this.release(true);
     } catch (err) {
-      if (err instanceof LeaseLostError) return this.record(Outcome.Stale, Reason.LeaseLost, { error: err });
-      // Throttled release after the record: the lease expires by itself, and a later delivery of this
-      // slot finds its results. The outcome stays what the record says.
-      if (!(err instanceof StoreError)) throw err;
-      this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: err.message });
+      if (err instanceof LeaseLostError) return this.correctDisplaced(err, summary);
+      // Throttled (or otherwise failed) release after the record: the lease expires by itself, and a
+      // later delivery of this slot finds its results. The outcome stays what the record says.
+      this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: (err as Error)?.message ?? String(err) });
     }
     return summary;
+  }
+
+  /**
+   * Correct the `succeeded` record of a run whose release found a successor to `stale / lease-lost`.
+   * When the correction itself cannot be written (a StoreError: partitioned, throttled, timed out), the
+   * record that stands says `succeeded`, and the summary says what the record says: the handler never
+   * reports one outcome while the table holds another, and it does not rethrow (the successor holds the
+   * lease; a Lambda retry would only find it). The refused correction is reported as a failed release.
+   * @param displaced the release's LeaseLostError; @param recorded the summary of the stored record
+   * @throws what the correction throws other than StoreError
+   */
+  private async correctDisplaced(displaced: LeaseLostError, recorded: RunSummary): Promise<RunSummary> {
+    try {
+      return await this.record(Outcome.Stale, Reason.LeaseLost, { error: displaced });
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: `${displaced.message}; ${err.message}` });
+      return recorded;
+    }
   }
 
   /** Keys of the effects this run met or marked in `needs-review` (`details.effectsNeedingReview`). */
@@ -486,6 +507,9 @@ export class RunSession {
   async fail(err: unknown): Promise<{ summary: RunSummary; rethrow: boolean }> {
     if (!this.claimed || this.finished) {
       this.keeper?.finish();
+      // A failure after the run's record was stored changes nothing in the table: the handler reports
+      // the stored outcome, and a retry would only meet that record.
+      if (this.stored) return { summary: this.stored, rethrow: false };
       return { summary: this.summary(Outcome.Failed, Reason.Error, err), rethrow: true };
     }
     await this.endAuthority();
@@ -648,6 +672,7 @@ export class RunSession {
     await this.deps.runs.put(rec, this.def.runRetentionDays);
     this.finished = true;
     const summary = this.summary(outcome, reason, extra.error, extra.holderSeen);
+    this.stored = summary;
     this.emit({ type: 'finish', summary });
     return summary;
   }
