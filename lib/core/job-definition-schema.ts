@@ -5,7 +5,7 @@
  * live here too. valibot: small and tree-shakable (the Lambda bundle stays near the bare baseline).
  */
 import * as v from 'valibot';
-import { InvalidJobDefinitionError } from '../errors.js';
+import { InvalidJobDefinitionError } from './input-errors.js';
 import {
   type JobDefinition,
   JobNameSchema,

@@ -4,11 +4,11 @@
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { CronfenceError } from '../core/error-model.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import { parseJobDefinition } from '../core/job-definition-schema.js';
 import type { DstGapPolicy } from '../core/schedule/dst-gap.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
-import { CronfenceError } from '../errors.js';
 import { declaredUses, declareUses, type JobAccess, parseJobAccess } from '../store/job-access.js';
 import { accessGuard } from './access-guard.js';
 import { createDeps, type RuntimeDeps } from './deps.js';

@@ -6,7 +6,7 @@
  * runtime really sends.
  */
 import * as v from 'valibot';
-import { InvalidJobDefinitionError } from '../errors.js';
+import { InvalidJobDefinitionError } from '../core/input-errors.js';
 import type { TableSchema } from './schema.js';
 
 /**

@@ -5,6 +5,8 @@
  * (lib/store/protocol/dynamo-backend.ts; the harness's memory backend), and the stores only choose
  * which operation to perform. Effect transitions: effect-operations.ts.
  */
+
+import { ResultConflictError, StaleFenceError } from '../../core/fence-errors.js';
 import {
   decideClaimFailed,
   decideClaimSucceeded,
@@ -37,7 +39,7 @@ import {
   storedFence,
 } from '../../core/results.js';
 import { showValue } from '../../core/show-value.js';
-import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError } from '../../errors.js';
+import { LeaseLostError, StoreError } from '../errors.js';
 import { abandonedRunItem, runRecordItem } from '../run-items.js';
 import { Attr, Keys } from '../schema.js';
 import {
