@@ -1,9 +1,8 @@
 /**
- * The errors the stores throw: a DynamoDB request that failed, an endpoint that cannot be reached, a
- * lease this run no longer holds, and an operator's write refused because the item is not what the
- * operator was shown. Each carries the item DynamoDB returned, typed (lease item or effect record).
+ * The errors the stores throw about a run: a DynamoDB request that failed, an endpoint that cannot be
+ * reached, a lease this run no longer holds (with the item DynamoDB returned, typed). An operator's
+ * refused write has its own errors (operator-errors.ts).
  */
-import type { EffectItem } from '../core/effects.js';
 import { CronfenceError, ErrorCategory, ErrorCode } from '../core/error-model.js';
 import type { LeaseItem } from '../core/lease.js';
 import type { RunRecord } from '../core/ports.js';
