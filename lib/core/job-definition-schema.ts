@@ -32,7 +32,7 @@ const DEFAULT_RENEW_FRACTION = 1 / 3;
 
 /**
  * Largest `pauseOnFailure`: its streak is kept on the lease item, and with the longest job name, a
- * full done set and 5 failed occurrences every lease write still costs 1 WCU (issue 17).
+ * full done set and 5 failed occurrences every lease write still costs 1 WCU.
  */
 export const MAX_PAUSE_ON_FAILURE = 5;
 

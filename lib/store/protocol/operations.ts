@@ -279,7 +279,7 @@ export const release = ownedUpdate(
 function failureSets(ref: Partial<ReleaseRequest>): Item {
   if (!ref.failedSlots) return {};
   // Once the streak pauses the job, the pause names its runs and slots: storing the list as well
-  // would write the streak twice and pass 1 KB (issue 17: every lease write stays at 1 WCU).
+  // would write the streak twice and pass 1 KB (every lease write stays at 1 WCU).
   if (ref.pause) return { ...ref.pause };
   return { failedSlots: ref.failedSlots.map((f) => ({ slot: f.slot, runId: f.runId })) };
 }
