@@ -3,13 +3,14 @@
  * the CLI's exit code and whether a Lambda handler rethrows for a retry. The brand check works across
  * two copies of the library (two esbuild bundles of lib/errors.ts loaded in one process).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as cdk from '../../../cdk/constructs/index.js';
+import { validateJobForDeploy } from '../../../cdk/constructs/scheduled-job.js';
 import * as errors from '../../../lib/errors.js';
 import { CronfenceError, exitCodeOf, isCronfenceError, shouldRetry } from '../../../lib/errors.js';
 
@@ -152,6 +153,51 @@ describe('error categories', () => {
   it('names the construct path on a construct error', () => {
     const err = new cdk.CronfenceValidationError('bad', { node: { path: 'MyJobs/Jobs/nightly' } } as never);
     expect([err.message, err.constructPath]).toEqual(['cronfence: bad', 'MyJobs/Jobs/nightly']);
+  });
+});
+
+/** The TypeScript files under `dir` (repository-relative), recursively. */
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile() && d.name.endsWith('.ts'))
+    .map((d) => join(d.parentPath, d.name));
+}
+
+describe('where errors come from', () => {
+  it('throws no plain Error from cdk/ (every construct error is a CronfenceValidationError)', () => {
+    const plain = sources('cdk').filter((f) => /new Error\(/.test(readFileSync(f, 'utf8')));
+    expect(plain).toEqual([]);
+  });
+
+  it('casts no error payload through unknown in lib/ or cdk/', () => {
+    const casts = [...sources('lib'), ...sources('cdk')].filter((f) =>
+      /as unknown as Record<string, unknown>/.test(readFileSync(f, 'utf8')),
+    );
+    expect(casts).toEqual([]);
+  });
+
+  it("keeps the definition error's class at synth, its message naming the job", () => {
+    let caught: unknown;
+    try {
+      validateJobForDeploy(
+        {
+          name: 'nightly',
+          schedule: 'cron(30 2 * * ? *)',
+          timeZone: 'Mars/Olympus',
+          lease: { durationSeconds: 30 },
+        } as never,
+        new Date('2026-03-01T00:00:00Z'),
+      );
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(errors.InvalidJobDefinitionError);
+    expect([(caught as errors.InvalidJobDefinitionError).field, (caught as Error).message]).toEqual([
+      'timeZone',
+      expect.stringMatching(
+        /^cronfence: job "nightly": invalid job definition: "timeZone" = "Mars\/Olympus"/,
+      ),
+    ]);
   });
 });
 
