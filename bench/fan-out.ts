@@ -33,7 +33,11 @@ const SHARDS = 16;
 const PER_SHARD_CONCURRENCY = Number(process.env.BENCH_PER_SHARD ?? 1);
 const SLOT_MS = Date.parse('2026-03-28T17:00:00Z');
 
-async function run(dyn: BenchDynamo, name: string, count: number, slotMs: number, payouts: boolean) {
+async function run(
+  dyn: BenchDynamo,
+  name: string,
+  { count, slotMs, payouts }: { count: number; slotMs: number; payouts: boolean },
+) {
   const merchants = generateMerchants(count);
   const service = payouts ? await startPaymentService({ idempotencyKeys: true }) : undefined;
   let renewals = 0;
@@ -158,13 +162,21 @@ async function main(): Promise<void> {
   try {
     // Warm both JITs (DynamoDB Local's and Node's) on every request shape the runs send.
     await rawPutsPerSecond(dyn, '1999-01-01');
-    await run(dyn, 'bench-fanout-warmup', 3_000, SLOT_MS + 30 * 86_400_000, false);
+    await run(dyn, 'bench-fanout-warmup', {
+      count: 3_000,
+      slotMs: SLOT_MS + 30 * 86_400_000,
+      payouts: false,
+    });
     const raw1 = await rawPutsPerSecond(dyn, '2000-01-01');
-    const rows = await run(dyn, 'bench-fanout', COUNT, SLOT_MS, false);
+    const rows = await run(dyn, 'bench-fanout', { count: COUNT, slotMs: SLOT_MS, payouts: false });
     const raw2 = await rawPutsPerSecond(dyn, '2000-01-02');
     const rawPerSecond = round((raw1 + raw2) / 2, 1);
     const fractionOfRaw = round(rows.merchantsPerSecond / rawPerSecond);
-    const withPayouts = await run(dyn, 'bench-fanout-pay', PAYOUT_COUNT, SLOT_MS + 86_400_000, true);
+    const withPayouts = await run(dyn, 'bench-fanout-pay', {
+      count: PAYOUT_COUNT,
+      slotMs: SLOT_MS + 86_400_000,
+      payouts: true,
+    });
     const rss = peakRssMb();
     emit(
       'fan-out',

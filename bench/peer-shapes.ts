@@ -1,5 +1,5 @@
 /**
- * What the shape of cronfence's requests costs (issue 17): the floor (cronfence's own claim, run
+ * What the shape of cronfence's requests costs: the floor (cronfence's own claim, run
  * record and release sent raw, bench/support/floor.ts) against Powertools `makeIdempotent`, and the
  * floor with parts of its requests stripped — each strip drops a guarantee (bench/support/floor.ts
  * `Strip`), so none is a candidate: they measure how far lighter requests could go at all. All

@@ -1,5 +1,5 @@
 /**
- * Peer comparison (issue 17): cronfence vs Powertools for AWS Lambda's idempotency utility
+ * Peer comparison: cronfence vs Powertools for AWS Lambda's idempotency utility
  * (`makeIdempotent` with its DynamoDB persistence layer, keyed by job + scheduled time) vs the bare body,
  * interleaved in rounds against ONE DynamoDB Local, for a trivial body (one PutItem) and a 100-write
  * body, at concurrency 1 and 8 (8 lanes: 8 jobs / keys, each its own client like a Lambda instance).
@@ -339,7 +339,7 @@ async function duplicates(
   };
 }
 
-/** A figure row whose target is `value <= max` (issue 17's ratio targets). */
+/** A figure row whose target is `value <= max` (the ratio targets in BENCHMARKS.md). */
 const atMost = (figure: string, value: number, max: number): FigureRow => ({
   figure,
   value,
@@ -411,7 +411,7 @@ async function main(): Promise<void> {
         // Fewer runs with the 100-write body (each is 100 requests).
         const runs = body === 'trivial' ? RUNS : Math.max(3, Math.floor(RUNS / 6));
         // Warm-up: every client's connections, and with the trivial body cronfence's done sets filled
-        // (32 slots: the steady-state lease item; its size no longer changes a write's WCU, issue 17).
+        // (32 slots: the steady-state lease item; its size does not change a write's WCU).
         const warm = body === 'trivial' ? Math.max(runs, 34) : runs;
         for (const k of KINDS) await phase(lanes[k], meters[k], dyn.pid, slotBase, warm);
         slotBase += warm;

@@ -24,7 +24,7 @@ export const ON_DEMAND_PRICES = {
 
 /**
  * WCU of a successful Powertools `makeIdempotent` run (its in-progress PutItem and its completion
- * UpdateItem, 1 WCU each), measured side by side by bench/peer.ts; issue 17's budget is this + 1.
+ * UpdateItem, 1 WCU each), measured side by side by bench/peer.ts; cronfence's budget is this + 1.
  */
 const POWERTOOLS_WCU_PER_RUN = 2;
 
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     const successSmallDoneSet = per(fresh.meter.snapshot(), 5);
 
     // The longest job name defineJob accepts (64 characters) with the highest shard index (999) and a full
-    // done set: the lease item must stay under 1 KB (issue 17), so a run costs no more WCU than above.
+    // done set: the lease item must stay under 1 KB, so a run costs no more WCU than above.
     const longName = `m${'x'.repeat(63)}`;
     const long = benchWorker(dyn);
     const longNameJob = benchJob(longName, async () => undefined, { shards: 1000 });

@@ -66,9 +66,7 @@ async function rawPuts(dyn: BenchDynamo, date: string, merchants: ReturnType<typ
 async function killScenario(
   dyn: BenchDynamo,
   name: string,
-  payments: boolean,
-  slotMs: number,
-  count = COUNT,
+  { payments, slotMs, count = COUNT }: { payments: boolean; slotMs: number; count?: number },
 ) {
   const merchants = generateMerchants(count);
   const progressDoc = dyn.client();
@@ -205,13 +203,20 @@ async function main(): Promise<void> {
     const merchants = generateMerchants(COUNT);
     // Warm both JITs (DynamoDB Local's and Node's) on every request shape the scenarios send.
     await rawPuts(dyn, '1999-01-01', merchants);
-    await killScenario(dyn, 'bench-scale-warmup', false, SLOT_MS + 30 * DAY_MS, 2_000);
+    await killScenario(dyn, 'bench-scale-warmup', {
+      payments: false,
+      slotMs: SLOT_MS + 30 * DAY_MS,
+      count: 2_000,
+    });
     const rssBefore = peakRssMb();
     // raw, scenario, raw, scenario, raw: each scenario against the mean of the raw runs around it.
     const raws = [await rawPuts(dyn, '2000-01-01', merchants)];
     const rounds = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const scenario = await killScenario(dyn, `bench-scale-rows-${r}`, false, SLOT_MS + (10 + r) * DAY_MS);
+      const scenario = await killScenario(dyn, `bench-scale-rows-${r}`, {
+        payments: false,
+        slotMs: SLOT_MS + (10 + r) * DAY_MS,
+      });
       raws.push(await rawPuts(dyn, `2000-01-0${r + 2}`, merchants));
       const rawMs = ((raws[r] as number) + (raws[r + 1] as number)) / 2;
       rounds.push({ ...scenario, rawMs: round(rawMs, 1), ratioToRaw: round(scenario.wallMs / rawMs) });
@@ -220,7 +225,10 @@ async function main(): Promise<void> {
     const rowsOnly = rounds[rounds.length - 1] as (typeof rounds)[number];
     const ratio = round(rounds.reduce((a, x) => a + x.ratioToRaw, 0) / rounds.length);
     const rawMs = raws.reduce((a, b) => a + b, 0) / raws.length;
-    const withPayouts = await killScenario(dyn, 'bench-scale-payouts', true, SLOT_MS + DAY_MS);
+    const withPayouts = await killScenario(dyn, 'bench-scale-payouts', {
+      payments: true,
+      slotMs: SLOT_MS + DAY_MS,
+    });
     const ratioPayouts = round(withPayouts.wallMs / rawMs);
     const deadline = await deadlineScenario(dyn, 6000, 4);
     const rss = peakRssMb();

@@ -1,4 +1,5 @@
 import type { Environment } from 'aws-cdk-lib';
+import { CronfenceValidationError } from './constructs/errors.js';
 
 /** The variables that pin the stack to one account and region (both or neither). */
 export const PIN_ENV = { account: 'CRONFENCE_ACCOUNT', region: 'CRONFENCE_REGION' } as const;
@@ -8,7 +9,7 @@ export const PIN_ENV = { account: 'CRONFENCE_ACCOUNT', region: 'CRONFENCE_REGION
  * (region and account from the `AWS::Region` / `AWS::AccountId` pseudo parameters). The CDK CLI's
  * own `CDK_DEFAULT_ACCOUNT` / `CDK_DEFAULT_REGION` are ignored: the CLI sets a region (us-east-1)
  * even when none is configured, and a literal region in a trust policy denies Scheduler everywhere else.
- * @throws Error naming the variable when only one of the two is set, or the account is not 12 digits.
+ * @throws CronfenceValidationError naming the variable when only one of the two is set, or the account is not 12 digits.
  */
 export function pinnedEnvironment(
   vars: Readonly<Record<string, string | undefined>>,
@@ -18,12 +19,14 @@ export function pinnedEnvironment(
   if (account === undefined && region === undefined) return undefined;
   if (!account || !region) {
     const missing = account ? PIN_ENV.region : PIN_ENV.account;
-    throw new Error(
-      `cronfence: ${missing} is not set: pin both ${PIN_ENV.account} and ${PIN_ENV.region}, or neither (environment-agnostic)`,
+    throw new CronfenceValidationError(
+      `${missing} is not set: pin both ${PIN_ENV.account} and ${PIN_ENV.region}, or neither (environment-agnostic)`,
     );
   }
   if (!/^\d{12}$/.test(account)) {
-    throw new Error(`cronfence: ${PIN_ENV.account} = "${account}": must be a 12-digit AWS account id`);
+    throw new CronfenceValidationError(
+      `${PIN_ENV.account} = "${account}": must be a 12-digit AWS account id`,
+    );
   }
   return { account, region };
 }

@@ -9,6 +9,7 @@
  */
 import { Annotations, type App, type Environment } from 'aws-cdk-lib';
 import { jobs, tables } from '../functions/index.js';
+import { CronfenceValidationError } from './constructs/errors.js';
 import { CronfenceStack, type JobEntry } from './stack.js';
 
 /** The settlement job (it pays through the provider at `PAYMENTS_URL`). */
@@ -22,8 +23,8 @@ export function exampleJobs(app: App): { jobs: JobEntry[]; paymentsUrl: string |
   const url = app.node.tryGetContext('paymentsUrl') as unknown;
   const capabilities = app.node.tryGetContext('paymentsCapabilities') as unknown;
   if (url !== undefined && (typeof url !== 'string' || !/^https?:\/\/\S+$/.test(url)))
-    throw new Error(
-      `cronfence: context paymentsUrl = ${JSON.stringify(url)}: must be an http(s) URL, e.g. -c paymentsUrl=https://payments.example.com`,
+    throw new CronfenceValidationError(
+      `context paymentsUrl = ${JSON.stringify(url)}: must be an http(s) URL, e.g. -c paymentsUrl=https://payments.example.com`,
     );
   const paymentsUrl = url as string | undefined;
   return {
@@ -45,7 +46,7 @@ export function exampleJobs(app: App): { jobs: JobEntry[]; paymentsUrl: string |
 
 /**
  * Build the example stack (`Cronfence`) in `app`.
- * @throws Error naming the context value for a `paymentsUrl` that is not a URL; the construct's errors.
+ * @throws CronfenceValidationError naming the context value for a `paymentsUrl` that is not a URL; the construct's errors.
  */
 export function exampleStack(app: App, options: { env?: Environment; now?: Date } = {}): CronfenceStack {
   const { jobs: entries, paymentsUrl } = exampleJobs(app);

@@ -12,7 +12,7 @@ export interface CronfenceStackProps extends StackProps, CronfenceJobsProps {}
  * The cronfence stack: {@link CronfenceJobs} (the library table, application tables, one
  * `ScheduledJob` per job in one schedule group, the sweeper, and alarms with a dashboard) and the
  * stack's outputs.
- * @throws Error at synth for duplicate job names, an invalid job definition (see
+ * @throws CronfenceValidationError at synth for duplicate job names, an invalid job definition (see
  *   `validateJobForDeploy`) or a job using a table the stack does not create.
  * @example
  * new CronfenceStack(app, 'Cronfence', { jobs, applicationTables: tables }); // functions/index.ts

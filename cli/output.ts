@@ -4,14 +4,7 @@
  */
 import { userInfo } from 'node:os';
 import { InvalidArgumentError as CommanderArgumentError } from 'commander';
-import {
-  CronfenceError,
-  EndpointUnreachableError,
-  ErrorCode,
-  InvalidArgumentError,
-  StoreError,
-  UnknownJobError,
-} from '../lib/errors.js';
+import { ErrorCode, exitCodeOf, InvalidArgumentError, isCronfenceError, StoreError } from '../lib/errors.js';
 
 /** Exit codes of every subcommand. */
 export const ExitCode = {
@@ -161,16 +154,11 @@ export function operatorValue(
   return textValue(user.source, user.value, max);
 }
 
-const USAGE_CODES: readonly string[] = [
-  ErrorCode.InvalidArgument,
-  ErrorCode.UnknownJob,
-  ErrorCode.InvalidJobDefinition,
-  ErrorCode.InvalidSchedule,
-  ErrorCode.Configuration,
-  ErrorCode.InvalidEvent,
-];
-
-/** Print an error as `cronfence: message` on stderr and return its exit code. */
+/**
+ * Print an error as `cronfence: message` on stderr and return its exit code: the error's category
+ * decides it ({@link exitCodeOf}: 2 for input and configuration, 1 otherwise); commander's own
+ * argument errors are input too.
+ */
 export function reportError(err: unknown): number {
   const cause = err instanceof StoreError ? (err.cause as Error | undefined) : (err as Error | undefined);
   if (cause?.name === 'ResourceNotFoundException') {
@@ -179,19 +167,18 @@ export function reportError(err: unknown): number {
     );
     return ExitCode.Usage;
   }
-  if (cause instanceof EndpointUnreachableError) {
+  if (isCronfenceError(cause) && cause.code === ErrorCode.EndpointUnreachable) {
     // The request never reached DynamoDB: the endpoint and where it came from are the whole story.
     process.stderr.write(`cronfence: ${cause.message}\n`);
-    return ExitCode.Failure;
+    return exitCodeOf(cause);
   }
   const message = (err as Error)?.message ?? String(err);
   const unreachable = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message)
     ? ' (is the endpoint up? check --endpoint / DYNAMODB_ENDPOINT, or start DynamoDB Local with `npm start -- --hold`)'
     : '';
   process.stderr.write(`cronfence: ${message}${unreachable}\n`);
-  if (err instanceof UnknownJobError || err instanceof CommanderArgumentError) return ExitCode.Usage;
-  if (err instanceof CronfenceError && USAGE_CODES.includes(err.code)) return ExitCode.Usage;
-  return ExitCode.Failure;
+  if (err instanceof CommanderArgumentError) return ExitCode.Usage;
+  return exitCodeOf(err);
 }
 
 /** Wrap a subcommand action: errors are reported and set the exit code (2 for bad input, else 1). */

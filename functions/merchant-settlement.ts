@@ -13,6 +13,7 @@
 
 import type { EffectProvider } from '../lib/core/effects.js';
 import { httpJsonProvider, parseCapabilities } from '../lib/effects/http-provider.js';
+import { createObserver } from '../lib/entries/observability.js';
 import { defineJob, type JobHandler } from '../lib/index.js';
 import { ownsKey, type ShardDispatcher } from '../lib/runtime/fan-out.js';
 import type { JobContext } from '../lib/runtime/job-context.js';
@@ -108,6 +109,8 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
     ...(options.dispatch && { dispatch: options.dispatch }),
     // One insert-once row per merchant and date, and the payouts and e-mails as effects.
     uses: { tables: [{ table: settlementsTable, writes: ['insertOnce'] }], effects: true },
+    // Deployed: one log line per decision and the metrics the stack's alarms read.
+    observe: createObserver,
     run: async (ctx) => {
       const merchants = all.filter((m) => ownsKey(ctx, m.merchantId, shards));
       const table = tableName(settlementsTable);

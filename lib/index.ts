@@ -1,52 +1,31 @@
 /**
- * cronfence public surface: named re-exports only.
+ * cronfence: the job author's vocabulary, named re-exports only. Define a job (`defineJob`), list the
+ * app's jobs (`defineRegistry`), declare what a job touches (`uses`, `TableSchema`, `tableName`), call
+ * a provider (`EffectProvider`, `httpJsonProvider`), split work over shards (`shardOf`, `ownsKey`), and
+ * handle the errors a job body meets. Stores, schema and wiring for those who compose their own runtime
+ * are in `cronfence/runtime`; Powertools logs and metrics in `cronfence/observability`.
  */
 
-export { type InvocationEvent, parseInvocationEvent } from './core/event.js';
-export { type JobDefinition, jobKeyOf } from './core/job-definition.js';
-export { Outcome, PROBLEM_OUTCOMES, Reason, Trigger } from './core/outcomes.js';
-export type { Clock, HolderSeen, LeaseStore, RunRecord, RunStore } from './core/ports.js';
-export { systemClock } from './core/ports.js';
-export { BOOKKEEPING_PREFIX, BusinessAttr, LegacyBusinessAttr } from './core/results.js';
-export { parseScheduleExpression, type ScheduleExpression } from './core/schedule/expression.js';
-export { type Slot, slotFromLocalTime, slotFromScheduledTime } from './core/schedule/slot.js';
-export * from './effects/index.js';
-export * from './errors.js';
+export type { EffectProvider, EffectResult, LookupResult, SendResult } from './core/effects.js';
+export { CronfenceError, ErrorCategory, ErrorCode, isCronfenceError } from './core/error-model.js';
+export { ResultConflictError, StaleFenceError } from './core/fence-errors.js';
+export { InvalidJobDefinitionError, InvalidScheduleError } from './core/input-errors.js';
+export { Outcome, Reason, Trigger } from './core/outcomes.js';
+export type { Slot } from './core/schedule/slot.js';
+export { type HttpJsonProviderOptions, httpJsonProvider, parseCapabilities } from './effects/http-provider.js';
+export { EffectOutcomeUnknownError, IdempotencyConflictError } from './effects/errors.js';
 export {
   defineJob,
   type JobHandler,
   type JobMiddleware,
   type JobOptions,
-  validateJob,
 } from './runtime/define-job.js';
-export { createDeps, type RuntimeDeps } from './runtime/deps.js';
-export {
-  type FanOutDeps,
-  InProcessShardDispatcher,
-  ownsKey,
-  type ShardDelivery,
-  type ShardDispatcher,
-  shardOf,
-} from './runtime/fan-out.js';
+export { DeadlineError, RunFinishedError } from './runtime/errors.js';
+export { ownsKey, type ShardDispatcher, shardOf } from './runtime/fan-out.js';
 export { type LambdaShardDispatcherOptions, lambdaShardDispatcher } from './runtime/fan-out-lambda.js';
 export type { JobContext } from './runtime/job-context.js';
-export {
-  type CronfenceLambdaContext,
-  type CronfenceMiddlewareOptions,
-  cronfenceMiddleware,
-} from './runtime/middleware.js';
+export { defineRegistry, type JobEntryInput, type RegisteredJob } from './runtime/registry.js';
 export type { RunSummary } from './runtime/run-session.js';
-export { createDocumentClient } from './store/client.js';
-export { declaredUses, type JobAccess, type TableUse, TableWrite } from './store/job-access.js';
-export { DynamoLeaseStore } from './store/lease-store.js';
-export { clearRestoreMark, DEFAULT_FENCE_HEADROOM, markRestored, type RestoredJob } from './store/restore.js';
-export { DynamoResultStore, type InsertOnceResult } from './store/result-store.js';
-export { DynamoRunStore } from './store/run-store.js';
-export {
-  createTableInput,
-  Keys,
-  libraryTable,
-  PROBLEMS_INDEX,
-  type TableSchema,
-  tableName,
-} from './store/schema.js';
+export { LeaseLostError, StoreError } from './store/errors.js';
+export type { JobAccess, TableUse, TableWrite } from './store/job-access.js';
+export { type TableSchema, tableName } from './store/schema.js';

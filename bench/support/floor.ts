@@ -1,5 +1,5 @@
 /**
- * The floor of cronfence's cost (issue 17): an occurrence's protocol requests — claim, run record,
+ * The floor of cronfence's cost: an occurrence's protocol requests — claim, run record,
  * release — built by the protocol's own declarations (lib/store/protocol/operations.ts) ahead of the
  * timed phase, marshalled, and sent through a bare DynamoDBClient with no library code around them.
  * What a lane costs is then what the requests cost, which bounds what any lightening of the library

@@ -1,11 +1,12 @@
 import { Annotations, CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { stackFunctionName } from '../../lib/core/function-name.js';
 import { type JobDefinition, jobKeyOf } from '../../lib/core/job-definition.js';
 import { declaredUses, type JobAccess } from '../../lib/store/job-access.js';
 import type { TableSchema } from '../../lib/store/schema.js';
 import { CronfenceAlarms } from './alarms.js';
+import { CronfenceValidationError } from './errors.js';
 import { LibraryTable } from './library-table.js';
 import { ScheduledJob } from './scheduled-job.js';
 import { SchemaTable } from './schema-table.js';
@@ -79,13 +80,15 @@ export interface CronfenceJobsProps {
 
 /**
  * What a job entry uses: its definition's `uses` (`defineJob`), else the entry's.
- * @throws Error naming the job when both declare it (one place only, beside the job's code).
+ * @throws CronfenceValidationError naming the job when both declare it (one place only, beside the
+ *   job's code).
  */
-function jobUses(job: JobEntry): JobAccess {
+function jobUses(job: JobEntry, scope: IConstruct): JobAccess {
   const fromDefinition = declaredUses(job.definition);
   if (fromDefinition !== undefined && job.uses !== undefined && job.uses !== fromDefinition)
-    throw new Error(
-      `cronfence: job "${job.definition.name}" (${job.entry}) declares uses both in defineJob and in its entry: keep the one in defineJob, beside the code`,
+    throw new CronfenceValidationError(
+      `job "${job.definition.name}" (${job.entry}) declares uses both in defineJob and in its entry: keep the one in defineJob, beside the code`,
+      scope,
     );
   return fromDefinition ?? job.uses ?? {};
 }
@@ -93,17 +96,19 @@ function jobUses(job: JobEntry): JobAccess {
 /**
  * Throw when two jobs share a name or a job takes the sweeper's name: names are schedule names
  * and key prefixes (`JOB#<name>`), so a duplicate would share leases and run records.
- * @throws Error naming both entries.
+ * @param scope the construct the jobs belong to, named in the error. @default none (an app-level check)
+ * @throws CronfenceValidationError naming both entries.
  */
-export function assertUniqueJobNames(jobs: readonly JobEntry[]): void {
+export function assertUniqueJobNames(jobs: readonly JobEntry[], scope?: IConstruct): void {
   const seen = new Map<string, string>([[SWEEPER_NAME, 'the sweeper']]);
   for (const job of jobs) {
     const name = job.definition.name;
     const previous = seen.get(name);
     if (previous !== undefined) {
-      throw new Error(
-        `cronfence: duplicate job name "${name}": defined by ${job.entry} and ${previous}; ` +
+      throw new CronfenceValidationError(
+        `duplicate job name "${name}": defined by ${job.entry} and ${previous}; ` +
           'job names must be unique (they are schedule names and JOB#<name> key prefixes)',
+        scope,
       );
     }
     seen.set(name, job.entry);
@@ -114,9 +119,10 @@ export function assertUniqueJobNames(jobs: readonly JobEntry[]): void {
     const key = jobKeyOf(job.definition);
     const previous = keys.get(key);
     if (previous !== undefined) {
-      throw new Error(
-        `cronfence: duplicate job id "${key}": used by ${job.entry} and ${previous}; a job's id (default its ` +
+      throw new CronfenceValidationError(
+        `duplicate job id "${key}": used by ${job.entry} and ${previous}; a job's id (default its ` +
           'name) keys its lease, run records and effects (JOB#<id>), so two jobs cannot share one',
+        scope,
       );
     }
     keys.set(key, job.entry);
@@ -128,7 +134,7 @@ export function assertUniqueJobNames(jobs: readonly JobEntry[]): void {
  * {@link ScheduledJob} per job in one schedule group, the {@link Sweeper} (cronfence's own entry by
  * default) and {@link CronfenceAlarms} with a dashboard. Put it in any stack.
  * Outputs `LibraryTableName` and `JobFunctionNames` for the CLI's `stack` setting.
- * @throws Error at synth for duplicate job names, an invalid job definition (see
+ * @throws CronfenceValidationError at synth for duplicate job names, an invalid job definition (see
  *   `validateJobForDeploy`), `uses` declared twice for one job, or a variable in a job's `environment`
  *   that cronfence sets or Lambda reserves.
  * @example
@@ -151,12 +157,12 @@ export class CronfenceJobs extends Construct {
 
   constructor(scope: Construct, id: string, props: CronfenceJobsProps) {
     super(scope, id);
-    assertUniqueJobNames(props.jobs);
+    assertUniqueJobNames(props.jobs, this);
     const projectRoot = props.projectRoot ?? process.cwd();
     const retain = props.retainData ?? true;
     const tableOptions = retain ? {} : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
     this.libraryTable = new LibraryTable(this, 'Library', tableOptions);
-    const usesOf = new Map(props.jobs.map((job) => [job, jobUses(job)] as const));
+    const usesOf = new Map(props.jobs.map((job) => [job, jobUses(job, this)] as const));
     const declared = [...usesOf.values()].flatMap((uses) => (uses.tables ?? []).map((u) => u.table));
     const schemas = new Map<string, TableSchema>();
     for (const schema of [...(props.applicationTables ?? []), ...declared])

@@ -71,7 +71,7 @@ export function metricDimensions(job: string): Record<string, string> {
  * DynamoDB actions on a job's lease items (`JOB#<job>`, and `JOB#<job>#<shard>` for sharded jobs):
  * claim, renew and release are conditional UpdateItems (lib/store/lease-store.ts). A job with
  * effects also checks lease ownership inside its effect transactions (ConditionCheckItem, evaluated
- * with `dynamodb:EnclosingOperation` = TransactWriteItems; lib/effects/effect-store.ts).
+ * with `dynamodb:EnclosingOperation` = TransactWriteItems; lib/store/effect-store.ts).
  */
 export const JOB_LEASE_ACTIONS = ['dynamodb:UpdateItem'] as const;
 /** ConditionCheckItem: the lease check inside an effect's TransactWriteItems (jobs with effects only). */

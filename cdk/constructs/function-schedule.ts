@@ -14,6 +14,7 @@ import {
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_SCHEDULER_MAX_EVENT_AGE, DEFAULT_SCHEDULER_RETRY_ATTEMPTS } from './defaults.js';
+import { CronfenceValidationError } from './errors.js';
 
 /** Properties of {@link FunctionSchedule}. */
 export interface FunctionScheduleProps {
@@ -102,13 +103,15 @@ export class FunctionSchedule extends Construct {
     const retryAttempts = props.retryAttempts ?? DEFAULT_SCHEDULER_RETRY_ATTEMPTS;
     const maxEventAgeSeconds = (props.maxEventAge ?? DEFAULT_SCHEDULER_MAX_EVENT_AGE).toSeconds();
     if (!Number.isInteger(retryAttempts) || retryAttempts < 0 || retryAttempts > 185) {
-      throw new Error(
+      throw new CronfenceValidationError(
         `${this.node.path}: Scheduler retryAttempts = ${retryAttempts}: must be an integer 0-185`,
+        this,
       );
     }
     if (maxEventAgeSeconds < 60 || maxEventAgeSeconds > 86_400) {
-      throw new Error(
+      throw new CronfenceValidationError(
         `${this.node.path}: Scheduler maxEventAge = ${maxEventAgeSeconds} s: must be 60-86400 s`,
+        this,
       );
     }
     const target = new ExactLambdaTarget(props.target, this.role, {

@@ -33,6 +33,7 @@ export {
   SWEEPER_READ_ACTIONS,
   SWEEPER_WRITE_ACTIONS,
 } from './defaults.js';
+export { CronfenceValidationError } from './errors.js';
 export { FunctionSchedule, type FunctionScheduleProps } from './function-schedule.js';
 export { JobFunction, type JobFunctionProps } from './job-function.js';
 export {

@@ -19,6 +19,7 @@ import {
   SWEEPER_READ_ACTIONS,
   SWEEPER_WRITE_ACTIONS,
 } from './defaults.js';
+import { CronfenceValidationError } from './errors.js';
 import { SchemaTable } from './schema-table.js';
 
 /** Properties of {@link LibraryTable}. */
@@ -182,7 +183,7 @@ const WRITE_ACTIONS: Readonly<Record<TableWrite, string>> = {
 /**
  * Grant a job function the actions its `ctx` writes send to an application table (fencedPut ->
  * UpdateItem, insertOnce -> PutItem), and nothing else. Business keys are not per job, so no key condition.
- * @throws Error when `writes` is empty (a declared table the job never writes).
+ * @throws CronfenceValidationError when `writes` is empty (a declared table the job never writes).
  */
 export function grantApplicationTable(
   table: Table,
@@ -191,8 +192,9 @@ export function grantApplicationTable(
 ): Grant {
   const actions = [...new Set(writes.map((w) => WRITE_ACTIONS[w]))].sort();
   if (actions.length === 0) {
-    throw new Error(
-      `cronfence: table ${table.node.path}: declare at least one write (fencedPut, insertOnce)`,
+    throw new CronfenceValidationError(
+      `table ${table.node.path}: declare at least one write (fencedPut, insertOnce)`,
+      table,
     );
   }
   return Grant.addToPrincipal({ grantee, actions, resourceArns: [table.tableArn] });

@@ -7,6 +7,7 @@ import type { JobDefinition } from '../../lib/core/job-definition.js';
 import { parseJobDefinition } from '../../lib/core/job-definition-schema.js';
 import type { ScheduleExpression } from '../../lib/core/schedule/expression.js';
 import { schedulePeriodMs } from '../../lib/core/schedule/validate.js';
+import { CronfenceValidationError } from './errors.js';
 
 /** Result of {@link checkSchedule}. */
 export interface ScheduleCheck {
@@ -39,7 +40,7 @@ const isoMinute = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z
  * The StartDate to deploy: `start` when given (checked as Scheduler would check it), else for a rate
  * job the first instant of its grid (`rateAnchorMs + k × period`) at or after `now` — a future instant
  * Scheduler accepts, on the grid the slot ids and the sweeper count from, whatever the deploy date.
- * @throws Error (naming the job, `start` and what to do) for a `start` that is not a whole minute, more
+ * @throws CronfenceValidationError (naming the job, `start` and what to do) for a `start` that is not a whole minute, more
  *   than 5 minutes before `now`, or off the rate grid.
  */
 export function schedulerStartDate(
@@ -54,7 +55,9 @@ export function schedulerStartDate(
     periodMs === undefined ? ms : anchorMs + Math.ceil((ms - anchorMs) / periodMs) * periodMs;
   if (start === undefined) return periodMs === undefined ? undefined : new Date(nextGrid(now.getTime()));
   const fail = (problem: string): never => {
-    throw new Error(`cronfence: job "${definition.name}": start = ${isoMinute(start.getTime())}: ${problem}`);
+    throw new CronfenceValidationError(
+      `job "${definition.name}": start = ${isoMinute(start.getTime())}: ${problem}`,
+    );
   };
   const ms = start.getTime();
   if (!Number.isFinite(ms) || ms % 60_000 !== 0) {

@@ -6,12 +6,14 @@ import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { isCronfenceError } from '../../lib/core/error-model.js';
 import { stackFunctionName } from '../../lib/core/function-name.js';
 import { checkJob } from '../../lib/core/job-check.js';
 import { type JobDefinition, jobKeyOf } from '../../lib/core/job-definition.js';
 import type { TableWrite } from '../../lib/store/job-access.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_ASYNC_MAX_EVENT_AGE, DEFAULT_SCHEDULER_MAX_EVENT_AGE } from './defaults.js';
+import { CronfenceValidationError } from './errors.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JOB_FUNCTION_ENVIRONMENT, JobFunction } from './job-function.js';
 import { grantApplicationTable, type LibraryTable } from './library-table.js';
@@ -99,7 +101,9 @@ function isLambdaReserved(variable: string): boolean {
  * Validate a job definition with the one job schema `defineJob` runs (lib/core/job-definition-schema.ts),
  * so synth and definition give the same verdict and message; then check its schedule.
  * @returns the schedule check (period, DST warnings).
- * @throws Error whose message names the job, the field and the value (`cronfence: job "x": ...`).
+ * @throws the definition's own error class (InvalidJobDefinitionError, InvalidScheduleError), its
+ *   message prefixed `cronfence: job "x": ` so it names the job, the field and the value; any
+ *   other error wrapped in a CronfenceValidationError (the original as `cause`).
  * @example
  * validateJobForDeploy(dailyReport.job, new Date()).periodSeconds; // 86400
  */
@@ -107,9 +111,12 @@ export function validateJobForDeploy(definition: JobDefinition, now: Date): Sche
   try {
     return checkSchedule(definition, now.getTime());
   } catch (error) {
-    throw new Error(`cronfence: job "${String(definition.name)}": ${(error as Error).message}`, {
-      cause: error,
-    });
+    const job = `job "${String(definition.name)}"`;
+    if (isCronfenceError(error)) {
+      error.message = `cronfence: ${job}: ${error.message}`;
+      throw error;
+    }
+    throw new CronfenceValidationError(`${job}: ${(error as Error).message}`, undefined, { cause: error });
   }
 }
 
@@ -162,8 +169,9 @@ export class ScheduledJob extends Construct {
       (props.schedulerMaxEventAge ?? DEFAULT_SCHEDULER_MAX_EVENT_AGE).toSeconds() +
       (props.asyncMaxEventAge ?? DEFAULT_ASYNC_MAX_EVENT_AGE).toSeconds();
     if (definition.runRetentionDays * 86_400 <= oldestDeliveryS) {
-      throw new Error(
-        `cronfence: job "${definition.name}": runRetentionDays = ${definition.runRetentionDays} must exceed the oldest delivery the schedule and function allow (${oldestDeliveryS} s = Scheduler + Lambda maximum event ages): run records prove a late copy's slot already succeeded`,
+      throw new CronfenceValidationError(
+        `job "${definition.name}": runRetentionDays = ${definition.runRetentionDays} must exceed the oldest delivery the schedule and function allow (${oldestDeliveryS} s = Scheduler + Lambda maximum event ages): run records prove a late copy's slot already succeeded`,
+        this,
       );
     }
     // The same warnings `cronfence check` prints (DST, rate drift, far next occurrence, short lease).
@@ -183,17 +191,19 @@ export class ScheduledJob extends Construct {
     const tables = props.tables ?? [];
     const stackName = Stack.of(this).stackName;
     if (props.functionName === undefined && Token.isUnresolved(stackName))
-      throw new Error(
-        `cronfence: job "${definition.name}" at ${this.node.path}: the stack's name is not known at synth, so no function name can be derived from it; set functionName in the job's entry`,
+      throw new CronfenceValidationError(
+        `job "${definition.name}" at ${this.node.path}: the stack's name is not known at synth, so no function name can be derived from it; set functionName in the job's entry`,
+        this,
       );
     const functionName = props.functionName ?? stackFunctionName(stackName, definition.name);
     // Lambda function names are at most 64 characters (Lambda API reference, `FunctionName`); aws-cdk-lib's
     // message would not name the job.
     if (functionName === undefined || functionName.length > 64)
-      throw new Error(
+      throw new CronfenceValidationError(
         functionName === undefined
-          ? `cronfence: job "${definition.name}": no function name of at most 64 characters can be derived from the stack name "${stackName}" and a ${definition.name.length}-character job name; set functionName in the job's entry`
-          : `cronfence: job "${definition.name}": functionName "${functionName}" has ${functionName.length} characters, over Lambda's 64`,
+          ? `job "${definition.name}": no function name of at most 64 characters can be derived from the stack name "${stackName}" and a ${definition.name.length}-character job name; set functionName in the job's entry`
+          : `job "${definition.name}": functionName "${functionName}" has ${functionName.length} characters, over Lambda's 64`,
+        this,
       );
     this.functionName = functionName;
     const environment = Object.assign(
@@ -208,8 +218,9 @@ export class ScheduledJob extends Construct {
             ? 'Lambda reserves it'
             : undefined;
       if (owner)
-        throw new Error(
-          `cronfence: job "${definition.name}": environment.${variable} is refused: ${owner}; choose another name`,
+        throw new CronfenceValidationError(
+          `job "${definition.name}": environment.${variable} is refused: ${owner}; choose another name`,
+          this,
         );
     }
     const fn = new JobFunction(this, 'Handler', {

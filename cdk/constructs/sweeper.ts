@@ -6,12 +6,13 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ContextAttribute, type IScheduleGroup, type Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { defaultFunctionName, jobKeyOf, validateTimeZone } from '../../lib/core/job-definition.js';
 import { parseScheduleExpression } from '../../lib/core/schedule/expression.js';
 import { encodeSweeperDefinitions, SWEEPER_DEFINITIONS_CONSTANT } from '../../lib/runtime/sweeper-handler.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_SWEEP_SCHEDULE, DEFAULT_SWEEPER_TIMEOUT_SECONDS, EnvVar } from './defaults.js';
+import { CronfenceValidationError } from './errors.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JOB_FUNCTION_ENVIRONMENT, JobFunction } from './job-function.js';
 import type { LibraryTable } from './library-table.js';
@@ -53,13 +54,14 @@ const MAX_TOKEN_VALUE_LENGTH = 255;
  * Refuse at synth an environment that could pass {@link LAMBDA_ENVIRONMENT_LIMIT_BYTES} once
  * deployed: deploy-time values (tokens) count at their longest (`bounds[key]`, else 255 characters);
  * Lambda rejects the function at deploy time otherwise, after the stack has started to change.
- * @param path - the construct path, named in the error.
+ * @param scope - the construct, whose path the error names.
  * @param environment - the function's own variables (the construct adds three short ones; counted too).
  * @param bounds - for a variable holding tokens, its longest rendering.
- * @throws Error naming the construct, the largest variable, the bound in bytes and the limit.
+ * @throws CronfenceValidationError naming the construct, the largest variable, the bound in bytes and
+ *   the limit.
  */
 export function checkEnvironmentSize(
-  path: string,
+  scope: IConstruct,
   environment: Readonly<Record<string, string>>,
   bounds: Readonly<Record<string, string>>,
 ): void {
@@ -75,10 +77,11 @@ export function checkEnvironmentSize(
   const total = sizes.reduce((sum, x) => sum + x.bytes, 0);
   if (total <= LAMBDA_ENVIRONMENT_LIMIT_BYTES) return;
   const largest = sizes.reduce((a, b) => (b.bytes > a.bytes ? b : a));
-  throw new Error(
-    `cronfence: ${path}: the function's environment variables can reach ${total} bytes ` +
+  throw new CronfenceValidationError(
+    `${scope.node.path}: the function's environment variables can reach ${total} bytes ` +
       `(${largest.key}: ${largest.bytes} bytes), over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes ` +
       'for all variables of a function; split the jobs across stacks (one sweeper each)',
+    scope,
   );
 }
 
@@ -116,7 +119,7 @@ export interface SweeperProps {
  * (`functionArn`, a function name or ARN, only for a function not named `cronfence-<job>`);
  * the job definitions are compiled into the bundle (`__CRONFENCE_SWEEPER_DEFINITIONS__`). Its Input is
  * the Scheduler payload with `job` = {@link SWEEPER_NAME}.
- * @throws Error at synth when the environment could pass Lambda's 4 KB limit (see {@link checkEnvironmentSize}).
+ * @throws CronfenceValidationError at synth when the environment could pass Lambda's 4 KB limit (see {@link checkEnvironmentSize}).
  * @example
  * new Sweeper(stack, 'Sweeper', { projectRoot, libraryTable, jobs: [dailyReport], scheduleGroup });
  */
@@ -138,7 +141,9 @@ export class Sweeper extends Construct {
     try {
       parseScheduleExpression(expression);
     } catch (error) {
-      throw new Error(`cronfence: sweeper schedule: ${(error as Error).message}`, { cause: error });
+      throw new CronfenceValidationError(`sweeper schedule: ${(error as Error).message}`, this, {
+        cause: error,
+      });
     }
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
     // The sweeper invokes each job's function in its own account and region: `functionArn` carries the
@@ -157,7 +162,7 @@ export class Sweeper extends Construct {
       ...props.libraryTable.environment,
       [EnvVar.sweeperJobs]: Stack.of(this).toJsonString(jobList),
     };
-    checkEnvironmentSize(this.node.path, environment, {
+    checkEnvironmentSize(this, environment, {
       [EnvVar.sweeperJobs]: JSON.stringify(
         jobList.map((job) =>
           'functionArn' in job && Token.isUnresolved(job.functionArn)

@@ -169,10 +169,10 @@ export async function startPaymentService(
           ? decodeURIComponent(header)
           : undefined;
     const bodyText = method === 'POST' ? await readBody(req) : '';
-    const log = (status: number | 'dropped', didExecute: boolean) =>
-      requests.push({ method, path: url.pathname, kind, key, status, executed: didExecute });
+    const log = (status: number | 'dropped', { executed }: { executed: boolean }) =>
+      requests.push({ method, path: url.pathname, kind, key, status, executed });
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
-      log(status, false);
+      log(status, { executed: false });
       if (res.destroyed) return;
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(payload));
@@ -231,11 +231,11 @@ export async function startPaymentService(
     if (slot !== undefined)
       byKey.set(slot, { bodyJson: bodyText, atMs: byKey.get(slot)?.atMs ?? now(), response });
     if (fault?.kind === 'drop-response') {
-      log('dropped', true);
+      log('dropped', { executed: true });
       res.socket?.destroy();
       return;
     }
-    log(201, true);
+    log(201, { executed: true });
     if (!res.destroyed) {
       res.writeHead(201, { 'content-type': 'application/json' });
       res.end(JSON.stringify(response));

@@ -4,7 +4,7 @@
  * Validated with valibot (small, tree-shakable: keeps the Lambda bundle near the bare baseline).
  */
 import * as v from 'valibot';
-import { InvalidEventError } from '../errors.js';
+import { InvalidEventError } from './input-errors.js';
 import { Trigger } from './outcomes.js';
 
 /** A parsed invocation: which job, which slot instant, and why it was invoked. */

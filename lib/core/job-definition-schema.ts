@@ -5,7 +5,7 @@
  * live here too. valibot: small and tree-shakable (the Lambda bundle stays near the bare baseline).
  */
 import * as v from 'valibot';
-import { InvalidJobDefinitionError } from '../errors.js';
+import { InvalidJobDefinitionError } from './input-errors.js';
 import {
   type JobDefinition,
   JobNameSchema,
@@ -32,7 +32,7 @@ const DEFAULT_RENEW_FRACTION = 1 / 3;
 
 /**
  * Largest `pauseOnFailure`: its streak is kept on the lease item, and with the longest job name, a
- * full done set and 5 failed occurrences every lease write still costs 1 WCU (issue 17).
+ * full done set and 5 failed occurrences every lease write still costs 1 WCU.
  */
 export const MAX_PAUSE_ON_FAILURE = 5;
 

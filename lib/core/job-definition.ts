@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { InvalidJobDefinitionError } from '../errors.js';
+import { InvalidJobDefinitionError } from './input-errors.js';
 import type { DstGapPolicy } from './schedule/dst-gap.js';
 
 /**

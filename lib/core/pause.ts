@@ -5,9 +5,9 @@
  * delivery (schedule, retries, catch-up, shards, manual) is recorded `skipped / paused` at no extra
  * request; the stores turn these decisions into requests.
  */
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from './input-errors.js';
 
-/** Longest pause note, characters (the lease item stays small: issue 17 keeps it under 1 KB). */
+/** Longest pause note, characters (the lease item stays under 1 KB: docs/design.md "Lease item size"). */
 export const MAX_PAUSE_NOTE_CHARS = 200;
 
 /** Longest `pausedBy`, characters. */

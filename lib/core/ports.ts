@@ -235,7 +235,7 @@ export type SendingResult =
   /** The effect record refused the write: here it is. */
   | { readonly kind: 'existing'; readonly item: EffectItem }
   /** The lease check refused: another run holds the lease (its item, if returned). */
-  | { readonly kind: 'lease-lost'; readonly lease: Record<string, unknown> | undefined }
+  | { readonly kind: 'lease-lost'; readonly lease: LeaseItem | undefined }
   /** Cross-lease reconciliation refused: the lease the effect was last moved under is still running. */
   | { readonly kind: 'other-lease-running'; readonly lease: string };
 
@@ -366,5 +366,5 @@ export interface EffectStore {
    * What an operator is shown of `item` at `nowMs`: its version token (`:in-flight` while its run holds
    * a live lease) and that lease item. CLI and tests only. @throws StoreError
    */
-  shown(item: EffectItem, nowMs: number): Promise<{ version: string; lease?: Record<string, unknown> }>;
+  shown(item: EffectItem, nowMs: number): Promise<{ version: string; lease?: LeaseItem }>;
 }

@@ -2,7 +2,7 @@
  * Pure decisions for business-result writes (docs/design.md steps 3, 4): what the item returned by a
  * refused fenced write or insert-once means. Shared by the DynamoDB and in-memory result stores.
  */
-import { ResultConflictError, StaleFenceError } from '../errors.js';
+import { ResultConflictError, StaleFenceError } from './fence-errors.js';
 
 /** The prefix of every attribute cronfence writes on a business item; a job's own names may not start with it. */
 export const BOOKKEEPING_PREFIX = 'cronfence:';

@@ -6,7 +6,7 @@
  */
 
 import type { EffectProvider, LookupResult, SendResult } from '../core/effects.js';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../core/input-errors.js';
 
 /** Options of {@link httpJsonProvider}. */
 export interface HttpJsonProviderOptions {

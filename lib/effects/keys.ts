@@ -4,7 +4,7 @@
  * built in a different property order hashes the same.
  */
 import { createHash } from 'node:crypto';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../core/input-errors.js';
 import { Keys } from '../store/schema.js';
 
 /** DynamoDB's limit on a partition key value, bytes (UTF-8). */

@@ -14,17 +14,14 @@ import {
   type LookupResult,
   type SendResult,
 } from '../core/effects.js';
+import { StaleFenceError } from '../core/fence-errors.js';
+import { InvalidArgumentError } from '../core/input-errors.js';
+import type { LeaseItem } from '../core/lease.js';
 import type { EffectOutcomeUpdate, EffectStore, SendingResult } from '../core/ports.js';
-import {
-  EffectOutcomeUnknownError,
-  IdempotencyConflictError,
-  InvalidArgumentError,
-  LeaseLostError,
-  StaleFenceError,
-  StoreError,
-} from '../errors.js';
+import { LeaseLostError, StoreError } from '../store/errors.js';
 import type { FenceContext } from '../store/result-store.js';
 import { decideExisting, resultOf } from './decide.js';
+import { EffectOutcomeUnknownError, IdempotencyConflictError } from './errors.js';
 import { digestOf, validateEffectKey } from './keys.js';
 
 /** A transition, as reported to the runtime's observer (`effect-transition` events). */
@@ -154,12 +151,7 @@ export class EffectRunner {
           if (item.status === EffectStatus.NeedsReview) this.noteNeedsReview(key, String(item.reviewReason));
           return resultOf(item, 'stored');
         case 'stale':
-          throw new StaleFenceError(
-            `effect ${key}`,
-            fc.fence,
-            d.storedFence,
-            item as unknown as Record<string, unknown>,
-          );
+          throw new StaleFenceError(`effect ${key}`, fc.fence, d.storedFence, item);
         case 'send': {
           const moved = await this.o.store.moveToSending(key, item, this.o.fence(), {
             ...otherLeaseOf(item, fc),
@@ -315,12 +307,7 @@ export class EffectRunner {
       // outcome is appended to the record (never dropped), then this run stops as stale.
       await this.o.store.recordLateOutcome(key, fc, outcome);
       this.transition(key, EffectStatus.Sending, item.status, `late ${outcome.status}: finish refused`);
-      throw new StaleFenceError(
-        `effect ${key}`,
-        fc.fence,
-        Number(item.fence),
-        item as unknown as Record<string, unknown>,
-      );
+      throw new StaleFenceError(`effect ${key}`, fc.fence, Number(item.fence), item);
     }
     this.transition(
       key,
@@ -331,7 +318,7 @@ export class EffectRunner {
     return { ...resultOf(item, source), attempts };
   }
 
-  private leaseLost(key: string, fc: FenceContext, lease: Record<string, unknown> | undefined): Error {
+  private leaseLost(key: string, fc: FenceContext, lease: LeaseItem | undefined): Error {
     const storedFence = lease?.fence === undefined ? undefined : Number(lease.fence);
     if (storedFence !== undefined && storedFence > fc.fence) {
       return new StaleFenceError(

@@ -6,8 +6,8 @@
  * for a missed slot of each.
  */
 import type { Context } from 'aws-lambda';
+import { ConfigurationError } from '../core/input-errors.js';
 import type { JobDefinition } from '../core/job-definition.js';
-import { ConfigurationError } from '../errors.js';
 import { validateJob } from '../runtime/define-job.js';
 import type { SweepReport } from '../runtime/sweeper.js';
 import { SWEEPER_DEFINITIONS_CONSTANT, sweeperHandler } from '../runtime/sweeper-handler.js';

@@ -5,7 +5,7 @@
  * `defineJob` enforces it when a job declares `uses`; `cronfence/testing` enforces it always (a job that
  * declares nothing may write no application table), so local tests fail as AWS would.
  */
-import { InvalidJobDefinitionError } from '../errors.js';
+import { InvalidJobDefinitionError } from '../core/input-errors.js';
 import type { JobAccess, TableWrite } from '../store/job-access.js';
 import { tableName } from '../store/schema.js';
 

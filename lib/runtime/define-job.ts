@@ -4,18 +4,19 @@
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { CronfenceError } from '../core/error-model.js';
+import { InvalidJobDefinitionError } from '../core/input-errors.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import { parseJobDefinition } from '../core/job-definition-schema.js';
 import type { DstGapPolicy } from '../core/schedule/dst-gap.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
-import { CronfenceError } from '../errors.js';
 import { declaredUses, declareUses, type JobAccess, parseJobAccess } from '../store/job-access.js';
 import { accessGuard } from './access-guard.js';
 import { createDeps, type RuntimeDeps } from './deps.js';
+import type { Observer } from './events.js';
 import { type FanOutDeps, fanOut, type ShardDispatcher } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
-import { createObserver } from './observability.js';
 import type { RunSummary } from './run-session.js';
 
 /** What a job author writes. Optional fields take the documented defaults of {@link JobDefinition}. */
@@ -79,6 +80,15 @@ export interface JobOptions {
    * @example uses: { tables: [{ table: reportsTable, writes: ['fencedPut'] }], effects: true }
    */
   readonly uses?: JobAccess;
+  /**
+   * Makes the observer of a deployed function's runs (dependencies built from the environment), called
+   * once at the first invocation: pass `createObserver` from `cronfence/observability` for one log line
+   * per decision (Powertools Logger) and the EMF metrics the stack's alarms read (Powertools Metrics).
+   * Handlers built with `withDeps` (tests, drills, the emulator) bring their own deps and ignore it.
+   * @default - no logs or metrics, and no Powertools in the job's bundle
+   * @example observe: createObserver
+   */
+  readonly observe?: () => Observer;
   /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
   run(ctx: JobContext): Promise<unknown>;
 }
@@ -115,7 +125,7 @@ export type JobMiddleware = MiddlewareObj<unknown, RunSummary, Error, CronfenceL
  * Validate a job's options into a {@link JobDefinition} with the one job schema
  * (lib/core/job-definition-schema.ts), which synth and `cronfence check` run too.
  * The definition carries the validated `uses` (read with `declaredUses(definition)`).
- * @throws InvalidJobDefinitionError (name, timeZone, lease.durationSeconds > timeoutSeconds or below the
+ * @throws InvalidJobDefinitionError (name, timeZone, observe not a function, lease.durationSeconds > timeoutSeconds or below the
  *   docs/clock-skew.md minimum, an unknown option, a malformed `uses`, ...), InvalidScheduleError (the
  *   expression, naming the bad part; a cron that never fires).
  */
@@ -123,7 +133,13 @@ export function validateJob(options: Omit<JobOptions, 'run'>): {
   definition: JobDefinition;
   expression: ScheduleExpression;
 } {
-  const { dispatch: _dispatch, ...rest } = options as Omit<JobOptions, 'run'>;
+  const { dispatch: _dispatch, observe, ...rest } = options as Omit<JobOptions, 'run'>;
+  if (observe !== undefined && typeof observe !== 'function')
+    throw new InvalidJobDefinitionError(
+      'observe',
+      observe,
+      'must be a function returning an observer, e.g. createObserver from cronfence/observability',
+    );
   const parsed = parseJobDefinition(rest, Date.now());
   if (options?.uses !== undefined) declareUses(parsed.definition, parseJobAccess(options.uses));
   return parsed;
@@ -173,8 +189,8 @@ export function defineJob(options: JobOptions): JobHandler {
   };
   let cached: RuntimeDeps | undefined;
   const fromEnv = () => {
-    // Deployed functions log every decision and emit per-job EMF metrics (lib/runtime/observability).
-    cached ??= createDeps({ observe: createObserver() });
+    // A deployed function reports its decisions to the job's observer, when it has one.
+    cached ??= createDeps(options.observe ? { observe: options.observe() } : {});
     return cached;
   };
   const build = (

@@ -3,6 +3,7 @@
  * the first invocation so importing a handler does no I/O. Tests and drills pass their own.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConfigurationError } from '../core/input-errors.js';
 import {
   type Clock,
   type EffectStore,
@@ -11,8 +12,6 @@ import {
   type RunStore,
   systemClock,
 } from '../core/ports.js';
-
-import { ConfigurationError } from '../errors.js';
 import { createDocumentClient } from '../store/client.js';
 import { DynamoLeaseStore } from '../store/lease-store.js';
 import { DynamoResultStore } from '../store/result-store.js';

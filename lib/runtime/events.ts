@@ -1,6 +1,6 @@
 /**
  * Decisions the runtime reports as they happen (one per protocol step), for structured logs and
- * metrics (lib/runtime/observability) and for drills' timelines. Every event names job, slot and runId.
+ * metrics (lib/runtime/observability.ts) and for drills' timelines. Every event names job, slot and runId.
  */
 import type { RunSummary } from './run-summary.js';
 

@@ -5,7 +5,7 @@
  * with `shards > 1`).
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../core/input-errors.js';
 import type { ShardDispatcher } from './fan-out.js';
 
 /** Options of {@link lambdaShardDispatcher}. */

@@ -11,7 +11,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { parseInvocationEvent } from '../core/event.js';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../core/input-errors.js';
 import type { RuntimeDeps } from './deps.js';
 import type { JobContext } from './job-context.js';
 import type { RunSummary } from './run-session.js';

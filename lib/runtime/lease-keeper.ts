@@ -10,7 +10,8 @@
 
 import { CLOCK_SKEW_BUDGET_MS, leaseUntil } from '../core/lease.js';
 import type { Clock, LeaseRef, LeaseStore } from '../core/ports.js';
-import { DeadlineError, LeaseLostError, RunFinishedError } from '../errors.js';
+import { LeaseLostError } from '../store/errors.js';
+import { DeadlineError, RunFinishedError } from './errors.js';
 
 /** Options of a {@link LeaseKeeper}. */
 export interface LeaseKeeperOptions {

@@ -6,10 +6,11 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { parseInvocationEvent } from '../core/event.js';
+import { InvalidEventError } from '../core/input-errors.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
-import { InvalidEventError, UnknownJobError } from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
+import { UnknownJobError } from './errors.js';
 import { type ShardDispatcher, shardPayloads } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { RunSession, type RunSummary } from './run-session.js';

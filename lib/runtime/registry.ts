@@ -4,8 +4,8 @@
  * Adding a job is one job file plus one entry here; nothing else restates it.
  */
 
+import { InvalidJobDefinitionError } from '../core/input-errors.js';
 import type { JobDefinition } from '../core/job-definition.js';
-import { InvalidJobDefinitionError } from '../errors.js';
 import { declaredUses, type JobAccess } from '../store/job-access.js';
 import type { TableSchema } from '../store/schema.js';
 import type { JobHandler } from './define-job.js';

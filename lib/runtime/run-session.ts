@@ -2,7 +2,10 @@
  * The run use case for one invocation attempt (docs/design.md steps 0–6): claim, run the body under
  * a kept lease, then write exactly one run record and release. The middy middleware calls it.
  */
+import { shouldRetry } from '../core/error-model.js';
 import type { InvocationEvent } from '../core/event.js';
+import { StaleFenceError } from '../core/fence-errors.js';
+import { InvalidEventError } from '../core/input-errors.js';
 import { boundDetails } from '../core/item-bounds.js';
 import { type JobDefinition, jobKeyOf } from '../core/job-definition.js';
 import {
@@ -20,15 +23,9 @@ import type { HolderSeen, ReleaseRequest, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
 import { MAX_SLOT_AHEAD_MS, validateSlot } from '../core/schedule/validate-slot.js';
-import {
-  DeadlineError,
-  InvalidEventError,
-  LeaseHeldError,
-  LeaseLostError,
-  StaleFenceError,
-  StoreError,
-} from '../errors.js';
+import { LeaseLostError, StoreError } from '../store/errors.js';
 import type { RuntimeDeps } from './deps.js';
+import { DeadlineError, LeaseHeldError } from './errors.js';
 import { notify, type RuntimeEventBody } from './events.js';
 import { createJobContext, type JobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -55,6 +52,14 @@ export const FINISH_MARGIN_MS = 1_000;
 
 /** Claim attempts of one invocation when the same slot is held by a holder that may be dead. */
 const MAX_CLAIM_ROUNDS = 4;
+
+/** How a run releases its lease (see `RunSession.release`). */
+interface ReleaseOptions {
+  /** The run succeeded: its slot joins the done set. */
+  readonly succeeded: boolean;
+  /** The run's record was written. @default true */
+  readonly recorded?: boolean;
+}
 
 /** One invocation attempt's run. */
 export class RunSession {
@@ -296,7 +301,7 @@ export class RunSession {
     // Record first: if the record cannot be written, `fail` frees the lease and leaves this run on the
     // open list for the next claimer to record abandoned.
     const summary = await this.record(Outcome.Skipped, Reason.AlreadySucceeded);
-    await this.release(false).catch(() => undefined);
+    await this.release({ succeeded: false }).catch(() => undefined);
     return summary;
   }
 
@@ -405,11 +410,11 @@ export class RunSession {
     } catch (err) {
       // The record could not be written: never leave the lease held (a retry must be able to claim);
       // the holder is left `unrecorded` (its authority over) for the next claimer to record abandoned.
-      await this.release(false, false).catch(() => undefined);
+      await this.release({ succeeded: false, recorded: false }).catch(() => undefined);
       throw err;
     }
     try {
-      await this.release(true);
+      await this.release({ succeeded: true });
     } catch (err) {
       if (err instanceof LeaseLostError) return this.correctDisplaced(err, summary);
       // Throttled (or otherwise failed) release after the record: the lease expires by itself, and a
@@ -460,7 +465,7 @@ export class RunSession {
       recorded = true;
       return summary;
     } finally {
-      await this.release(false, recorded).catch(() => undefined);
+      await this.release({ succeeded: false, recorded }).catch(() => undefined);
     }
   }
 
@@ -501,8 +506,10 @@ export class RunSession {
 
   /**
    * Record a body or protocol failure. Stale runs (lease lost, stale fence) are final: no release,
-   * no rethrow. Other failures release without marking the slot done and ask for a rethrow so
-   * Lambda/Scheduler retry. @returns the summary and whether the caller should rethrow.
+   * no rethrow. Other failures release without marking the slot done; the error's category decides
+   * whether the caller rethrows so that Lambda/Scheduler retry ({@link shouldRetry}: transient errors
+   * and a body's own errors do; input, configuration and conflict errors, which a retry would only meet
+   * again, do not). @returns the summary and whether the caller should rethrow.
    */
   async fail(err: unknown): Promise<{ summary: RunSummary; rethrow: boolean }> {
     if (!this.claimed || this.finished) {
@@ -536,11 +543,11 @@ export class RunSession {
     try {
       const summary = await this.record(Outcome.Failed, reason, { error: err });
       recorded = true;
-      return { summary, rethrow: true };
+      return { summary, rethrow: shouldRetry(err) };
     } finally {
       // Released whether or not the record could be written: a retry claims at once (an unrecorded
       // holder is left `unrecorded`, its authority over, for the next claimer to record abandoned).
-      await this.release(false, recorded).catch(() => undefined);
+      await this.release({ succeeded: false, recorded }).catch(() => undefined);
     }
   }
 
@@ -601,7 +608,12 @@ export class RunSession {
     return s ? { failedSlots: s.slots, ...(s.pause && { pause: s.pause }) } : {};
   }
 
-  private async release(done: boolean, recorded = true): Promise<void> {
+  /**
+   * Release the lease. `succeeded`: add the slot to the done set (the run succeeded). `recorded`: the
+   * run's record was written (default true); false leaves the holder `unrecorded` for the next claimer
+   * to record abandoned.
+   */
+  private async release({ succeeded: done, recorded = true }: ReleaseOptions): Promise<void> {
     if (this.fence === undefined) return;
     await this.deps.leases.release({
       job: this.jobKey,

@@ -117,7 +117,7 @@ async function invoke(t: SweepTarget, payload: Record<string, unknown>, slot: Sl
   }
 }
 
-/** Phase 1, read: the job's expected slots in the window, its lease items and run records, their statuses. */
+/** Step 1, read: the job's expected slots in the window, its lease items and run records, their statuses. */
 export async function readJob(
   s: Sweep,
   t: SweepTarget,
@@ -144,7 +144,7 @@ export async function readJob(
 }
 
 /**
- * Phase 2, dead holders: a holder whose lease is over and that never released is recorded abandoned
+ * Step 2, dead holders: a holder whose lease is over and that never released is recorded abandoned
  * now (a problem record `RunAbandoned` counts), not only when the job's next claim comes. A holder
  * that wrote its own record (a `succeeded` whose release was cut off) keeps it and counts nothing.
  */
@@ -182,7 +182,7 @@ export async function markDeadHolders(s: Sweep, v: JobView): Promise<void> {
 }
 
 /**
- * Phase 3, unfinished: a delivered slot that never finished is always caught up (whatever `catchUp`
+ * Step 4, unfinished: a delivered slot that never finished is always caught up (whatever `catchUp`
  * says; that setting is about slots Scheduler never delivered), the missing shards only, at most
  * {@link MAX_CATCH_UP_ATTEMPTS} times.
  */
@@ -207,7 +207,7 @@ export async function catchUpUnfinished(s: Sweep, v: JobView): Promise<void> {
 }
 
 /**
- * Phase 4, off the schedule: a delivered, unfinished slot a redeploy removed cannot be caught up, so
+ * Step 5, off the schedule: a delivered, unfinished slot a redeploy removed cannot be caught up, so
  * it ends here as `skipped / not-on-schedule` (`SlotNotRun` counts it), at the first sweep that sees
  * its record inside the window (bound: one sweep period after the slot's grace, while the slot is
  * within `catchUp.windowHours`).
@@ -233,7 +233,7 @@ export async function endOffSchedule(s: Sweep, v: JobView): Promise<void> {
 }
 
 /**
- * Phase 5, missed: slots Scheduler never delivered, by the job's catch-up rule (`none` / `latest` /
+ * Step 6, missed: slots Scheduler never delivered, by the job's catch-up rule (`none` / `latest` /
  * `all`, at most `maxSlotsPerSweep`); the ones over the cap are recorded `skipped / catch-up-limit`
  * once (`SlotNotRun` counts them).
  */

@@ -4,8 +4,7 @@
  * set and succeeded run records), and re-trigger the missing ones through the normal path with
  * trigger `catch-up`. Every decision lands in a run record (`catch-up-limit`) or a log line; every
  * problem record it writes is in the report's `problems`, which the sweeper handler turns into the
- * metrics the job's alarms count. Each job is swept on its own, in named phases: read, dead holders,
- * unfinished, off the schedule, missed.
+ * metrics the job's alarms count. Each job is swept on its own, in the named steps of `sweepJob`.
  */
 import { jobKeyOf } from '../core/job-definition.js';
 import { definitionId } from '../core/liveness.js';
@@ -16,6 +15,7 @@ import {
   catchUpMissed,
   catchUpUnfinished,
   endOffSchedule,
+  type JobView,
   markDeadHolders,
   readJob,
   type Sweep,
@@ -78,18 +78,12 @@ async function recordSweepFailure(s: Sweep, t: SweepTarget, err: unknown): Promi
   }
 }
 
-/** Sweep one job through its phases; a paused job only reads and marks dead holders. */
-async function sweepJob(s: Sweep, t: SweepTarget, graceMs: number, notBeforeMs: number): Promise<void> {
-  const v = await readJob(s, t, graceMs, notBeforeMs);
-  await markDeadHolders(s, v);
-  // Paused (docs/design.md "Pause"): nothing is triggered (a claim would only record skipped/paused);
-  // after resume the missed slots are this job's catch-up rule's, as if Scheduler never delivered them.
-  const paused = pauseInForce(v.leases.get(undefined), s.nowMs);
-  if (paused) {
-    s.report.jobs.push({ job: v.job, expected: v.expected.length, succeeded: 0, missing: 0 });
-    s.decide({ job: v.job, slot: '*', action: 'skipped', reason: `paused by ${paused.by}: ${paused.note}` });
-    return;
-  }
+/**
+ * Count the job's expected slots and those not done into the report; a job that has run here before
+ * (its lease item exists) with a due slot not done is `overdue`: its "no successful run" alarm gets a
+ * data point even when nothing ran at all.
+ */
+function countSlots(s: Sweep, v: JobView): void {
   const missing = v.statuses.filter((st) => !st.done).length;
   s.report.jobs.push({
     job: v.job,
@@ -97,9 +91,37 @@ async function sweepJob(s: Sweep, t: SweepTarget, graceMs: number, notBeforeMs: 
     succeeded: v.expected.length - missing,
     missing,
   });
-  // A job that has run here before (its lease item exists) with a due slot not done: its "no successful
-  // run" alarm gets a data point even when nothing ran at all.
   if (missing > 0 && v.leases.get(undefined) !== undefined) s.report.overdue.push(v.job);
+}
+
+/**
+ * A paused job (docs/design.md "Pause") is counted with nothing missing and a `skipped` decision:
+ * nothing is triggered (a claim would only record skipped/paused); after resume the missed slots are
+ * this job's catch-up rule's, as if Scheduler never delivered them. @returns true when paused.
+ */
+function skipIfPaused(s: Sweep, v: JobView): boolean {
+  const paused = pauseInForce(v.leases.get(undefined), s.nowMs);
+  if (!paused) return false;
+  s.report.jobs.push({ job: v.job, expected: v.expected.length, succeeded: 0, missing: 0 });
+  s.decide({ job: v.job, slot: '*', action: 'skipped', reason: `paused by ${paused.by}: ${paused.note}` });
+  return true;
+}
+
+/**
+ * Sweep one job, step by step (each step is documented in sweep-phases.ts under its number):
+ * 1. read its lease items and run records over the window (`readJob`);
+ * 2. record the runs of holders that died without releasing `abandoned` (`markDeadHolders`) — a
+ *    paused job stops after this step (`skipIfPaused`);
+ * 3. count its expected and missing slots into the report (`countSlots`);
+ * 4. re-trigger slots a run claimed but never finished (`catchUpUnfinished`);
+ * 5. end runs of slots the schedule no longer has (`endOffSchedule`);
+ * 6. re-trigger the slots Scheduler never delivered, by the job's catch-up rule (`catchUpMissed`).
+ */
+async function sweepJob(s: Sweep, t: SweepTarget, graceMs: number, notBeforeMs: number): Promise<void> {
+  const v = await readJob(s, t, graceMs, notBeforeMs);
+  await markDeadHolders(s, v);
+  if (skipIfPaused(s, v)) return;
+  countSlots(s, v);
   await catchUpUnfinished(s, v);
   await endOffSchedule(s, v);
   await catchUpMissed(s, v);

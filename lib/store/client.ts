@@ -11,7 +11,8 @@ import {
   type QueryCommandInput,
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { EndpointUnreachableError, InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../core/input-errors.js';
+import { EndpointUnreachableError } from './errors.js';
 
 /** The environment variable naming a DynamoDB endpoint (DynamoDB Local). */
 export const DYNAMODB_ENDPOINT_ENV = 'DYNAMODB_ENDPOINT';

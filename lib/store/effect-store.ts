@@ -31,7 +31,7 @@ import type {
   SeenEffect,
   SendingResult,
 } from '../core/ports.js';
-import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from '../errors.js';
+import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from './operator-errors.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
 import { effectLateOutcome, effectNoteError } from './protocol/effect-notes.js';
 import { effectFinish, effectInsert, effectMove, effectSettle } from './protocol/effect-operations.js';
@@ -90,15 +90,10 @@ export class TableEffectStore implements EffectStore {
     const { expect, ...r } = resolution;
     const item = await this.get(r.key);
     if (!item || !(RESOLVABLE_STATUSES as readonly string[]).includes(String(item.status)))
-      throw new EffectNotInReviewError(
-        r.key,
-        item as unknown as Record<string, unknown> | undefined,
-        this.job,
-      );
+      throw new EffectNotInReviewError(r.key, item, this.job);
     const seen = await this.shown(item, r.nowMs);
     if (seen.lease !== undefined) throw new EffectInFlightError(r.key, item, seen.lease);
-    if (expect !== undefined && expect !== seen.version)
-      throw new EffectChangedError(r.key, expect, item as unknown as Record<string, unknown>);
+    if (expect !== undefined && expect !== seen.version) throw new EffectChangedError(r.key, expect, item);
     const shown = {
       status: item.status,
       fence: item.fence,
@@ -122,10 +117,7 @@ export class TableEffectStore implements EffectStore {
    * whose run still holds a live lease, that lease item (one more GetItem for a `sending` effect).
    * @throws StoreError
    */
-  async shown(
-    item: EffectItem,
-    nowMs: number,
-  ): Promise<{ version: string; lease?: Record<string, unknown> }> {
+  async shown(item: EffectItem, nowMs: number): Promise<{ version: string; lease?: LeaseItem }> {
     if (item.status !== 'sending' || item.leaseKey === undefined) return { version: effectVersion(item) };
     const lease = (await read(
       this.backend,
@@ -136,7 +128,7 @@ export class TableEffectStore implements EffectStore {
     const live = liveHolder(lease, nowMs)?.runId === item.runId;
     return {
       version: effectVersion(item, { holderLive: live }),
-      ...(live && { lease: lease as unknown as Record<string, unknown> }),
+      ...(live && lease !== undefined && { lease }),
     };
   }
 

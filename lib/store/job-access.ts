@@ -1,12 +1,12 @@
 /**
  * What a job's body touches beyond its own lease and run records: the application tables it writes
  * (and with which `ctx` call) and whether it records effects. Declared where the job is defined
- * (`defineJob({ ..., uses })`); the CDK grants exactly this (cdk/constructs/access.ts), the test
- * runtime allows exactly this, and the IAM test (test/iam) checks the grants against the requests the
+ * (`defineJob({ ..., uses })`); the CDK grants exactly this (cdk/constructs/scheduled-job.ts, library-table.ts), the test
+ * runtime allows exactly this, and the IAM test (test/integ/iam.test.ts) checks the grants against the requests the
  * runtime really sends.
  */
 import * as v from 'valibot';
-import { InvalidJobDefinitionError } from '../errors.js';
+import { InvalidJobDefinitionError } from '../core/input-errors.js';
 import type { TableSchema } from './schema.js';
 
 /**

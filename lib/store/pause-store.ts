@@ -7,7 +7,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LeaseItem } from '../core/lease.js';
 import { type PauseState, pauseInForce, validatePause } from '../core/pause.js';
-import { LeaseChangedError } from '../errors.js';
+import { LeaseChangedError } from './operator-errors.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
 import {
   leaseVersion,
@@ -56,8 +56,7 @@ export class TablePauseStore {
     let shown: ReturnType<typeof shownLease> | undefined;
     if (input.expect !== undefined) {
       const item = await this.lease(input.job);
-      if (leaseVersion(item) !== input.expect)
-        throw new LeaseChangedError(input.job, input.expect, item as Record<string, unknown> | undefined);
+      if (leaseVersion(item) !== input.expect) throw new LeaseChangedError(input.job, input.expect, item);
       shown = shownLease(item);
     }
     const base = {

@@ -8,7 +8,7 @@
  * {@link clearRestoreMark}. Unconditional updates: they only add to the fence and set the mark.
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../core/input-errors.js';
 import { Keys } from './schema.js';
 
 /** A job whose leases to mark: its table key (`jobKeyOf`) and its shard count. */

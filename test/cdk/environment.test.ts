@@ -1,5 +1,5 @@
 /**
- * cdk: the app is environment-agnostic (issue 18): a plain `npx cdk synth` — where the CDK CLI
+ * cdk: the app is environment-agnostic: a plain `npx cdk synth` — where the CDK CLI
  * sets CDK_DEFAULT_REGION (us-east-1 when nothing is configured) — must not bake a region or an
  * account into any ARN; a trust policy with a literal region denies Scheduler everywhere else.
  * Synthesizes cdk/app.ts itself (bundling skipped through the CLI's context variable).

@@ -18,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Every error class lib/errors.ts exports, with constructor arguments that make a valid instance. */
 const ERRORS: Record<string, string> = {
-  CronfenceError: `'STORE', 'm'`,
+  CronfenceError: `'STORE', 'transient', 'm'`,
   InvalidEventError: `'scheduledTime', 'x', 'bad'`,
   UnknownJobError: `'nope', ['daily-report']`,
   InvalidJobDefinitionError: `'name', '', 'empty'`,

@@ -28,8 +28,8 @@ describe('failure drills on DynamoDB Local', () => {
 
 describe('npm run drill as a process', () => {
   it('exits as soon as the last drill is done: no timer of a killed run keeps it alive, no timer warnings', async () => {
-    // The killed run of holder-killed-mid-run never settles; a timer tied to it (middy's early timeout
-    // used to be one, for the job's whole 300 s timeout) would hold the process long past this limit.
+    // The killed run of holder-killed-mid-run never settles; a timer tied to it (such as middy's early
+    // timeout, for the job's whole 300 s timeout) would hold the process long past this limit.
     const r = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
       execFile(
         resolve(ROOT, 'node_modules/.bin/tsx'),

@@ -221,8 +221,13 @@ describe('idempotency keys DynamoDB cannot store', () => {
       job.withDeps(() => w.deps),
       { job: 'effects-probe', scheduledTimeMs: SLOT_MS, label: 'probe' },
     );
-    expect(r.error?.name).toBe('InvalidArgumentError');
-    expect(r.error?.message).toMatch(
+    // Recorded failed and not rethrown: an input error meets a Lambda retry the same way.
+    expect([r.error, r.summary?.outcome, r.summary?.error?.name]).toEqual([
+      undefined,
+      'failed',
+      'InvalidArgumentError',
+    ]);
+    expect(r.summary?.error?.message).toMatch(
       key === '' ? /must not be empty/ : /is 197[78] bytes \(UTF-8\); at most 1976 fit/,
     );
     expect(w.faults.requests.get('TransactWriteItemsCommand') ?? 0).toBe(0);

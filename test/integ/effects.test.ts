@@ -241,10 +241,12 @@ describe('e. the same key with a different request', () => {
         extra: { trigger: 'manual', requestedBy: 'ops' },
       },
     );
-    expect(r.error?.name).toBe('IdempotencyConflictError');
-    expect(r.error?.message).toBe(
-      `idempotency key "${K1}" was already used with a different request; nothing sent`,
-    );
+    // Recorded failed and not rethrown: a retry would meet the same conflict.
+    expect(r.error).toBeUndefined();
+    expect(r.summary?.error).toEqual({
+      name: 'IdempotencyConflictError',
+      message: `idempotency key "${K1}" was already used with a different request; nothing sent`,
+    });
     expect(r.summary).toMatchObject({ outcome: 'failed', reason: 'error' });
     expect(service.requests.length).toBe(requests);
     expect(await effectItem(stack, K1)).toEqual(before);

@@ -1,5 +1,5 @@
 /**
- * The floor of issue 17 (bench/support/floor.ts) is trustworthy only if it sends what cronfence
+ * The floor of cronfence's cost (bench/support/floor.ts) is trustworthy only if it sends what cronfence
  * sends (integ: DynamoDB Local). Three successful occurrences of a real job (defineJob, deps on a
  * Document client) and three of a FloorLane are captured at the serialize step (the low-level,
  * marshalled input that goes on the wire) and compared request by request: the operations in order,
@@ -80,7 +80,7 @@ const OCCURRENCES = 3;
 const CRONFENCE_JOB = 'parity-cf';
 const FLOOR_JOB = 'parity-fl';
 
-describe('the floor sends what cronfence sends (issue 17, bench/support/floor.ts)', () => {
+describe('the floor sends what cronfence sends (bench/support/floor.ts)', () => {
   let stack: LocalStack;
   let cronfence: Sent[];
   let floor: Sent[];

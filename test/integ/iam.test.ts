@@ -1,5 +1,5 @@
 /**
- * IAM as AWS evaluates it (issue 18): every DynamoDB and Lambda request the functions make — in the
+ * IAM as AWS evaluates it: every DynamoDB and Lambda request the functions make — in the
  * integration scenarios, the drills, and the `cdk.out` bundles invoked in their own processes with
  * the environment the template gives them — is evaluated against the synthesized role policies with
  * a real IAM evaluator, together with what the services do with the roles (Scheduler's AssumeRole

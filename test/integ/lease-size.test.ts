@@ -41,7 +41,7 @@ function meteredDeps(stack: LocalStack) {
 
 const slotIdOf = (i: number) => `${new Date(BASE_MS + i * 60_000).toISOString().slice(0, 17)}00Z`;
 
-describe('lease item size (issue 17)', () => {
+describe('lease item size', () => {
   let stack: LocalStack;
   beforeAll(async () => {
     stack = await localStack();
@@ -131,7 +131,7 @@ describe('lease item size (issue 17)', () => {
   });
 });
 
-describe('lease item size with a pauseOnFailure streak (issue 17)', () => {
+describe('lease item size with a pauseOnFailure streak', () => {
   let stack: LocalStack;
   beforeAll(async () => {
     stack = await localStack();

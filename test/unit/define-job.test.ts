@@ -53,6 +53,19 @@ describe('defineJob validation at definition time', () => {
     expect((caught as InvalidJobDefinitionError).value).toEqual(value);
   });
 
+  it('rejects an observe that is not a function, naming the field and value', () => {
+    let caught: unknown;
+    try {
+      defineJob({ ...ok, observe: 'yes' as never });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InvalidJobDefinitionError);
+    expect((caught as Error).message).toBe(
+      'job "nightly": invalid job definition: "observe" = "yes": must be a function returning an observer, e.g. createObserver from cronfence/observability',
+    );
+  });
+
   it('rejects a 5-field cron, naming the expression', () => {
     expect(() => defineJob({ ...ok, schedule: 'cron(30 2 * * ?)' })).toThrow(InvalidScheduleError);
     expect(() => defineJob({ ...ok, schedule: 'cron(30 2 * * ?)' })).toThrow(/cron\(30 2 \* \* \?\)/);

@@ -88,7 +88,7 @@ describe('lease decisions', () => {
   });
 });
 
-describe('the done set as stored (issue 17: no 1 KB cliff)', () => {
+describe('the done set as stored (no 1 KB cliff)', () => {
   it('stores a slot as its minute since 1970 in base 36, 6 characters, plus z for a UTC instant id', () => {
     expect(doneKey('2026-03-28T17:00')).toBe('0hlz0c');
     expect(doneKey('1970-01-01T00:00')).toBe('000000');

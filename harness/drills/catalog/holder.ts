@@ -118,7 +118,7 @@ export const renewalTimeout: Drill = {
 };
 
 /** A GC-like freeze longer than the lease, then resume. */
-export function pausePastLease(clockFrozen: boolean): Drill {
+export function pausePastLease({ clockFrozen }: { clockFrozen: boolean }): Drill {
   return {
     name: clockFrozen ? 'pause-past-lease-clock-frozen' : 'pause-past-lease',
     injected: clockFrozen

@@ -13,8 +13,8 @@ import { throttlingAbsorbed, throttlingPerStep } from './throttling.js';
 export const DRILLS: readonly Drill[] = [
   holderKilled,
   renewalTimeout,
-  pausePastLease(false),
-  pausePastLease(true),
+  pausePastLease({ clockFrozen: false }),
+  pausePastLease({ clockFrozen: true }),
   duplicates,
   manualRerun,
   uncertain('claim'),

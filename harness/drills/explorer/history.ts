@@ -100,7 +100,7 @@ export interface HistorySpec {
   readonly oversized?: readonly number[];
   /** Lambda model: shard 1 of the sharded job fails this many attempts (first attempts anywhere). */
   readonly failShard?: number;
-  /** Safety shapes (lib/drills/explorer/shapes.ts). @default none: the base history */
+  /** Safety shapes (harness/drills/explorer/shapes.ts). @default none: the base history */
   readonly shapes?: ShapeSpec;
   /** Lambda model: the platform's shapes (lambda-shapes.ts: timeout-kill, freeze-until-next, late-6h, ...). */
   readonly lambdaShapes?: LambdaShapeSpec;

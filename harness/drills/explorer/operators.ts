@@ -158,7 +158,7 @@ export function scheduleOperators(race: OperatorRace, d: OperatorDesk): void {
   const keyOf = (a: OperatorAction) =>
     `pay#${instantSlotId(d.startMs + a.slot * SLOT_MINUTES * 60_000)}#${a.row}`;
   /** `cronfence effects resolve`: read, check the provider, think, write conditioned on the read. */
-  const resolve = async (a: OperatorAction, rerunFirst: boolean): Promise<void> => {
+  const resolve = async (a: OperatorAction, { rerunFirst }: { rerunFirst: boolean }): Promise<void> => {
     const key = keyOf(a);
     const item = await d.effects.get(key).catch(() => undefined);
     if (item?.status !== EffectStatus.NeedsReview && item?.status !== EffectStatus.Sending) return;
@@ -170,7 +170,7 @@ export function scheduleOperators(race: OperatorRace, d: OperatorDesk): void {
     if (item.status === EffectStatus.Sending && !executed && lease === undefined) {
       if (rerunFirst) {
         await manualRun(a.slot, 're-run of a stuck effect');
-        await resolve(a, false);
+        await resolve(a, { rerunFirst: false });
       }
       return;
     }
@@ -232,7 +232,7 @@ export function scheduleOperators(race: OperatorRace, d: OperatorDesk): void {
     d.stage.time.schedule(a.atMs, () => {
       const act =
         a.kind === 'resolve'
-          ? resolve(a, true)
+          ? resolve(a, { rerunFirst: true })
           : a.kind === 'pause'
             ? pauseThenResume(a)
             : a.kind === 'trigger'

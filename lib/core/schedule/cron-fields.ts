@@ -1,4 +1,4 @@
-import { InvalidScheduleError } from '../../errors.js';
+import { InvalidScheduleError } from '../input-errors.js';
 
 /**
  * The six fields of an EventBridge Scheduler cron expression, parsed into sets a matcher can

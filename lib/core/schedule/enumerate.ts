@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError } from '../input-errors.js';
 import { DAY_MS, MINUTE_MS, matchingDates, naiveDate, naiveMs, parseNaive } from './calendar.js';
 import { type DstGapPolicy, dstGapOf, fireInstant } from './dst-gap.js';
 import { parseScheduleExpression, type ScheduleExpression } from './expression.js';

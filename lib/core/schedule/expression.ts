@@ -1,4 +1,4 @@
-import { InvalidScheduleError } from '../../errors.js';
+import { InvalidScheduleError } from '../input-errors.js';
 import { matchingDates } from './calendar.js';
 import { type CronFields, parseCronFields } from './cron-fields.js';
 

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError } from '../input-errors.js';
 import { DAY_MS, formatNaiveDate, formatNaiveMinute, MINUTE_MS, parseNaive } from './calendar.js';
 import { fireInstant } from './dst-gap.js';
 import type { ScheduleExpression } from './expression.js';

@@ -4,7 +4,7 @@
  * or one business date could run under two ids, and a far-future id would squat the lease's
  * bounded done set.) Pure: `nowMs` is passed in.
  */
-import { InvalidEventError } from '../../errors.js';
+import { InvalidEventError } from '../input-errors.js';
 import { matchesCron, parseNaive } from './calendar.js';
 import type { ScheduleExpression } from './expression.js';
 import type { Slot } from './slot.js';

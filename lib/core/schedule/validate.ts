@@ -1,4 +1,4 @@
-import { InvalidJobDefinitionError } from '../../errors.js';
+import { InvalidJobDefinitionError } from '../input-errors.js';
 import { validateTimeZone } from '../job-definition.js';
 import { MINUTE_MS, matchingDates, naiveDate, naiveMs, parseNaive } from './calendar.js';
 import type { CatchUpMode } from './catch-up.js';

@@ -10,7 +10,7 @@
  * first instant) need both facts explicit, so {@link resolveLocalTime} computes every instant a wall
  * time has — zero, one or two — from the zone's offsets.
  */
-import { InvalidJobDefinitionError } from '../../errors.js';
+import { InvalidJobDefinitionError } from '../input-errors.js';
 import { DAY_MS, MINUTE_MS } from './calendar.js';
 
 /** An IANA time zone: its name and its UTC offset at any instant. */

@@ -7,13 +7,14 @@
  * for resend, so the provider never executes it twice.
  */
 import { type EffectItem, EffectStatus, effectVersion } from '../../core/effects.js';
+import type { LeaseItem } from '../../core/lease.js';
 import { type EffectResolution, NOT_EXECUTED } from '../../core/ports.js';
-import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from '../../errors.js';
+import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from '../operator-errors.js';
 import { Keys, PROBLEM_ATTRIBUTES, problemKeys } from '../schema.js';
 import { and, type Condition, eq, lt, ne, notExists, or } from './expression.js';
 import { LEASE_SK } from './operations.js';
 import { ProtocolOp } from './ops.js';
-import type { Item, Operation, Write } from './request.js';
+import type { Operation, Write } from './request.js';
 
 /** Statuses an operator may resolve from: every non-terminal one, and needs-review. */
 export const RESOLVABLE_STATUSES = [
@@ -122,10 +123,10 @@ export const effectResolve: Operation<EffectResolveInput, EffectItem> = {
   },
   accepted: (item) => (item ?? {}) as unknown as EffectItem,
   refused: (item, index, r) => {
-    if (index === 1) throw new EffectInFlightError(r.key, r.shown, item as Item);
+    if (index === 1) throw new EffectInFlightError(r.key, r.shown, item as LeaseItem | undefined);
     const current = item as EffectItem | undefined;
     if (!current || !(RESOLVABLE_STATUSES as readonly string[]).includes(String(current.status)))
-      throw new EffectNotInReviewError(r.key, item, r.job);
-    throw new EffectChangedError(r.key, effectVersion(r.shown), item as Item);
+      throw new EffectNotInReviewError(r.key, current, r.job);
+    throw new EffectChangedError(r.key, effectVersion(r.shown), current);
   },
 };

@@ -5,6 +5,8 @@
  * (lib/store/protocol/dynamo-backend.ts; the harness's memory backend), and the stores only choose
  * which operation to perform. Effect transitions: effect-operations.ts.
  */
+
+import { ResultConflictError, StaleFenceError } from '../../core/fence-errors.js';
 import {
   decideClaimFailed,
   decideClaimSucceeded,
@@ -37,7 +39,7 @@ import {
   storedFence,
 } from '../../core/results.js';
 import { showValue } from '../../core/show-value.js';
-import { LeaseLostError, ResultConflictError, StaleFenceError, StoreError } from '../../errors.js';
+import { LeaseLostError, StoreError } from '../errors.js';
 import { abandonedRunItem, runRecordItem } from '../run-items.js';
 import { Attr, Keys } from '../schema.js';
 import {
@@ -277,7 +279,7 @@ export const release = ownedUpdate(
 function failureSets(ref: Partial<ReleaseRequest>): Item {
   if (!ref.failedSlots) return {};
   // Once the streak pauses the job, the pause names its runs and slots: storing the list as well
-  // would write the streak twice and pass 1 KB (issue 17: every lease write stays at 1 WCU).
+  // would write the streak twice and pass 1 KB (every lease write stays at 1 WCU).
   if (ref.pause) return { ...ref.pause };
   return { failedSlots: ref.failedSlots.map((f) => ({ slot: f.slot, runId: f.runId })) };
 }

@@ -9,7 +9,7 @@
  */
 import type { LeaseItem } from '../../core/lease.js';
 import { pauseInForce, RESUME_TRACE } from '../../core/pause.js';
-import { JobNotPausedError, JobPausedError, LeaseChangedError } from '../../errors.js';
+import { JobNotPausedError, JobPausedError, LeaseChangedError } from '../operator-errors.js';
 import { Keys } from '../schema.js';
 import { and, type Condition, eq, exists, notExists, or } from './expression.js';
 import { notPaused } from './operations.js';

@@ -5,7 +5,7 @@
  * decision. (Powertools' idempotency package splits its base persistence layer from its DynamoDB
  * layer the same way.)
  */
-import { StoreError } from '../../errors.js';
+import { StoreError } from '../errors.js';
 import type { Condition, Update } from './expression.js';
 import type { RequestTag } from './ops.js';
 

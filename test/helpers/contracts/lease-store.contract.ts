@@ -134,7 +134,7 @@ export function leaseStoreContract(name: string, make: () => Promise<StoreFixtur
     });
 
     it('makes release terminal for its owner and fence: a renewal delivered after it is refused and revives nothing', async () => {
-      // Case 2 of issue 12: a renewal held in the network lands after the release.
+      // A renewal held in the network lands after the release.
       await s.leases.claim(claimOf('r1', 'S1'));
       await s.leases.release({ job: 'contract-job', runId: 'r1', fence: 1, nowMs: NOW + 5_000 });
       const err = await s.leases

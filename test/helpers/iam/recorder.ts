@@ -2,7 +2,7 @@
  * Records the DynamoDB and Lambda requests functions make, for the IAM test.
  *
  * - In process (scenarios, drills): an SDK middleware placed right after the retry middleware (like
- *   lib/faults/sdk-faults.ts, so every attempt is seen with its marshalled input) on every client,
+ *   harness/faults/sdk-faults.ts, so every attempt is seen with its marshalled input) on every client,
  *   attributing each request to the function whose invocation is running (AsyncLocalStorage set by
  *   {@link attributed}). Requests of the test harness itself (table set-up, checks) carry no
  *   function and are not recorded.

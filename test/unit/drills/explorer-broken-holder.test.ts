@@ -16,7 +16,7 @@ import type { ProtocolBackend, ProtocolRequest } from '../../../lib/store/protoc
 import { TableResultStore } from '../../../lib/store/result-store.js';
 import { TableRunStore } from '../../../lib/store/run-store.js';
 
-/** The condition without any `holderState = running` clause (the bug of issue 12, case 1 and 2). */
+/** The condition without any `holderState = running` clause (the broken condition the explorer must catch). */
 function withoutRunning(c: Condition): Condition {
   if (c.kind === 'and' || c.kind === 'or')
     return {

