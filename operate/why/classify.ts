@@ -74,13 +74,15 @@ function succeededLine(base: Omit<SlotLine, 'class' | 'verdict'>, r: WhyRecord):
       class: SlotClass.CaughtUp,
       verdict: `caught up by the sweeper (${r.requestReason ?? 'missed'}): ${ran(r)}`,
     };
-  const dupes = Object.entries(base.attempts)
-    .filter(([k]) => k !== Outcome.Succeeded)
-    .reduce((n, [, v]) => n + v, 0);
+  const others = Object.entries(base.attempts)
+    .map(([k, v]) => [k, k === Outcome.Succeeded ? v - 1 : v] as const)
+    .filter(([, v]) => v > 0)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${v} ${k}`);
   return {
     ...base,
     class: SlotClass.Succeeded,
-    verdict: `ran: ${ran(r)} (${r.trigger ?? Trigger.Schedule})${dupes > 0 ? `; ${dupes} other attempt(s) recorded` : ''}`,
+    verdict: `ran: ${ran(r)} (${r.trigger ?? Trigger.Schedule})${others.length > 0 ? `; also ${others.join(', ')}` : ''}`,
   };
 }
 

@@ -66,8 +66,18 @@ beforeAll(async () => {
   release();
   await slow;
   // 06:30 is never delivered. 07:30 is backfilled, 08:30 caught up by the sweeper.
-  await invoke('07:30', { scheduledTime: '2026-03-29T05:30:00Z', trigger: 'manual', requestedBy: 'bob', reason: 'rerun after fix' });
-  await invoke('08:30', { scheduledTime: '2026-03-29T06:30:00Z', trigger: 'catch-up', requestedBy: 'sweeper', reason: 'missed' });
+  await invoke('07:30', {
+    scheduledTime: '2026-03-29T05:30:00Z',
+    trigger: 'manual',
+    requestedBy: 'bob',
+    reason: 'rerun after fix',
+  });
+  await invoke('08:30', {
+    scheduledTime: '2026-03-29T06:30:00Z',
+    trigger: 'catch-up',
+    requestedBy: 'sweeper',
+    reason: 'missed',
+  });
   // A Scheduler retry of an occurrence the schedule does not have (an older :45 schedule).
   await run(':45 retry', at('05:45'), { attemptNumber: 2 });
   report = await explainJob({
@@ -85,7 +95,7 @@ describe('why on a scripted day', () => {
   it('classifies every occurrence of the day, the DST gap and the off-schedule retry, line by line', () => {
     const run = (k: string) => ids[k]?.runId;
     expect(report.lines.map(formatLine)).toEqual([
-      `2026-03-29T00:30      succeeded             ran: run ${run('00:30')} succeeded in 0ms, fence 1 (schedule); 1 other attempt(s) recorded`,
+      `2026-03-29T00:30      succeeded             ran: run ${run('00:30')} succeeded in 0ms, fence 1 (schedule); also 1 skipped/already-succeeded`,
       `2026-03-29T01:30      skipped               skipped: paused by alice at 2026-03-29T11:59:59Z ("ledger migration"); after resume the catch-up rule decides`,
       '2026-03-29T02:30      skipped               skipped: DST gap — 02:30 does not exist in Europe/Berlin on 2026-03-29 (dstGap: skip); Scheduler delivers nothing',
       `2026-03-29T03:30      failed                failed (error): Error: ledger unavailable — run ${run('03:30')}, fence 2`,
