@@ -199,12 +199,10 @@ export function classifySlots(input: ClassifyInput): SlotLine[] {
     const sorted = [...records].sort((a, b) => (a.startedAtMs ?? 0) - (b.startedAtMs ?? 0));
     const last = sorted[sorted.length - 1] as WhyRecord;
     const base = { slot, scheduledTime: isoOf(at), attempts: counts(sorted) };
-    const line = recordedLine(base, last);
-    lines.push({
-      ...line,
-      class: last.reason === Reason.NotOnSchedule ? SlotClass.NotOnSchedule : line.class,
-      attempt: attemptOf(last),
-    });
+    // Without a schedule to enumerate (no job code, no deployed schedule) every recorded slot lands here.
+    const success = sorted.find((r) => r.outcome === Outcome.Succeeded);
+    if (success) lines.push({ ...succeededLine(base, success), attempt: attemptOf(success) });
+    else lines.push({ ...recordedLine(base, last), attempt: attemptOf(last) });
   }
   return lines.sort((a, b) => Date.parse(a.scheduledTime) - Date.parse(b.scheduledTime));
 }
