@@ -76,15 +76,32 @@ export class CronfenceAlarms extends Construct {
       byJob.set(job.definition.name, alarms);
       rows.push(widgets);
     }
-    const groups = new Map<string, IScheduleGroup>();
+    // Scheduler's metrics exist per schedule group only (dimension `ScheduleGroup`): a group holding one
+    // job's schedule alone (CronfenceJobs gives each job its own) is watched as that job's schedule;
+    // a group shared by several schedules gets group alarms naming every job in it.
+    const groups = new Map<string, { group: IScheduleGroup; jobs: ScheduledJob[] }>();
     for (const job of props.jobs) {
       const group = job.schedule.scheduleGroup;
-      if (group) groups.set(group.node.path, group);
+      if (!group) continue;
+      const entry = groups.get(group.node.path) ?? { group, jobs: [] };
+      entry.jobs.push(job);
+      groups.set(group.node.path, entry);
     }
-    for (const [path, group] of groups)
-      byJob.set(`schedules:${path}`, this.watchScheduleGroup(group, props.jobs));
+    const sweeperGroup = props.sweeper?.schedule.scheduleGroup;
+    for (const [path, { group, jobs }] of groups) {
+      const [only] = jobs;
+      if (jobs.length === 1 && only && group !== sweeperGroup)
+        byJob.set(only.definition.name, [
+          ...(byJob.get(only.definition.name) ?? []),
+          ...this.watchSchedule(only.definition.name, group),
+        ]);
+      else byJob.set(`schedules:${path}`, this.watchScheduleGroup(group, props.jobs));
+    }
     if (props.sweeper) {
       const { alarms, widgets } = this.watchSweeper(props.sweeper, props.jobs[0]?.libraryTable);
+      // The sweeper's schedule alone in its group: its hand-off is watched like a job's.
+      const alone = sweeperGroup && ![...groups.values()].some((g) => g.group === sweeperGroup);
+      if (alone) alarms.push(...this.watchSchedule(SWEEPER_NAME, sweeperGroup));
       byJob.set(SWEEPER_NAME, alarms);
       rows.push(widgets);
     }
@@ -231,6 +248,47 @@ export class CronfenceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+  }
+
+  /**
+   * Scheduler's view of ONE job's schedule, alone in its group: target errors (the invoke failed: the
+   * execution role cannot be assumed, the function is missing, Lambda refused), target throttles, and
+   * invocations dropped after the retry policy (the event is in the job's dead-letter queue).
+   */
+  private watchSchedule(name: string, group: IScheduleGroup): Alarm[] {
+    const scope = new Construct(this, `Schedule-${name}`);
+    const about = (what: string) =>
+      name === SWEEPER_NAME
+        ? `cronfence sweeper of ${Stack.of(this).stackName}, its Scheduler schedule: ${what}.`
+        : `cronfence job "${name}", its Scheduler schedule: ${what}. See \`cronfence why ${name}\`.`;
+    const five = { period: Duration.minutes(5), statistic: 'Sum' };
+    return [
+      this.atLeast(
+        scope,
+        'TargetErrors',
+        this.alarmName(name, 'TargetErrorCount'),
+        about(
+          "Scheduler's invoke of the function failed (role not assumable, function missing or refusing); it retries up to 24 h, then the dead-letter queue",
+        ),
+        group.metricTargetErrors(five),
+      ),
+      this.atLeast(
+        scope,
+        'TargetThrottled',
+        this.alarmName(name, 'TargetErrorThrottledCount'),
+        about(
+          "Lambda throttled Scheduler's hand-off; Scheduler retries up to 24 h, then the dead-letter queue",
+        ),
+        group.metricTargetThrottled(five),
+      ),
+      this.atLeast(
+        scope,
+        'Dropped',
+        this.alarmName(name, 'InvocationDroppedCount'),
+        about("Scheduler dropped an invocation after its retries (see the job's dead-letter queue)"),
+        group.metricDropped(five),
+      ),
+    ];
   }
 
   /** Scheduler's own view of a group: invocations throttled by the target, and invocations dropped. */
