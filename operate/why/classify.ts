@@ -30,6 +30,8 @@ export interface ClassifyInput {
   readonly nowMs: number;
   /** The sweeper's grace after an occurrence before it counts as missed, ms. */
   readonly graceMs: number;
+  /** The job's shard count: a sharded occurrence is done when every shard succeeded. @default 1 */
+  readonly shards?: number;
   /** The job's catch-up floor (`catchUp.since`), epoch ms. @default none */
   readonly floorMs?: number;
 }
@@ -154,8 +156,9 @@ export function classifySlots(input: ClassifyInput): SlotLine[] {
     );
     bySlot.delete(slot.id);
     const base = { slot: slot.id, scheduledTime: isoOf(slot.scheduledTimeMs), attempts: counts(records) };
-    const success = records.find((r) => r.outcome === Outcome.Succeeded);
-    const last = records[records.length - 1];
+    const unfinishedShards = missingShards(records, input.shards ?? 1);
+    const success = unfinishedShards ? undefined : records.find((r) => r.outcome === Outcome.Succeeded);
+    const last = unfinishedShards?.last ?? records[records.length - 1];
     const held = input.lease?.slot === slot.id && input.lease.holderState === 'running';
     if (success) lines.push({ ...succeededLine(base, success), attempt: attemptOf(success) });
     else if (done.has(slot.id))
@@ -165,7 +168,24 @@ export function classifySlots(input: ClassifyInput): SlotLine[] {
         verdict: 'ran: the lease item lists it as succeeded (its run record has expired)',
       });
     else if (held && input.lease) lines.push(leaseLine(base, input.lease, input.nowMs));
-    else if (last) lines.push({ ...recordedLine(base, last), attempt: attemptOf(last) });
+    else if (last && unfinishedShards) {
+      const missing = `shards ${unfinishedShards.missing.join(',')} of ${unfinishedShards.count} not done`;
+      if (last.shard === undefined)
+        lines.push({
+          ...base,
+          class: SlotClass.Unfinished,
+          verdict: `delivered, unfinished: fanned out by run ${last.runId}; ${missing} (no record of them yet)`,
+          attempt: attemptOf(last),
+        });
+      else {
+        const line = recordedLine(base, last);
+        lines.push({
+          ...line,
+          verdict: `${missing}; shard ${last.shard}: ${line.verdict}`,
+          attempt: attemptOf(last),
+        });
+      }
+    } else if (last) lines.push({ ...recordedLine(base, last), attempt: attemptOf(last) });
     else if (slot.shifted && input.dstGap === 'skip')
       lines.push({
         ...base,
@@ -205,6 +225,24 @@ export function classifySlots(input: ClassifyInput): SlotLine[] {
     else lines.push({ ...recordedLine(base, last), attempt: attemptOf(last) });
   }
   return lines.sort((a, b) => Date.parse(a.scheduledTime) - Date.parse(b.scheduledTime));
+}
+
+/**
+ * A sharded occurrence whose shards did not all succeed (under the largest shard count its records were
+ * cut for, or the job's): the missing indexes and the latest record of a missing shard.
+ */
+function missingShards(
+  records: readonly WhyRecord[],
+  shards: number,
+): { missing: number[]; count: number; last: WhyRecord | undefined } | undefined {
+  const shardRecords = records.filter((r) => r.shard !== undefined);
+  if (shardRecords.length === 0 && shards <= 1) return undefined;
+  const count = Math.max(shards, ...shardRecords.map((r) => r.shards ?? 0));
+  const done = new Set(shardRecords.filter((r) => r.outcome === Outcome.Succeeded).map((r) => r.shard));
+  const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !done.has(i));
+  if (missing.length === 0) return undefined;
+  const last = [...shardRecords].reverse().find((r) => missing.includes(r.shard as number));
+  return { missing, count, last: last ?? records[records.length - 1] };
 }
 
 /** Whether a `not-recorded` line needs AWS's evidence (a DST-shifted or in-grace one does not). */

@@ -137,6 +137,7 @@ export async function explainJob(i: ExplainInput): Promise<WhyReport> {
     toMs: i.toMs,
     nowMs: i.nowMs,
     graceMs: WHY_GRACE_MS,
+    ...(jobDef && { shards: jobDef.shards }),
     ...(jobDef?.catchUp?.sinceMs !== undefined && { floorMs: jobDef.catchUp.sinceMs }),
   });
   const lines = all.filter((l) => i.slotPrefix === undefined || l.slot.startsWith(i.slotPrefix));

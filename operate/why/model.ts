@@ -45,6 +45,8 @@ export interface WhyRecord {
   readonly reason?: string;
   readonly fence?: number;
   readonly shard?: number;
+  /** Shard runs: the shard count the payload was cut for. */
+  readonly shards?: number;
   readonly startedAtMs?: number;
   readonly finishedAtMs?: number;
   readonly durationMs?: number;
