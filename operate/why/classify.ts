@@ -36,7 +36,7 @@ export interface ClassifyInput {
   readonly floorMs?: number;
 }
 
-export const isoOf = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+const isoOf = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 function attemptOf(r: WhyRecord): AttemptView {
   return {
