@@ -19,6 +19,7 @@ import { PROBLEM_METRICS } from '../../lib/core/metrics.js';
 import { asyncEventAgeThresholdMs, DAY, noSuccessWindow, PROBLEM_TEXT } from './alarm-rules.js';
 import { jobWidgets, sweeperWidgets } from './alarm-widgets.js';
 import { METRIC_NAMESPACE, metricDimensions, RuntimeMetric } from './defaults.js';
+import { type AlarmFactory, watchSchedule, watchScheduleGroup } from './schedule-alarms.js';
 import type { ScheduledJob } from './scheduled-job.js';
 import { SWEEPER_NAME, type Sweeper } from './sweeper.js';
 
@@ -55,6 +56,12 @@ export class CronfenceAlarms extends Construct {
   public readonly alarmsByJob: ReadonlyMap<string, readonly Alarm[]>;
 
   private readonly action: SnsAction;
+  /** This construct as schedule-alarms.ts uses it. */
+  private readonly factory: AlarmFactory = {
+    scope: this,
+    alarmName: (subject, what) => this.alarmName(subject, what),
+    atLeast: (scope, id, name, description, metric) => this.atLeast(scope, id, name, description, metric),
+  };
 
   constructor(scope: Construct, id: string, props: CronfenceAlarmsProps) {
     super(scope, id);
@@ -93,15 +100,15 @@ export class CronfenceAlarms extends Construct {
       if (jobs.length === 1 && only && group !== sweeperGroup)
         byJob.set(only.definition.name, [
           ...(byJob.get(only.definition.name) ?? []),
-          ...this.watchSchedule(only.definition.name, group),
+          ...watchSchedule(this.factory, only.definition.name, group),
         ]);
-      else byJob.set(`schedules:${path}`, this.watchScheduleGroup(group, props.jobs));
+      else byJob.set(`schedules:${path}`, watchScheduleGroup(this.factory, group, props.jobs));
     }
     if (props.sweeper) {
       const { alarms, widgets } = this.watchSweeper(props.sweeper, props.jobs[0]?.libraryTable);
       // The sweeper's schedule alone in its group: its hand-off is watched like a job's.
       const alone = sweeperGroup && ![...groups.values()].some((g) => g.group === sweeperGroup);
-      if (alone) alarms.push(...this.watchSchedule(SWEEPER_NAME, sweeperGroup));
+      if (alone) alarms.push(...watchSchedule(this.factory, SWEEPER_NAME, sweeperGroup));
       byJob.set(SWEEPER_NAME, alarms);
       rows.push(widgets);
     }
@@ -248,73 +255,6 @@ export class CronfenceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-  }
-
-  /**
-   * Scheduler's view of ONE job's schedule, alone in its group: target errors (the invoke failed: the
-   * execution role cannot be assumed, the function is missing, Lambda refused), target throttles, and
-   * invocations dropped after the retry policy (the event is in the job's dead-letter queue).
-   */
-  private watchSchedule(name: string, group: IScheduleGroup): Alarm[] {
-    const scope = new Construct(this, `Schedule-${name}`);
-    const about = (what: string) =>
-      name === SWEEPER_NAME
-        ? `cronfence sweeper of ${Stack.of(this).stackName}, its Scheduler schedule: ${what}.`
-        : `cronfence job "${name}", its Scheduler schedule: ${what}. See \`cronfence why ${name}\`.`;
-    const five = { period: Duration.minutes(5), statistic: 'Sum' };
-    return [
-      this.atLeast(
-        scope,
-        'TargetErrors',
-        this.alarmName(name, 'TargetErrorCount'),
-        about(
-          "Scheduler's invoke of the function failed (role not assumable, function missing or refusing); it retries up to 24 h, then the dead-letter queue",
-        ),
-        group.metricTargetErrors(five),
-      ),
-      this.atLeast(
-        scope,
-        'TargetThrottled',
-        this.alarmName(name, 'TargetErrorThrottledCount'),
-        about(
-          "Lambda throttled Scheduler's hand-off; Scheduler retries up to 24 h, then the dead-letter queue",
-        ),
-        group.metricTargetThrottled(five),
-      ),
-      this.atLeast(
-        scope,
-        'Dropped',
-        this.alarmName(name, 'InvocationDroppedCount'),
-        about("Scheduler dropped an invocation after its retries (see the job's dead-letter queue)"),
-        group.metricDropped(five),
-      ),
-    ];
-  }
-
-  /** Scheduler's own view of a group: invocations throttled by the target, and invocations dropped. */
-  private watchScheduleGroup(group: IScheduleGroup, jobs: readonly ScheduledJob[]): Alarm[] {
-    const scope = new Construct(this, `Schedules-${jobs.length}-${group.node.id}`);
-    const names = jobs.filter((j) => j.schedule.scheduleGroup === group).map((j) => j.definition.name);
-    const about = (what: string) => `cronfence schedules (${names.join(', ')}): ${what}.`;
-    const five = { period: Duration.minutes(5), statistic: 'Sum' };
-    return [
-      this.atLeast(
-        scope,
-        'TargetThrottled',
-        this.alarmName('schedules', 'TargetErrorThrottledCount'),
-        about(
-          "Lambda throttled Scheduler's hand-off; Scheduler retries up to 24 h, then the dead-letter queue",
-        ),
-        group.metricTargetThrottled(five),
-      ),
-      this.atLeast(
-        scope,
-        'Dropped',
-        this.alarmName('schedules', 'InvocationDroppedCount'),
-        about("Scheduler dropped an invocation after its retries (see the jobs' dead-letter queues)"),
-        group.metricDropped(five),
-      ),
-    ];
   }
 
   private watchSweeper(
