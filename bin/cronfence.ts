@@ -33,6 +33,7 @@ import { registerReport } from '../cli/report.js';
 import { registerRuns } from '../cli/runs.js';
 import { registerStart } from '../cli/start.js';
 import { registerTrigger } from '../cli/trigger.js';
+import { registerWhy } from '../cli/why.js';
 
 // The AWS SDK's notice that its releases after January 2027 need Node 22 (8 lines on stderr before every
 // command on Node 20) is switched off by the SDK's documented variable, unless the user set it.
@@ -97,6 +98,7 @@ registerCheck(program, handlers);
 registerJobs(program, handlers);
 registerPause(program, handlers);
 registerTrigger(program, handlers);
+registerWhy(program, handlers);
 registerReport(program, handlers);
 registerLocal(program, handlers);
 

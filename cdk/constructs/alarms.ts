@@ -19,6 +19,7 @@ import { PROBLEM_METRICS } from '../../lib/core/metrics.js';
 import { asyncEventAgeThresholdMs, DAY, noSuccessWindow, PROBLEM_TEXT } from './alarm-rules.js';
 import { jobWidgets, sweeperWidgets } from './alarm-widgets.js';
 import { METRIC_NAMESPACE, metricDimensions, RuntimeMetric } from './defaults.js';
+import { type AlarmFactory, watchSchedule, watchScheduleGroup } from './schedule-alarms.js';
 import type { ScheduledJob } from './scheduled-job.js';
 import { SWEEPER_NAME, type Sweeper } from './sweeper.js';
 
@@ -55,6 +56,12 @@ export class CronfenceAlarms extends Construct {
   public readonly alarmsByJob: ReadonlyMap<string, readonly Alarm[]>;
 
   private readonly action: SnsAction;
+  /** This construct as schedule-alarms.ts uses it. */
+  private readonly factory: AlarmFactory = {
+    scope: this,
+    alarmName: (subject, what) => this.alarmName(subject, what),
+    atLeast: (scope, id, name, description, metric) => this.atLeast(scope, id, name, description, metric),
+  };
 
   constructor(scope: Construct, id: string, props: CronfenceAlarmsProps) {
     super(scope, id);
@@ -76,15 +83,32 @@ export class CronfenceAlarms extends Construct {
       byJob.set(job.definition.name, alarms);
       rows.push(widgets);
     }
-    const groups = new Map<string, IScheduleGroup>();
+    // Scheduler's metrics exist per schedule group only (dimension `ScheduleGroup`): a group holding one
+    // job's schedule alone (CronfenceJobs gives each job its own) is watched as that job's schedule;
+    // a group shared by several schedules gets group alarms naming every job in it.
+    const groups = new Map<string, { group: IScheduleGroup; jobs: ScheduledJob[] }>();
     for (const job of props.jobs) {
       const group = job.schedule.scheduleGroup;
-      if (group) groups.set(group.node.path, group);
+      if (!group) continue;
+      const entry = groups.get(group.node.path) ?? { group, jobs: [] };
+      entry.jobs.push(job);
+      groups.set(group.node.path, entry);
     }
-    for (const [path, group] of groups)
-      byJob.set(`schedules:${path}`, this.watchScheduleGroup(group, props.jobs));
+    const sweeperGroup = props.sweeper?.schedule.scheduleGroup;
+    for (const [path, { group, jobs }] of groups) {
+      const [only] = jobs;
+      if (jobs.length === 1 && only && group !== sweeperGroup)
+        byJob.set(only.definition.name, [
+          ...(byJob.get(only.definition.name) ?? []),
+          ...watchSchedule(this.factory, only.definition.name, group),
+        ]);
+      else byJob.set(`schedules:${path}`, watchScheduleGroup(this.factory, group, props.jobs));
+    }
     if (props.sweeper) {
       const { alarms, widgets } = this.watchSweeper(props.sweeper, props.jobs[0]?.libraryTable);
+      // The sweeper's schedule alone in its group: its hand-off is watched like a job's.
+      const alone = sweeperGroup && ![...groups.values()].some((g) => g.group === sweeperGroup);
+      if (alone) alarms.push(...watchSchedule(this.factory, SWEEPER_NAME, sweeperGroup));
       byJob.set(SWEEPER_NAME, alarms);
       rows.push(widgets);
     }
@@ -231,32 +255,6 @@ export class CronfenceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-  }
-
-  /** Scheduler's own view of a group: invocations throttled by the target, and invocations dropped. */
-  private watchScheduleGroup(group: IScheduleGroup, jobs: readonly ScheduledJob[]): Alarm[] {
-    const scope = new Construct(this, `Schedules-${jobs.length}-${group.node.id}`);
-    const names = jobs.filter((j) => j.schedule.scheduleGroup === group).map((j) => j.definition.name);
-    const about = (what: string) => `cronfence schedules (${names.join(', ')}): ${what}.`;
-    const five = { period: Duration.minutes(5), statistic: 'Sum' };
-    return [
-      this.atLeast(
-        scope,
-        'TargetThrottled',
-        this.alarmName('schedules', 'TargetErrorThrottledCount'),
-        about(
-          "Lambda throttled Scheduler's hand-off; Scheduler retries up to 24 h, then the dead-letter queue",
-        ),
-        group.metricTargetThrottled(five),
-      ),
-      this.atLeast(
-        scope,
-        'Dropped',
-        this.alarmName('schedules', 'InvocationDroppedCount'),
-        about("Scheduler dropped an invocation after its retries (see the jobs' dead-letter queues)"),
-        group.metricDropped(five),
-      ),
-    ];
   }
 
   private watchSweeper(

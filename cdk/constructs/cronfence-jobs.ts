@@ -131,7 +131,7 @@ export function assertUniqueJobNames(jobs: readonly JobEntry[], scope?: IConstru
 
 /**
  * A list of jobs wired as cronfence deploys them: the library table, the application tables, one
- * {@link ScheduledJob} per job in one schedule group, the {@link Sweeper} (cronfence's own entry by
+ * {@link ScheduledJob} per job, each in its own schedule group, the {@link Sweeper} (cronfence's own entry by
  * default) and {@link CronfenceAlarms} with a dashboard. Put it in any stack.
  * Outputs `LibraryTableName` and `JobFunctionNames` for the CLI's `stack` setting.
  * @throws CronfenceValidationError at synth for duplicate job names, an invalid job definition (see
@@ -146,8 +146,10 @@ export class CronfenceJobs extends Construct {
   public readonly libraryTable: LibraryTable;
   /** Application tables by schema `defaultName`. */
   public readonly applicationTables: ReadonlyMap<string, SchemaTable>;
-  /** The schedule group holding every schedule of these jobs. */
+  /** The sweeper's schedule group. */
   public readonly scheduleGroup: ScheduleGroup;
+  /** Each job's own schedule group (one schedule each: Scheduler's metrics are per group), by job name. */
+  public readonly jobScheduleGroups: ReadonlyMap<string, ScheduleGroup>;
   /** The jobs, in the order given. */
   public readonly jobs: readonly ScheduledJob[];
   /** The sweeper (`undefined` when `sweeperEntry: false`). */
@@ -176,6 +178,11 @@ export class CronfenceJobs extends Construct {
     }
     this.applicationTables = tables;
     this.scheduleGroup = new ScheduleGroup(this, 'Schedules');
+    // One schedule group per job: Scheduler's metrics exist per group only, so a group of one schedule
+    // gives that job its own TargetErrorCount / InvocationDroppedCount alarms, and its execution role
+    // trusts Scheduler only for that group (aws:SourceArn).
+    const groups = new Map<string, ScheduleGroup>();
+    this.jobScheduleGroups = groups;
     this.jobs = props.jobs.map(
       (job) =>
         new ScheduledJob(this, job.definition.name, {
@@ -183,7 +190,9 @@ export class CronfenceJobs extends Construct {
           entry: job.entry,
           projectRoot,
           libraryTable: this.libraryTable,
-          scheduleGroup: this.scheduleGroup,
+          scheduleGroup: groups
+            .set(job.definition.name, new ScheduleGroup(this, `Schedules-${job.definition.name}`))
+            .get(job.definition.name) as ScheduleGroup,
           tables: (usesOf.get(job)?.tables ?? []).map((use) => ({
             table: tables.get(use.table.defaultName) as SchemaTable,
             writes: use.writes,

@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot';
 import { InvalidJobDefinitionError } from './input-errors.js';
+import { CheckInSchema } from './check-in.js';
 import {
   type JobDefinition,
   JobNameSchema,
@@ -160,6 +161,9 @@ export const JobOptionsSchema = v.pipe(
         v.multipleOf(MINUTE_MS, 'must be a whole minute (Scheduler invokes on a one-minute grid)'),
       ),
     ),
+    // --- check-ins to an external cron monitor (lib/core/check-in.ts) ---
+    checkIn: v.optional(CheckInSchema),
+    // --- end check-ins ---
   }),
   v.forward(
     v.partialCheck(
@@ -296,6 +300,7 @@ export function parseJobDefinition(
     rememberSlots: o.rememberSlots,
     ...(o.pauseOnFailure !== undefined && { pauseOnFailure: o.pauseOnFailure }),
     ...(expression.kind === 'rate' && { rateAnchorMs: anchorMs ?? 0 }),
+    ...(o.checkIn !== undefined && { checkIn: o.checkIn }), // check-ins (lib/core/check-in.ts)
   };
   return { definition, expression };
 }

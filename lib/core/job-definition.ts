@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { CheckInOptions } from './check-in.js';
 import { InvalidJobDefinitionError } from './input-errors.js';
 import type { DstGapPolicy } from './schedule/dst-gap.js';
 
@@ -73,6 +74,12 @@ export interface JobDefinition {
    * instant), so slot ids stay the same across redeploys. @default 0 (1970-01-01T00:00:00Z)
    */
   readonly rateAnchorMs?: number;
+  /**
+   * Check-ins to an external cron monitor (Sentry Crons, healthchecks.io): the run that claims an
+   * occurrence reports `in_progress`, then `ok` or `error`, never delaying or failing the run
+   * (lib/core/check-in.ts). @default none
+   */
+  readonly checkIn?: CheckInOptions;
 }
 
 /**

@@ -89,6 +89,19 @@ export interface JobOptions {
    * @example observe: createObserver
    */
   readonly observe?: () => Observer;
+  /**
+   * Check-ins to an external cron monitor: the run that claims an occurrence reports `in_progress`,
+   * then `ok` / `error`, to `url` (`{status}`, `{job}`, `{slot}`, `{runId}` filled in), bounded by
+   * `timeoutMs` (default 2000) and never delaying, failing or repeating the run (lib/core/check-in.ts).
+   * @default - none
+   * @example checkIn: { url: 'https://o1.ingest.sentry.io/api/7/cron/nightly/KEY/?status={status}' }
+   * @example checkIn: { url: 'https://hc-ping.com/UUID{status}?rid={runId}', statuses: { inProgress: '/start', ok: '', error: '/fail' } }
+   */
+  readonly checkIn?: {
+    readonly url: string;
+    readonly statuses?: { readonly inProgress?: string; readonly ok?: string; readonly error?: string };
+    readonly timeoutMs?: number;
+  };
   /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
   run(ctx: JobContext): Promise<unknown>;
 }

@@ -9,6 +9,7 @@ import { parseInvocationEvent } from '../core/event.js';
 import { InvalidEventError } from '../core/input-errors.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
+import { CheckInSender } from './check-in-sender.js';
 import type { RuntimeDeps } from './deps.js';
 import { UnknownJobError } from './errors.js';
 import { type ShardDispatcher, shardPayloads } from './fan-out.js';
@@ -48,7 +49,7 @@ function attachSummary(error: unknown, summary: RunSummary): void {
 export const INTERNAL_KEY = 'cronfence';
 
 interface Internal {
-  [INTERNAL_KEY]?: { session?: RunSession };
+  [INTERNAL_KEY]?: { session?: RunSession; checkIns?: CheckInSender };
 }
 
 /**
@@ -114,6 +115,13 @@ export function cronfenceMiddleware(
         return begun.summary;
       }
       request.context.cronfence = begun.ctx;
+      // Check-ins (opt-in): only a run that claimed sends; never awaited before the body.
+      if (definition.checkIn)
+        state(request).checkIns = new CheckInSender(definition.checkIn, {
+          job: definition.name,
+          slot: begun.ctx.slot.id,
+          runId: begun.ctx.runId,
+        });
       return undefined;
     },
     after: async (request) => {
@@ -122,6 +130,7 @@ export function cronfenceMiddleware(
       const summary = await session.succeed();
       options.onSummary?.(summary);
       request.response = summary;
+      await state(request).checkIns?.end(summary.outcome, request.context.getRemainingTimeInMillis());
     },
     onError: async (request) => {
       const session = state(request).session;
@@ -132,6 +141,7 @@ export function cronfenceMiddleware(
       }
       const { summary, rethrow } = await session.fail(request.error);
       options.onSummary?.(summary);
+      await state(request).checkIns?.end(summary.outcome, request.context.getRemainingTimeInMillis());
       if (!rethrow) request.response = summary;
       else attachSummary(request.error, summary);
     },

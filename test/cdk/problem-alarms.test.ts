@@ -144,21 +144,35 @@ describe('the liveness alarms: Lambda queue and Scheduler hand-off', () => {
     });
   });
 
-  it("alarms on Scheduler's target-throttled and dropped invocations of the stack's schedule group", () => {
-    const group = synth.stack.resolve(synth.stack.cronfence.scheduleGroup.scheduleGroupName);
-    expect(group).toBe('CronfenceTest-Schedules-9A1B7C15');
-    for (const [what, metric] of [
-      ['TargetErrorThrottledCount', 'TargetErrorThrottledCount'],
-      ['InvocationDroppedCount', 'InvocationDroppedCount'],
-    ]) {
-      synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        AlarmName: `CronfenceTest-cronfence-schedules-${what}`,
-        Namespace: 'AWS/Scheduler',
-        MetricName: metric,
-        Dimensions: [{ Name: 'ScheduleGroup', Value: group }],
-        Threshold: 1,
-        TreatMissingData: 'notBreaching',
-      });
-    }
+  it.each([['daily-report'], ['merchant-settlement']])(
+    "alarms on Scheduler's target errors, target throttles and dropped invocations of %s's own schedule",
+    (job) => {
+      const group = synth.stack.cronfence.jobScheduleGroups.get(job);
+      const name = synth.stack.resolve(group?.scheduleGroupName);
+
+      const inGroup = Object.values(synth.template.findResources('AWS::Scheduler::Schedule')).filter(
+        (r) => JSON.stringify(r.Properties.GroupName) === JSON.stringify(name),
+      );
+      expect(inGroup.map((r) => r.Properties.Name)).toEqual([job]);
+      for (const metric of ['TargetErrorCount', 'TargetErrorThrottledCount', 'InvocationDroppedCount']) {
+        synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          AlarmName: `CronfenceTest-cronfence-${job}-${metric}`,
+          Namespace: 'AWS/Scheduler',
+          MetricName: metric,
+          Dimensions: [{ Name: 'ScheduleGroup', Value: name }],
+          Statistic: 'Sum',
+          Period: 300,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          TreatMissingData: 'notBreaching',
+        });
+      }
+    },
+  );
+
+  it('puts exactly one schedule in each job group, so the group metrics are the schedule metrics', () => {
+    const schedules = Object.values(synth.template.findResources('AWS::Scheduler::Schedule'));
+    const groups = schedules.map((s) => JSON.stringify(s.Properties.GroupName));
+    expect(new Set(groups).size).toBe(schedules.length);
   });
 });

@@ -261,6 +261,10 @@ describe.each(JOBS)('job $name', (job) => {
         'SlotNotRun',
         'SweepFailed',
         'Throttles',
+        // Scheduler's metrics for the job's schedule, alone in its own group.
+        'TargetErrorCount',
+        'TargetErrorThrottledCount',
+        'InvocationDroppedCount',
       ].sort(),
     );
   });
@@ -324,21 +328,24 @@ describe('the schedule roles', () => {
       },
     });
     expect(Object.keys(roles)).toHaveLength(3);
-    for (const role of Object.values(roles)) {
-      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+    // Each job's schedule is alone in its own group (and the sweeper's in the stack's): each role
+    // trusts Scheduler for that one group.
+    const groups = [
+      ...[...synth.stack.cronfence.jobScheduleGroups.values()],
+      synth.stack.cronfence.scheduleGroup,
+    ].map((g) => ({ 'Fn::GetAtt': [ref(g), 'Arn'] }));
+    expect(Object.values(roles).map((role) => role.Properties.AssumeRolePolicyDocument.Statement)).toEqual(
+      groups.map((group) => [
         {
           Action: 'sts:AssumeRole',
           Effect: 'Allow',
           Principal: { Service: 'scheduler.amazonaws.com' },
           Condition: {
-            StringEquals: {
-              'aws:SourceAccount': { Ref: 'AWS::AccountId' },
-              'aws:SourceArn': { 'Fn::GetAtt': [ref(synth.stack.cronfence.scheduleGroup), 'Arn'] },
-            },
+            StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': group },
           },
         },
-      ]);
-    }
+      ]),
+    );
   });
 });
 
@@ -412,10 +419,11 @@ describe('observability', () => {
     synth.template.resourceCountIs('AWS::SNS::Topic', 1);
     synth.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
-    // Per job: 5 problem metrics, DLQ, throttles, event age, dropped events, no success (10), and two
-    // effect alarms for a job with effects; two for the schedule group, two for the sweeper.
+    // Per job: 5 problem metrics, DLQ, throttles, event age, dropped events, no success, and its
+    // schedule's target errors, target throttles and dropped invocations (13), and two effect alarms
+    // for a job with effects; for the sweeper: errors, DLQ and the same three for its schedule.
     const withEffects = JOBS.filter((j) => j.effects).length;
-    expect(alarms.length).toBe(10 * jobs.length + 2 * withEffects + 2 + 2);
+    expect(alarms.length).toBe(13 * jobs.length + 2 * withEffects + 2 + 3);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
   });
 });

@@ -71,10 +71,11 @@ describe('adding a job: one file plus one registry entry, as the README says', (
       tables.some((t) => JSON.stringify(t.KeySchema) === '[{"AttributeName":"hour","KeyType":"HASH"}]'),
     ).toBe(true);
     // Per job (the 2 example jobs and hourly-summary): 5 problem metrics, DLQ, throttles, event age,
-    // dropped events, no success (10 each); 2 effect alarms for merchant-settlement, the one with effects;
-    // 2 for the schedule group, 2 for the sweeper.
+    // dropped events, no success, and its own schedule's target errors, target throttles and dropped
+    // invocations (13 each); 2 effect alarms for merchant-settlement, the one with effects; for the
+    // sweeper: errors, DLQ and its schedule's three.
     expect(count).toBe(3);
-    expect(resourcesOf(template, 'AWS::CloudWatch::Alarm')).toHaveLength(10 * 3 + 2 + 2 + 2);
+    expect(resourcesOf(template, 'AWS::CloudWatch::Alarm')).toHaveLength(13 * 3 + 2 + 2 + 3);
   }, 240_000);
 
   it('is fired by npm start, which creates its table and verifies one run record per invocation', async () => {
