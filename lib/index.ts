@@ -12,8 +12,12 @@ export { ResultConflictError, StaleFenceError } from './core/fence-errors.js';
 export { InvalidJobDefinitionError, InvalidScheduleError } from './core/input-errors.js';
 export { Outcome, Reason, Trigger } from './core/outcomes.js';
 export type { Slot } from './core/schedule/slot.js';
-export { type HttpJsonProviderOptions, httpJsonProvider, parseCapabilities } from './effects/http-provider.js';
 export { EffectOutcomeUnknownError, IdempotencyConflictError } from './effects/errors.js';
+export {
+  type HttpJsonProviderOptions,
+  httpJsonProvider,
+  parseCapabilities,
+} from './effects/http-provider.js';
 export {
   defineJob,
   type JobHandler,

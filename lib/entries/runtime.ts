@@ -24,7 +24,7 @@ export {
   exitCodeOf,
   shouldRetry,
 } from '../core/error-model.js';
-export { parseInvocationEvent, type InvocationEvent } from '../core/event.js';
+export { type InvocationEvent, parseInvocationEvent } from '../core/event.js';
 export type { BusinessItem, FencedItem } from '../core/fence-errors.js';
 export {
   ConfigurationError,
@@ -64,7 +64,12 @@ export {
   LeaseBusyError,
   LeaseChangedError,
 } from '../store/operator-errors.js';
-export { clearRestoreMark, DEFAULT_FENCE_HEADROOM, markRestored, type RestoredJob } from '../store/restore.js';
+export {
+  clearRestoreMark,
+  DEFAULT_FENCE_HEADROOM,
+  markRestored,
+  type RestoredJob,
+} from '../store/restore.js';
 export { DynamoResultStore, type InsertOnceResult } from '../store/result-store.js';
 export { DynamoRunStore } from '../store/run-store.js';
 export { createTableInput, Keys, libraryTable, PROBLEMS_INDEX } from '../store/schema.js';

@@ -170,7 +170,13 @@ describe('a sharded job', () => {
       settlement().withDeps(() => w.deps),
       { job: 'sharded-settlement', scheduledTimeMs: SLOT_MS, label: 'no dispatcher' },
     );
-    expect(r.summary).toMatchObject({ outcome: 'failed', reason: 'error' });
-    expect(r.error?.message).toContain('has 4 shards but no shard dispatcher');
+    // Recorded failed and not rethrown (an input error): a retry would meet the same missing dispatcher.
+    expect(r.summary).toMatchObject({
+      outcome: 'failed',
+      reason: 'error',
+      error: { name: 'InvalidArgumentError' },
+    });
+    expect(r.error).toBeUndefined();
+    expect(r.summary?.error?.message).toContain('has 4 shards but no shard dispatcher');
   });
 });
