@@ -6,6 +6,9 @@ import { type JobDefinition, jobKeyOf } from '../../lib/core/job-definition.js';
 import { declaredUses, type JobAccess } from '../../lib/store/job-access.js';
 import type { TableSchema } from '../../lib/store/schema.js';
 import { CronfenceAlarms } from './alarms.js';
+import { type EcsJobOptions, EcsScheduledJob } from './ecs-job.js';
+import { EcsNetwork, type EcsNetworkProps } from './ecs-network.js';
+import { jobRuntimeOf } from './job-runtime.js';
 import { LibraryTable } from './library-table.js';
 import { ScheduledJob } from './scheduled-job.js';
 import { SchemaTable } from './schema-table.js';
@@ -36,6 +39,8 @@ export interface JobEntry {
    * one cronfence sets or Lambda reserves is refused at synth. @default {}
    */
   readonly environment?: Readonly<Record<string, string>>;
+  /** An ECS job's (`runtime: 'ecs'`) container sizing and Spot choice; refused for a Lambda job. @default {} */
+  readonly ecs?: EcsJobOptions;
 }
 
 /** Output key of the library table's name (read by the CLI's `stack` setting). */
@@ -75,6 +80,11 @@ export interface CronfenceJobsProps {
   readonly retainData?: boolean;
   /** Reference instant for DST warnings. @default - synth time */
   readonly now?: Date;
+  /**
+   * Where the ECS jobs' tasks run (created only when a job has `runtime: 'ecs'`).
+   * @default - a new cluster in a new VPC ({@link EcsNetwork})
+   */
+  readonly ecsNetwork?: EcsNetworkProps;
 }
 
 /**
@@ -142,8 +152,12 @@ export class CronfenceJobs extends Construct {
   public readonly applicationTables: ReadonlyMap<string, SchemaTable>;
   /** The schedule group holding every schedule of these jobs. */
   public readonly scheduleGroup: ScheduleGroup;
-  /** The jobs, in the order given. */
+  /** The Lambda jobs, in the order given. */
   public readonly jobs: readonly ScheduledJob[];
+  /** The ECS jobs (`runtime: 'ecs'`), in the order given. */
+  public readonly ecsJobs: readonly EcsScheduledJob[];
+  /** The ECS jobs' cluster and network (`undefined` without ECS jobs). */
+  public readonly ecsNetwork: EcsNetwork | undefined;
   /** The sweeper (`undefined` when `sweeperEntry: false`). */
   public readonly sweeper: Sweeper | undefined;
   /** Alarms, SNS topic and dashboard. */
@@ -170,25 +184,54 @@ export class CronfenceJobs extends Construct {
     }
     this.applicationTables = tables;
     this.scheduleGroup = new ScheduleGroup(this, 'Schedules');
-    this.jobs = props.jobs.map(
+    const tablesOf = (job: JobEntry) =>
+      (usesOf.get(job)?.tables ?? []).map((use) => ({
+        table: tables.get(use.table.defaultName) as SchemaTable,
+        writes: use.writes,
+      }));
+    const ecsEntries = props.jobs.filter((job) => jobRuntimeOf(job.definition) === 'ecs');
+    for (const job of props.jobs)
+      if (job.ecs !== undefined && !ecsEntries.includes(job))
+        throw new Error(
+          `cronfence: job "${job.definition.name}" (${job.entry}): ecs options are for a job with runtime: 'ecs'`,
+        );
+    this.ecsNetwork = ecsEntries.length > 0 ? new EcsNetwork(this, 'Ecs', props.ecsNetwork ?? {}) : undefined;
+    const placement = this.ecsNetwork?.placement;
+    this.ecsJobs = ecsEntries.map(
       (job) =>
-        new ScheduledJob(this, job.definition.name, {
+        new EcsScheduledJob(this, job.definition.name, {
+          ...job.ecs,
           definition: job.definition,
           entry: job.entry,
           projectRoot,
           libraryTable: this.libraryTable,
           scheduleGroup: this.scheduleGroup,
-          tables: (usesOf.get(job)?.tables ?? []).map((use) => ({
-            table: tables.get(use.table.defaultName) as SchemaTable,
-            writes: use.writes,
-          })),
+          placement: placement as NonNullable<typeof placement>,
+          tables: tablesOf(job),
           effects: usesOf.get(job)?.effects ?? false,
           ...(job.start ? { start: job.start } : {}),
-          ...(job.functionName !== undefined && { functionName: job.functionName }),
           ...(job.environment !== undefined && { environment: job.environment }),
           ...(props.now ? { now: props.now } : {}),
         }),
     );
+    this.jobs = props.jobs
+      .filter((job) => !ecsEntries.includes(job))
+      .map(
+        (job) =>
+          new ScheduledJob(this, job.definition.name, {
+            definition: job.definition,
+            entry: job.entry,
+            projectRoot,
+            libraryTable: this.libraryTable,
+            scheduleGroup: this.scheduleGroup,
+            tables: tablesOf(job),
+            effects: usesOf.get(job)?.effects ?? false,
+            ...(job.start ? { start: job.start } : {}),
+            ...(job.functionName !== undefined && { functionName: job.functionName }),
+            ...(job.environment !== undefined && { environment: job.environment }),
+            ...(props.now ? { now: props.now } : {}),
+          }),
+      );
     if (props.sweeperEntry === false) {
       Annotations.of(this).addWarningV2(
         'cronfence:no-sweeper',
@@ -201,12 +244,14 @@ export class CronfenceJobs extends Construct {
         ...(props.sweeperEntry === undefined ? {} : { entry: props.sweeperEntry }),
         libraryTable: this.libraryTable,
         jobs: this.jobs,
+        ecsJobs: this.ecsJobs,
         scheduleGroup: this.scheduleGroup,
         ...(props.sweepSchedule ? { schedule: props.sweepSchedule } : {}),
       });
     }
     this.alarms = new CronfenceAlarms(this, 'Alarms', {
       jobs: this.jobs,
+      ecsJobs: this.ecsJobs,
       ...(this.sweeper ? { sweeper: this.sweeper } : {}),
     });
     // What `cronfence` needs to find this deployment from the stack's name alone (`"stack"` setting).

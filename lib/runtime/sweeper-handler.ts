@@ -5,6 +5,7 @@
  * job definitions compiled into its bundle, invokes missing slots with Lambda `Invoke` (Event), and
  * publishes the sweep's problem metrics (EMF) per job.
  */
+import { ECSClient } from '@aws-sdk/client-ecs';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -13,6 +14,7 @@ import { defaultFunctionName, JobNameSchema } from '../core/job-definition.js';
 import { ConfigurationError } from '../errors.js';
 import type { JobHandler } from './define-job.js';
 import { createDeps } from './deps.js';
+import { EcsTargetSchema, ecsCatchUpInvoker } from './ecs-catch-up.js';
 import { publishSweepMetrics } from './observability.js';
 import { type SweepReport, type SweepTarget, sweep } from './sweeper.js';
 
@@ -42,8 +44,10 @@ const SweeperJobsSchema = v.array(
     name: JobNameSchema,
     functionArn: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'))),
     startMs: v.optional(v.pipe(v.number('must be epoch ms'), v.integer('must be epoch ms'))),
+    // An ECS job (`runtime: 'ecs'`): where to RunTask its catch-ups instead of invoking a function.
+    ecs: v.optional(EcsTargetSchema),
   }),
-  'must be a JSON array of {"name","functionArn"?,"startMs"?}',
+  'must be a JSON array of {"name","functionArn"?,"startMs"?,"ecs"?}',
 );
 
 type JobRef = v.InferOutput<typeof SweeperJobsSchema>[number];
@@ -82,6 +86,7 @@ export function sweeperHandler(
   handlers: readonly Pick<JobHandler, 'job' | 'expression'>[],
 ): (event: unknown, context: Context) => Promise<SweepReport> {
   let lambda: LambdaClient | undefined;
+  let ecs: ECSClient | undefined;
   const base = async (): Promise<SweepReport> => {
     const refs = parseSweeperJobs(process.env[SWEEPER_JOBS_ENV]);
     lambda ??= new LambdaClient({});
@@ -98,15 +103,17 @@ export function sweeperHandler(
         definition: h.job,
         expression: h.expression,
         ...(ref.startMs !== undefined && { startMs: ref.startMs }),
-        invoke: async (payload) => {
-          await client.send(
-            new InvokeCommand({
-              FunctionName: ref.functionArn ?? defaultFunctionName(ref.name),
-              InvocationType: 'Event',
-              Payload: new TextEncoder().encode(JSON.stringify(payload)),
-            }),
-          );
-        },
+        invoke: ref.ecs
+          ? ecsCatchUpInvoker((ecs ??= new ECSClient({})), ref.name, ref.ecs)
+          : async (payload) => {
+              await client.send(
+                new InvokeCommand({
+                  FunctionName: ref.functionArn ?? defaultFunctionName(ref.name),
+                  InvocationType: 'Event',
+                  Payload: new TextEncoder().encode(JSON.stringify(payload)),
+                }),
+              );
+            },
       };
     });
     const deps = createDeps();
