@@ -1,6 +1,6 @@
 import { type Duration, Stack, TimeZone } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { FargateTaskDefinition } from 'aws-cdk-lib/aws-ecs';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   ContextAttribute,
   type IScheduleGroup,

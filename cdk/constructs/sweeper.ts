@@ -12,13 +12,13 @@ import { parseScheduleExpression } from '../../lib/core/schedule/expression.js';
 import { encodeSweeperDefinitions, SWEEPER_DEFINITIONS_CONSTANT } from '../../lib/runtime/sweeper-handler.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_SWEEP_SCHEDULE, DEFAULT_SWEEPER_TIMEOUT_SECONDS, EnvVar } from './defaults.js';
-import { FunctionSchedule } from './function-schedule.js';
-import { JOB_FUNCTION_ENVIRONMENT, JobFunction } from './job-function.js';
 import type { EcsScheduledJob } from './ecs-job.js';
 import { ecsSweepTargets, grantEcsCatchUp } from './ecs-sweep.js';
+import { FunctionSchedule } from './function-schedule.js';
+import { JOB_FUNCTION_ENVIRONMENT, JobFunction } from './job-function.js';
+import { schemaDefinition } from './job-runtime.js';
 import type { LibraryTable } from './library-table.js';
 import type { ScheduledJob } from './scheduled-job.js';
-import { schemaDefinition } from './job-runtime.js';
 
 /** Name of the sweeper's schedule, and the `job` field of its Input. */
 export const SWEEPER_NAME = 'cronfence-sweeper';

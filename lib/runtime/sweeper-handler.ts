@@ -91,6 +91,8 @@ export function sweeperHandler(
     const refs = parseSweeperJobs(process.env[SWEEPER_JOBS_ENV]);
     lambda ??= new LambdaClient({});
     const client = lambda;
+    if (refs.some((ref) => ref.ecs !== undefined)) ecs ??= new ECSClient({});
+    const ecsClient = ecs as ECSClient;
     const targets: SweepTarget[] = refs.map((ref) => {
       const h = handlers.find((x) => x.job.name === ref.name);
       if (!h)
@@ -104,7 +106,7 @@ export function sweeperHandler(
         expression: h.expression,
         ...(ref.startMs !== undefined && { startMs: ref.startMs }),
         invoke: ref.ecs
-          ? ecsCatchUpInvoker((ecs ??= new ECSClient({})), ref.name, ref.ecs)
+          ? ecsCatchUpInvoker(ecsClient, ref.name, ref.ecs)
           : async (payload) => {
               await client.send(
                 new InvokeCommand({

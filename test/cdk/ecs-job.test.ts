@@ -14,7 +14,7 @@ import type { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SWEEPER_NAME } from '../../cdk/constructs/sweeper.js';
 import { ecsEntries, ecsProps } from './ecs-support.js';
-import { logicalId, type Synthesized, synthesize, synthError } from './support.js';
+import { logicalId, type Synthesized, synthError, synthesize } from './support.js';
 
 let synth: Synthesized;
 const job = () => {
@@ -104,7 +104,7 @@ describe('an ECS job', () => {
         Properties: { Name: 'merchant-settlement' },
       }),
     );
-    const input = (schedule?.Properties as { Target: { Input: string } }).Target.Input;
+    const input = (schedule as { Properties: { Target: { Input: string } } }).Properties.Target.Input;
     expect(input).toBe(
       '{"containerOverrides":[{"name":"job","environment":[{"name":"CRONFENCE_OCCURRENCE","value":' +
         '"{\\"scheduledTime\\":\\"<aws.scheduler.scheduled-time>\\",\\"attempt\\":<aws.scheduler.attempt-number>,' +
@@ -231,8 +231,9 @@ describe('an ECS job', () => {
     const fn = synth.template.findResources('AWS::Lambda::Function', {
       Properties: { Description: Match.stringLikeRegexp('^cronfence sweeper') },
     });
-    const env = (Object.values(fn)[0]?.Properties as { Environment: { Variables: Record<string, unknown> } })
-      .Environment.Variables.CRONFENCE_JOBS;
+    const env = (
+      Object.values(fn)[0] as { Properties: { Environment: { Variables: Record<string, unknown> } } }
+    ).Properties.Environment.Variables.CRONFENCE_JOBS;
     const text = JSON.stringify(synth.stack.resolve(env));
     for (const part of [
       '\\"name\\":\\"merchant-settlement\\"',

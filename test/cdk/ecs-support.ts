@@ -1,8 +1,9 @@
 /** An app of ECS jobs for the cdk and IAM tests: the example jobs, deployed with `runtime: 'ecs'`. */
-import type { CronfenceStackProps } from '../../cdk/stack.js';
+
 import type { JobEntry } from '../../cdk/constructs/cronfence-jobs.js';
-import type { JobDefinition } from '../../lib/core/job-definition.js';
+import type { CronfenceStackProps } from '../../cdk/stack.js';
 import { jobs, tables } from '../../functions/index.js';
+import type { JobDefinition } from '../../lib/core/job-definition.js';
 import { NOW } from './support.js';
 
 /** The task entry the image staging bundles in these tests. */
