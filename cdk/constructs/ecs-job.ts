@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Annotations, Duration, RemovalPolicy, Stack, Stage, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack, Stage, Token, Validations } from 'aws-cdk-lib';
 import {
   CpuArchitecture,
   FargateTaskDefinition,
@@ -229,6 +229,18 @@ export class EcsScheduledJob extends Construct {
       logging: LogDrivers.awsLogs({ streamPrefix: 'job', logGroup: this.logGroup }),
     });
     this.executionRole = this.taskDefinition.obtainExecutionRole();
+    Validations.of(this.taskDefinition).acknowledge({
+      id: 'AwsSolutions-ECS2',
+      reason:
+        'The container variables are table names, the job name and the jobs module path (no secrets), read by the ' +
+        'task entry as the Lambda entries read theirs; a secret belongs in Secrets Manager, read by the job.',
+    });
+    Validations.of(this.executionRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ecr:GetAuthorizationToken supports no resource-level permission (Service Authorization Reference, Amazon ' +
+        'ECR): the image pull needs it on "*"; the layer reads are scoped to the assets repository.',
+    });
     props.libraryTable.grantJob(this.taskRole, jobKeyOf(definition), {
       shards: false,
       effects: this.effects,
