@@ -68,15 +68,17 @@ export async function createEcsTables(
       .ofType('AWS::ECS::TaskDefinition')
       .map(([, r]) =>
         Object.fromEntries(
-          ((r.Properties?.ContainerDefinitions as { Environment?: Env }[])[0]?.Environment ?? []).map((e) => [
-            e.Name,
-            e.Value,
-          ]),
+          (((r.Properties?.ContainerDefinitions ?? []) as { Environment?: Env }[])[0]?.Environment ?? []).map(
+            (e) => [e.Name, e.Value],
+          ),
         ),
       ),
     ...d.t
       .ofType('AWS::Lambda::Function')
-      .map(([, r]) => (r.Properties?.Environment as { Variables?: Record<string, unknown> }).Variables ?? {}),
+      .map(
+        ([, r]) =>
+          (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {},
+      ),
   ];
   for (const [id] of d.t.ofType('AWS::DynamoDB::Table')) {
     const schema = [libraryTable, ...schemas].find((s) =>
