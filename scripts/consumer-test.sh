@@ -8,7 +8,7 @@
 # at the version this repository pins, from the local npm cache first (the registry only for what the
 # cache lacks). No block is rewritten and no glue is added between them: the CLI finds the held local
 # table by itself. Then it checks what a user would look at: the synthesized template (schedule, job
-# function, sweeper, table), an ECS job synthesized and its task entry run once, the CLI's output (the triggered run `succeeded`, no AWS SDK warning on
+# function, sweeper, table), the CLI's output (the triggered run `succeeded`, no AWS SDK warning on
 # this Node), the read-only commands printing the same with no jobs module and with a broken one, a
 # plain `import('cronfence')`, and that stopping the held table removes `.cronfence/local.json`.
 set -euo pipefail
