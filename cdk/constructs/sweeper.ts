@@ -118,7 +118,9 @@ export interface SweeperProps {
  *
  * Environment: `CRONFENCE_TABLE` (library table) and `CRONFENCE_JOBS`, a JSON array
  * `[{"name":"<job>","functionArn"?:"<arn>","startMs"?:<epoch ms, rate jobs with a pinned start>}]`
- * (`functionArn`, a function name or ARN, only for a function not named `cronfence-<job>`);
+ * (`functionArn`, a function name or ARN, only for a function not named `cronfence-<job>`), and for an ECS
+ * job `{"name","startMs"?,"ecs":{"cluster","taskDefinition","subnets","securityGroups","assignPublicIp","spot"}}`
+ * (its catch-ups are `ecs:RunTask` of that task definition on that cluster: see `grantEcsCatchUp`);
  * the job definitions are compiled into the bundle (`__CRONFENCE_SWEEPER_DEFINITIONS__`). Its Input is
  * the Scheduler payload with `job` = {@link SWEEPER_NAME}.
  * @throws Error at synth when the environment could pass Lambda's 4 KB limit (see {@link checkEnvironmentSize}).

@@ -1,9 +1,10 @@
 /**
  * The sweeper as a Lambda handler: reads the jobs it may re-trigger from `CRONFENCE_JOBS`
  * (`[{ "name", "functionArn"?, "startMs"? }]`, set by the CDK Sweeper construct; without `functionArn`
- * the job's function is `cronfence-<job>` in the sweeper's own account and region), pairs them with the
- * job definitions compiled into its bundle, invokes missing slots with Lambda `Invoke` (Event), and
- * publishes the sweep's problem metrics (EMF) per job.
+ * the job's function is `cronfence-<job>` in the sweeper's own account and region; with `ecs`, the job is
+ * an ECS job and `ecs` says where to run its task), pairs them with the job definitions compiled into its
+ * bundle, invokes missing slots with Lambda `Invoke` (Event) or ECS `RunTask` (lib/runtime/ecs-catch-up.ts),
+ * and publishes the sweep's problem metrics (EMF) per job.
  */
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
@@ -55,7 +56,7 @@ type JobRef = v.InferOutput<typeof SweeperJobsSchema>[number];
 /**
  * Parse `CRONFENCE_JOBS` (a deployment setting, not a job definition).
  * @throws ConfigurationError naming the variable (and the entry's field) when it is missing,
- *   not JSON, or not an array of {name, functionArn, startMs?}.
+ *   not JSON, or not an array of {name, functionArn?, startMs?, ecs?}.
  */
 export function parseSweeperJobs(raw: string | undefined): JobRef[] {
   let parsed: unknown;
@@ -65,7 +66,7 @@ export function parseSweeperJobs(raw: string | undefined): JobRef[] {
     throw new ConfigurationError(
       SWEEPER_JOBS_ENV,
       raw,
-      'must be a JSON array of {"name","functionArn"?,"startMs"?}',
+      'must be a JSON array of {"name","functionArn"?,"startMs"?,"ecs"?}',
       { cause },
     );
   }
