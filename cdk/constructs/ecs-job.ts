@@ -86,6 +86,17 @@ export interface EcsScheduledJobProps extends EcsJobOptions {
   readonly now?: Date;
 }
 
+/**
+ * Variables ECS sets in a Fargate task's containers (Amazon ECS Developer Guide, "Task IAM role" and
+ * "Task metadata endpoint"), besides `ECS_CONTAINER_METADATA_URI*`.
+ */
+const ECS_SET = new Set([
+  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+  'AWS_EXECUTION_ENV',
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+]);
+
 /** Fargate's limits on `stopTimeout`, in seconds (ECS API reference, ContainerDefinition `stopTimeout`). */
 const STOP_TIMEOUT_RANGE = [2, 120] as const;
 
@@ -171,8 +182,8 @@ export class EcsScheduledJob extends Construct {
     this.libraryTable = props.libraryTable;
     const tables = props.tables ?? [];
     const stackName = Stack.of(this).stackName;
-    const family = Token.isUnresolved(stackName) ? undefined : stackFunctionName(stackName, definition.name);
-    if (family === undefined)
+    const family: string =
+      (Token.isUnresolved(stackName) ? undefined : stackFunctionName(stackName, definition.name)) ??
       fail(
         'no task definition family can be derived from the stack name; give the stack a name known at synth',
       );
@@ -185,9 +196,12 @@ export class EcsScheduledJob extends Construct {
       },
       ...tables.map((t) => ({ [t.table.schema.envVar]: t.table.tableName })),
     );
-    for (const variable of Object.keys(props.environment ?? {}))
+    for (const variable of Object.keys(props.environment ?? {})) {
       if (variable in environment || variable === EcsTaskEnv.occurrence)
         fail(`environment.${variable} is refused: cronfence sets it; choose another name`);
+      if (ECS_SET.has(variable) || variable.startsWith('ECS_CONTAINER_METADATA_URI'))
+        fail(`environment.${variable} is refused: ECS sets it in every task; choose another name`);
+    }
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention ?? DEFAULT_LOG_RETENTION,
       removalPolicy: RemovalPolicy.RETAIN,
@@ -204,7 +218,7 @@ export class EcsScheduledJob extends Construct {
       description: `Task role: cronfence job ${definition.name} (ECS)`,
     });
     this.taskDefinition = new FargateTaskDefinition(this, 'Task', {
-      family: family as string,
+      family: family,
       cpu: props.cpu ?? 256,
       memoryLimitMiB: props.memoryLimitMiB ?? 512,
       taskRole: this.taskRole,
@@ -216,7 +230,7 @@ export class EcsScheduledJob extends Construct {
     const staged = stageEcsImage({
       entry: props.entry,
       projectRoot: props.projectRoot,
-      directory: join(Stage.of(this)?.outdir ?? props.projectRoot, '.cronfence-ecs', family as string),
+      directory: join(Stage.of(this)?.outdir ?? props.projectRoot, '.cronfence-ecs', family),
       ...(props.taskEntry ? { taskEntry: props.taskEntry } : {}),
       ...(props.baseImage ? { baseImage: props.baseImage } : {}),
     });
@@ -248,7 +262,7 @@ export class EcsScheduledJob extends Construct {
     });
     for (const use of tables) grantApplicationTable(use.table.table, this.taskRole, use.writes);
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetters');
-    this.failedTasks = taskFailureQueue(this, 'FailedTasks', props.placement.cluster, family as string).queue;
+    this.failedTasks = taskFailureQueue(this, 'FailedTasks', props.placement.cluster, family).queue;
     const startDate = schedulerStartDate(definition, check.expression, props.start, now);
     const schedule = new EcsSchedule(this, 'Schedule', {
       taskDefinition: this.taskDefinition,

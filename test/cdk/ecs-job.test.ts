@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { JobEntry } from '../../cdk/constructs/cronfence-jobs.js';
 import { SWEEPER_NAME } from '../../cdk/constructs/sweeper.js';
 import { ecsEntries, ecsProps } from './ecs-support.js';
 import { logicalId, type Synthesized, synthError, synthesize } from './support.js';
@@ -308,6 +309,21 @@ describe('ECS job options', () => {
   ])('refuses %j at synth', (ecs, message) => {
     expect(synthError(ecsProps(ecsEntries(['daily-report'], ecs)))?.message).toBe(
       `cronfence: job "daily-report" at CronfenceTest/Default/daily-report: ${message}`,
+    );
+  });
+
+  it.each([
+    ['CRONFENCE_OCCURRENCE', 'cronfence sets it'],
+    ['CRONFENCE_JOB', 'cronfence sets it'],
+    ['SETTLEMENTS_TABLE', 'cronfence sets it'],
+    ['AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'ECS sets it in every task'],
+    ['ECS_CONTAINER_METADATA_URI_V4', 'ECS sets it in every task'],
+  ])('refuses the job variable %s at synth (%s)', (variable, owner) => {
+    const [entry] = ecsEntries(['merchant-settlement']);
+    expect(
+      synthError(ecsProps([{ ...(entry as JobEntry), environment: { [variable]: 'x' } }]))?.message,
+    ).toBe(
+      `cronfence: job "merchant-settlement" at CronfenceTest/Default/merchant-settlement: environment.${variable} is refused: ${owner}; choose another name`,
     );
   });
 
