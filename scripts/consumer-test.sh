@@ -109,6 +109,72 @@ grep -Eq '^[0-9T:-]+ +manual +succeeded .* by [^:]+: cronfence trigger$' "$log" 
 if grep -Eq 'NodeVersionSupportWarning|MaxListenersExceededWarning' "$log" "$work/background.log"; then fail "a Node warning was printed (the AWS SDK's Node-version notice or MaxListenersExceeded)"; fi
 echo "consumer: CLI ok (trigger succeeded; no SDK Node-version or MaxListeners warning on node $(node --version))"
 
+# An ECS job (`runtime: 'ecs'`) in the new project: synthesized with its own app (no Docker: the image
+# is staged in cdk.out, built at deploy time), its template checked, and its task entry run once as the
+# container runs it (`node .../ecs-task.js` with the variables the task definition and Scheduler's
+# container overrides set) against the held DynamoDB Local.
+mkdir -p src bin
+cat > src/export.ts <<'TS'
+import { defineJob } from 'cronfence';
+
+export const handler = defineJob({
+  name: 'export',
+  runtime: 'ecs',
+  schedule: 'cron(0 4 * * ? *)',
+  timeZone: 'Europe/Berlin',
+  lease: { durationSeconds: 60 },
+  timeoutSeconds: 3600,
+  run: async (ctx) => {
+    console.log(`export for ${ctx.businessDate}, fence ${ctx.fence}`);
+  },
+});
+TS
+cat > src/ecs-jobs.ts <<'TS'
+import { handler as exportJob } from './export.js';
+
+export const handlers = [exportJob];
+TS
+cat > bin/ecs-app.ts <<'TS'
+import { App, Stack } from 'aws-cdk-lib';
+import { CronfenceJobs } from 'cronfence/cdk';
+import { handler as exportJob } from '../src/export.js';
+
+const app = new App();
+const stack = new Stack(app, 'MyEcsJobs');
+new CronfenceJobs(stack, 'Jobs', {
+  jobs: [{ definition: exportJob.job, entry: 'src/export.ts', ecs: { cpu: 512, memoryLimitMiB: 1024 } }],
+});
+app.synth();
+TS
+npx tsc || fail "tsc of the ECS job and app"
+npx cdk synth -q --app "node dist/bin/ecs-app.js" -o cdk.out.ecs 2>&1 | sed 's/^/  | /' || fail "cdk synth of the ECS app"
+node - <<'JS'
+const t = JSON.parse(require('node:fs').readFileSync('./cdk.out.ecs/MyEcsJobs.template.json', 'utf8'));
+const of = (type) => Object.values(t.Resources).filter((r) => r.Type === type);
+const fail = (m) => { console.error(`consumer: FAIL: ECS template: ${m}`); process.exit(1); };
+const [task] = of('AWS::ECS::TaskDefinition');
+if (!task || task.Properties.Family !== 'MyEcsJobs-export' || task.Properties.Cpu !== '512') fail('no task definition MyEcsJobs-export with 512 CPU units');
+const container = task.Properties.ContainerDefinitions[0];
+if (container.Name !== 'job' || !container.Environment.some((e) => e.Name === 'CRONFENCE_JOB' && e.Value === 'export')) fail('no container "job" for export');
+const schedule = of('AWS::Scheduler::Schedule').find((s) => s.Properties.Name === 'export');
+if (!schedule?.Properties.Target.EcsParameters) fail('no ECS RunTask schedule for export');
+const overrides = JSON.parse(schedule.Properties.Target.Input);
+if (overrides.containerOverrides[0].environment[0].name !== 'CRONFENCE_OCCURRENCE') fail(`Input ${schedule.Properties.Target.Input}`);
+if (of('AWS::Lambda::Function').some((f) => (f.Properties.Description ?? '').startsWith('cronfence job export'))) fail('a Lambda function for the ECS job');
+if (!require('node:fs').existsSync('./cdk.out.ecs/.cronfence-ecs/MyEcsJobs-export/Dockerfile')) fail('no staged image (Dockerfile)');
+console.log('consumer: ECS template ok (task definition, RunTask schedule with the occurrence override, staged image)');
+JS
+ecs_endpoint="$(node -p "require('./.cronfence/local.json').endpoint")"
+CRONFENCE_TABLE=cronfence DYNAMODB_ENDPOINT="$ecs_endpoint" AWS_REGION=us-east-1 \
+  CRONFENCE_JOBS_MODULE="$app/dist/src/ecs-jobs.js" CRONFENCE_JOB=export \
+  CRONFENCE_OCCURRENCE='{"scheduledTime":"2026-03-02T03:00:00Z","attempt":1,"executionId":"consumer-ecs-1","trigger":"schedule"}' \
+  node node_modules/cronfence/dist/lib/entries/ecs-task.js > "$work/ecs-task.log" 2>&1 \
+  || { cat "$work/ecs-task.log"; fail "the ECS task entry exited non-zero"; }
+"$app/node_modules/.bin/cronfence" runs export --endpoint "$ecs_endpoint" --table cronfence --region us-east-1 > "$work/ecs-runs.log" \
+  || fail "cronfence runs export"
+grep -Eq '2026-03-02T04:00 +schedule +succeeded ' "$work/ecs-runs.log" || { cat "$work/ecs-runs.log"; fail "the ECS task recorded no succeeded run of 2026-03-02T04:00"; }
+echo "consumer: ECS task entry ok (ran once as a child process: succeeded, exit 0)"
+
 # The read-only commands need no job code: the same output with no jobs module configured and with
 # one that cannot be loaded (seconds left/ago stripped: they follow the clock).
 endpoint="$(node -p "require('./.cronfence/local.json').endpoint")"

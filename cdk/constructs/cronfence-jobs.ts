@@ -6,7 +6,10 @@ import { type JobDefinition, jobKeyOf } from '../../lib/core/job-definition.js';
 import { declaredUses, type JobAccess } from '../../lib/store/job-access.js';
 import type { TableSchema } from '../../lib/store/schema.js';
 import { CronfenceAlarms } from './alarms.js';
+import { type EcsJobOptions, EcsScheduledJob } from './ecs-job.js';
+import { EcsNetwork, type EcsNetworkProps } from './ecs-network.js';
 import { CronfenceValidationError } from './errors.js';
+import { jobRuntimeOf } from './job-runtime.js';
 import { LibraryTable } from './library-table.js';
 import { ScheduledJob } from './scheduled-job.js';
 import { SchemaTable } from './schema-table.js';
@@ -37,6 +40,8 @@ export interface JobEntry {
    * one cronfence sets or Lambda reserves is refused at synth. @default {}
    */
   readonly environment?: Readonly<Record<string, string>>;
+  /** An ECS job's (`runtime: 'ecs'`) container sizing and Spot choice; refused for a Lambda job. @default {} */
+  readonly ecs?: EcsJobOptions;
 }
 
 /** Output key of the library table's name (read by the CLI's `stack` setting). */
@@ -76,6 +81,11 @@ export interface CronfenceJobsProps {
   readonly retainData?: boolean;
   /** Reference instant for DST warnings. @default - synth time */
   readonly now?: Date;
+  /**
+   * Where the ECS jobs' tasks run (created only when a job has `runtime: 'ecs'`).
+   * @default - a new cluster in a new VPC ({@link EcsNetwork})
+   */
+  readonly ecsNetwork?: EcsNetworkProps;
 }
 
 /**
@@ -150,8 +160,12 @@ export class CronfenceJobs extends Construct {
   public readonly scheduleGroup: ScheduleGroup;
   /** Each job's own schedule group (one schedule each: Scheduler's metrics are per group), by job name. */
   public readonly jobScheduleGroups: ReadonlyMap<string, ScheduleGroup>;
-  /** The jobs, in the order given. */
+  /** The Lambda jobs, in the order given. */
   public readonly jobs: readonly ScheduledJob[];
+  /** The ECS jobs (`runtime: 'ecs'`), in the order given. */
+  public readonly ecsJobs: readonly EcsScheduledJob[];
+  /** The ECS jobs' cluster and network (`undefined` without ECS jobs). */
+  public readonly ecsNetwork: EcsNetwork | undefined;
   /** The sweeper (`undefined` when `sweeperEntry: false`). */
   public readonly sweeper: Sweeper | undefined;
   /** Alarms, SNS topic and dashboard. */
@@ -178,32 +192,64 @@ export class CronfenceJobs extends Construct {
     }
     this.applicationTables = tables;
     this.scheduleGroup = new ScheduleGroup(this, 'Schedules');
+    const tablesOf = (job: JobEntry) =>
+      (usesOf.get(job)?.tables ?? []).map((use) => ({
+        table: tables.get(use.table.defaultName) as SchemaTable,
+        writes: use.writes,
+      }));
     // One schedule group per job: Scheduler's metrics exist per group only, so a group of one schedule
     // gives that job its own TargetErrorCount / InvocationDroppedCount alarms, and its execution role
     // trusts Scheduler only for that group (aws:SourceArn).
     const groups = new Map<string, ScheduleGroup>();
     this.jobScheduleGroups = groups;
-    this.jobs = props.jobs.map(
+    const groupOf = (job: JobEntry): ScheduleGroup =>
+      groups
+        .set(job.definition.name, new ScheduleGroup(this, `Schedules-${job.definition.name}`))
+        .get(job.definition.name) as ScheduleGroup;
+    const ecsEntries = props.jobs.filter((job) => jobRuntimeOf(job.definition) === 'ecs');
+    for (const job of props.jobs)
+      if (job.ecs !== undefined && !ecsEntries.includes(job))
+        throw new CronfenceValidationError(
+          `job "${job.definition.name}" (${job.entry}): ecs options are for a job with runtime: 'ecs'`,
+          this,
+        );
+    this.ecsNetwork = ecsEntries.length > 0 ? new EcsNetwork(this, 'Ecs', props.ecsNetwork ?? {}) : undefined;
+    const placement = this.ecsNetwork?.placement;
+    this.ecsJobs = ecsEntries.map(
       (job) =>
-        new ScheduledJob(this, job.definition.name, {
+        new EcsScheduledJob(this, job.definition.name, {
+          ...job.ecs,
           definition: job.definition,
           entry: job.entry,
           projectRoot,
           libraryTable: this.libraryTable,
-          scheduleGroup: groups
-            .set(job.definition.name, new ScheduleGroup(this, `Schedules-${job.definition.name}`))
-            .get(job.definition.name) as ScheduleGroup,
-          tables: (usesOf.get(job)?.tables ?? []).map((use) => ({
-            table: tables.get(use.table.defaultName) as SchemaTable,
-            writes: use.writes,
-          })),
+          scheduleGroup: groupOf(job),
+          placement: placement as NonNullable<typeof placement>,
+          tables: tablesOf(job),
           effects: usesOf.get(job)?.effects ?? false,
           ...(job.start ? { start: job.start } : {}),
-          ...(job.functionName !== undefined && { functionName: job.functionName }),
           ...(job.environment !== undefined && { environment: job.environment }),
           ...(props.now ? { now: props.now } : {}),
         }),
     );
+    this.jobs = props.jobs
+      .filter((job) => !ecsEntries.includes(job))
+      .map(
+        (job) =>
+          new ScheduledJob(this, job.definition.name, {
+            definition: job.definition,
+            entry: job.entry,
+            projectRoot,
+            libraryTable: this.libraryTable,
+            scheduleGroup: groupOf(job),
+            tables: tablesOf(job),
+            effects: usesOf.get(job)?.effects ?? false,
+            ...(job.start ? { start: job.start } : {}),
+            ...(job.functionName !== undefined && { functionName: job.functionName }),
+            ...(job.environment !== undefined && { environment: job.environment }),
+            ...(props.now ? { now: props.now } : {}),
+          }),
+      );
     if (props.sweeperEntry === false) {
       Annotations.of(this).addWarningV2(
         'cronfence:no-sweeper',
@@ -216,12 +262,14 @@ export class CronfenceJobs extends Construct {
         ...(props.sweeperEntry === undefined ? {} : { entry: props.sweeperEntry }),
         libraryTable: this.libraryTable,
         jobs: this.jobs,
+        ecsJobs: this.ecsJobs,
         scheduleGroup: this.scheduleGroup,
         ...(props.sweepSchedule ? { schedule: props.sweepSchedule } : {}),
       });
     }
     this.alarms = new CronfenceAlarms(this, 'Alarms', {
       jobs: this.jobs,
+      ecsJobs: this.ecsJobs,
       ...(this.sweeper ? { sweeper: this.sweeper } : {}),
     });
     // What `cronfence` needs to find this deployment from the stack's name alone (`"stack"` setting).

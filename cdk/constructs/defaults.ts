@@ -46,7 +46,8 @@ export const EnvVar = {
    * Sweeper only: JSON array `[{ "name": "<job>", "functionArn"?: "<arn>", "startMs"?: <epoch ms> }]` of
    * the jobs it may re-trigger (`functionArn`, a function name or ARN, only when the function is not
    * `cronfence-<job>`;
-   * `startMs` only for jobs with a pinned Scheduler start, i.e. rate jobs). Definitions are compiled
+   * `startMs` only for jobs with a pinned Scheduler start, i.e. rate jobs; an ECS job carries `ecs`, where its
+   * catch-up task runs: cluster, task definition, subnets, security groups, public IP, Spot). Definitions are compiled
    * into the sweeper's bundle, not put here (Lambda's 4 KB environment limit).
    */
   sweeperJobs: 'CRONFENCE_JOBS',

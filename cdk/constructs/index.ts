@@ -33,9 +33,26 @@ export {
   SWEEPER_READ_ACTIONS,
   SWEEPER_WRITE_ACTIONS,
 } from './defaults.js';
+export {
+  DEFAULT_ECS_BASE_IMAGE,
+  DEFAULT_ECS_TASK_ENTRY,
+  type EcsImageOptions,
+  stageEcsImage,
+} from './ecs-image.js';
+export { type EcsJobOptions, EcsScheduledJob, type EcsScheduledJobProps, EcsTaskEnv } from './ecs-job.js';
+export { EcsNetwork, type EcsNetworkProps, type EcsPlacement } from './ecs-network.js';
+export {
+  ECS_CONTAINER_NAME,
+  EcsSchedule,
+  type EcsScheduleProps,
+  ecsOccurrenceOverrides,
+  OCCURRENCE_ENV,
+  SCHEDULED_OCCURRENCE,
+} from './ecs-schedule.js';
 export { CronfenceValidationError } from './errors.js';
 export { FunctionSchedule, type FunctionScheduleProps } from './function-schedule.js';
 export { JobFunction, type JobFunctionProps } from './job-function.js';
+export { type JobRuntime, jobRuntimeOf } from './job-runtime.js';
 export {
   grantApplicationTable,
   type JobLibraryUse,

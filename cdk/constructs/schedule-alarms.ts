@@ -6,12 +6,19 @@
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { Alarm, IMetric } from 'aws-cdk-lib/aws-cloudwatch';
-import type { IScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import type { IScheduleGroup, Schedule } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import type { ScheduledJob } from './scheduled-job.js';
+import type { JobDefinition } from '../../lib/core/job-definition.js';
 import { SWEEPER_NAME } from './sweeper.js';
 
+/** A job's schedule as the group alarms see it: a Lambda job (ScheduledJob) or an ECS job (EcsScheduledJob). */
+export interface ScheduledTarget {
+  readonly definition: JobDefinition;
+  readonly schedule: Schedule;
+}
+
 /** What the alarms need of {@link CronfenceAlarms}: its scope, alarm names and its "at least" alarm. */
+
 export interface AlarmFactory {
   readonly scope: Construct;
   alarmName(subject: string, what: string): string;
@@ -63,7 +70,7 @@ export function watchSchedule(f: AlarmFactory, name: string, group: IScheduleGro
 export function watchScheduleGroup(
   f: AlarmFactory,
   group: IScheduleGroup,
-  jobs: readonly ScheduledJob[],
+  jobs: readonly ScheduledTarget[],
 ): Alarm[] {
   const scope = new Construct(f.scope, `Schedules-${jobs.length}-${group.node.id}`);
   const names = jobs.filter((j) => j.schedule.scheduleGroup === group).map((j) => j.definition.name);

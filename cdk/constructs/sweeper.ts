@@ -12,9 +12,12 @@ import { parseScheduleExpression } from '../../lib/core/schedule/expression.js';
 import { encodeSweeperDefinitions, SWEEPER_DEFINITIONS_CONSTANT } from '../../lib/runtime/sweeper-handler.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_SWEEP_SCHEDULE, DEFAULT_SWEEPER_TIMEOUT_SECONDS, EnvVar } from './defaults.js';
+import type { EcsScheduledJob } from './ecs-job.js';
+import { ecsSweepTargets, grantEcsCatchUp } from './ecs-sweep.js';
 import { CronfenceValidationError } from './errors.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JOB_FUNCTION_ENVIRONMENT, JobFunction } from './job-function.js';
+import { schemaDefinition } from './job-runtime.js';
 import type { LibraryTable } from './library-table.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
@@ -98,6 +101,8 @@ export interface SweeperProps {
   readonly libraryTable: LibraryTable;
   /** The jobs the sweeper may inspect and re-trigger (and nothing else). */
   readonly jobs: readonly ScheduledJob[];
+  /** The ECS jobs it may inspect and re-trigger with `ecs:RunTask`. @default [] */
+  readonly ecsJobs?: readonly EcsScheduledJob[];
   /** The stack's schedule group. */
   readonly scheduleGroup: IScheduleGroup;
   /** The sweeper's own schedule (UTC). @default 'rate(15 minutes)' */
@@ -116,7 +121,9 @@ export interface SweeperProps {
  *
  * Environment: `CRONFENCE_TABLE` (library table) and `CRONFENCE_JOBS`, a JSON array
  * `[{"name":"<job>","functionArn"?:"<arn>","startMs"?:<epoch ms, rate jobs with a pinned start>}]`
- * (`functionArn`, a function name or ARN, only for a function not named `cronfence-<job>`);
+ * (`functionArn`, a function name or ARN, only for a function not named `cronfence-<job>`), and for an ECS
+ * job `{"name","startMs"?,"ecs":{"cluster","taskDefinition","subnets","securityGroups","assignPublicIp","spot"}}`
+ * (its catch-ups are `ecs:RunTask` of that task definition on that cluster: see `grantEcsCatchUp`);
  * the job definitions are compiled into the bundle (`__CRONFENCE_SWEEPER_DEFINITIONS__`). Its Input is
  * the Scheduler payload with `job` = {@link SWEEPER_NAME}.
  * @throws CronfenceValidationError at synth when the environment could pass Lambda's 4 KB limit (see {@link checkEnvironmentSize}).
@@ -158,43 +165,50 @@ export class Sweeper extends Construct {
           }),
       ...(job.startMs === undefined ? {} : { startMs: job.startMs }),
     }));
+    const ecsJobs = props.ecsJobs ?? [];
+    const ecsList = ecsSweepTargets(ecsJobs);
     const environment = {
       ...props.libraryTable.environment,
-      [EnvVar.sweeperJobs]: Stack.of(this).toJsonString(jobList),
+      [EnvVar.sweeperJobs]: Stack.of(this).toJsonString([...jobList, ...ecsList.entries]),
     };
     checkEnvironmentSize(this, environment, {
-      [EnvVar.sweeperJobs]: JSON.stringify(
-        jobList.map((job) =>
+      [EnvVar.sweeperJobs]: JSON.stringify([
+        ...jobList.map((job) =>
           'functionArn' in job && Token.isUnresolved(job.functionArn)
             ? { ...job, functionArn: 'x'.repeat(MAX_FUNCTION_ARN_LENGTH) }
             : job,
         ),
-      ),
+        ...ecsList.bounds,
+      ]),
     });
     const fn = new JobFunction(this, 'Handler', {
       entry: props.entry ?? DEFAULT_SWEEPER_ENTRY,
       projectRoot: props.projectRoot,
       timeoutSeconds: props.timeoutSeconds ?? DEFAULT_SWEEPER_TIMEOUT_SECONDS,
       deadLetterQueue: this.deadLetterQueue,
-      description: `cronfence sweeper: re-triggers missed slots of ${props.jobs.length} job(s)`,
+      description: `cronfence sweeper: re-triggers missed slots of ${props.jobs.length + ecsJobs.length} job(s)`,
       environment,
       // The definitions carry no deploy-time value: compiled into the bundle, not the environment.
       define: {
-        [SWEEPER_DEFINITIONS_CONSTANT]: encodeSweeperDefinitions(props.jobs.map((job) => job.definition)),
+        [SWEEPER_DEFINITIONS_CONSTANT]: encodeSweeperDefinitions(
+          [...props.jobs, ...ecsJobs].map((job) => schemaDefinition(job.definition)),
+        ),
       },
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     this.function = fn.function;
     this.role = fn.role;
     this.logGroup = fn.logGroup;
-    if (props.jobs.length > 0) {
+    if (props.jobs.length + ecsJobs.length > 0)
       props.libraryTable.grantSweeper(
         this.role,
-        props.jobs.map((job) => ({
+        [...props.jobs, ...ecsJobs].map((job) => ({
           name: jobKeyOf(job.definition),
           shards: job.definition.shards > 1,
         })),
       );
+    grantEcsCatchUp(this.role, ecsJobs);
+    if (props.jobs.length > 0) {
       this.role.addToPrincipalPolicy(
         new PolicyStatement({
           actions: ['lambda:InvokeFunction'],

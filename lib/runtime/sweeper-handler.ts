@@ -1,10 +1,12 @@
 /**
  * The sweeper as a Lambda handler: reads the jobs it may re-trigger from `CRONFENCE_JOBS`
  * (`[{ "name", "functionArn"?, "startMs"? }]`, set by the CDK Sweeper construct; without `functionArn`
- * the job's function is `cronfence-<job>` in the sweeper's own account and region), pairs them with the
- * job definitions compiled into its bundle, invokes missing slots with Lambda `Invoke` (Event), and
- * publishes the sweep's problem metrics (EMF) per job.
+ * the job's function is `cronfence-<job>` in the sweeper's own account and region; with `ecs`, the job is
+ * an ECS job and `ecs` says where to run its task), pairs them with the job definitions compiled into its
+ * bundle, invokes missing slots with Lambda `Invoke` (Event) or ECS `RunTask` (lib/runtime/ecs-catch-up.ts),
+ * and publishes the sweep's problem metrics (EMF) per job.
  */
+import { ECSClient } from '@aws-sdk/client-ecs';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -13,6 +15,7 @@ import { ConfigurationError } from '../core/input-errors.js';
 import { defaultFunctionName, JobNameSchema } from '../core/job-definition.js';
 import type { JobHandler } from './define-job.js';
 import { createDeps } from './deps.js';
+import { EcsTargetSchema, ecsCatchUpInvoker } from './ecs-catch-up.js';
 import { publishSweepMetrics } from './observability.js';
 import { type SweepReport, type SweepTarget, sweep } from './sweeper.js';
 
@@ -42,8 +45,10 @@ const SweeperJobsSchema = v.array(
     name: JobNameSchema,
     functionArn: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'))),
     startMs: v.optional(v.pipe(v.number('must be epoch ms'), v.integer('must be epoch ms'))),
+    // An ECS job (`runtime: 'ecs'`): where to RunTask its catch-ups instead of invoking a function.
+    ecs: v.optional(EcsTargetSchema),
   }),
-  'must be a JSON array of {"name","functionArn"?,"startMs"?}',
+  'must be a JSON array of {"name","functionArn"?,"startMs"?,"ecs"?}',
 );
 
 type JobRef = v.InferOutput<typeof SweeperJobsSchema>[number];
@@ -51,7 +56,7 @@ type JobRef = v.InferOutput<typeof SweeperJobsSchema>[number];
 /**
  * Parse `CRONFENCE_JOBS` (a deployment setting, not a job definition).
  * @throws ConfigurationError naming the variable (and the entry's field) when it is missing,
- *   not JSON, or not an array of {name, functionArn, startMs?}.
+ *   not JSON, or not an array of {name, functionArn?, startMs?, ecs?}.
  */
 export function parseSweeperJobs(raw: string | undefined): JobRef[] {
   let parsed: unknown;
@@ -61,7 +66,7 @@ export function parseSweeperJobs(raw: string | undefined): JobRef[] {
     throw new ConfigurationError(
       SWEEPER_JOBS_ENV,
       raw,
-      'must be a JSON array of {"name","functionArn"?,"startMs"?}',
+      'must be a JSON array of {"name","functionArn"?,"startMs"?,"ecs"?}',
       { cause },
     );
   }
@@ -82,10 +87,13 @@ export function sweeperHandler(
   handlers: readonly Pick<JobHandler, 'job' | 'expression'>[],
 ): (event: unknown, context: Context) => Promise<SweepReport> {
   let lambda: LambdaClient | undefined;
+  let ecs: ECSClient | undefined;
   const base = async (): Promise<SweepReport> => {
     const refs = parseSweeperJobs(process.env[SWEEPER_JOBS_ENV]);
     lambda ??= new LambdaClient({});
     const client = lambda;
+    if (refs.some((ref) => ref.ecs !== undefined)) ecs ??= new ECSClient({});
+    const ecsClient = ecs as ECSClient;
     const targets: SweepTarget[] = refs.map((ref) => {
       const h = handlers.find((x) => x.job.name === ref.name);
       if (!h)
@@ -98,15 +106,17 @@ export function sweeperHandler(
         definition: h.job,
         expression: h.expression,
         ...(ref.startMs !== undefined && { startMs: ref.startMs }),
-        invoke: async (payload) => {
-          await client.send(
-            new InvokeCommand({
-              FunctionName: ref.functionArn ?? defaultFunctionName(ref.name),
-              InvocationType: 'Event',
-              Payload: new TextEncoder().encode(JSON.stringify(payload)),
-            }),
-          );
-        },
+        invoke: ref.ecs
+          ? ecsCatchUpInvoker(ecsClient, ref.name, ref.ecs)
+          : async (payload) => {
+              await client.send(
+                new InvokeCommand({
+                  FunctionName: ref.functionArn ?? defaultFunctionName(ref.name),
+                  InvocationType: 'Event',
+                  Payload: new TextEncoder().encode(JSON.stringify(payload)),
+                }),
+              );
+            },
       };
     });
     const deps = createDeps();

@@ -207,11 +207,11 @@ describe("the sweeper's environment is configuration, not a job definition", () 
   it.each([
     [
       undefined,
-      'invalid configuration: CRONFENCE_JOBS = undefined: must be a JSON array of {"name","functionArn"?,"startMs"?}',
+      'invalid configuration: CRONFENCE_JOBS = undefined: must be a JSON array of {"name","functionArn"?,"startMs"?,"ecs"?}',
     ],
     [
       '{"name":"x"}',
-      'invalid configuration: CRONFENCE_JOBS = {"name":"x"}: must be a JSON array of {"name","functionArn"?,"startMs"?}',
+      'invalid configuration: CRONFENCE_JOBS = {"name":"x"}: must be a JSON array of {"name","functionArn"?,"startMs"?,"ecs"?}',
     ],
     [
       '[{"name":"a#b","functionArn":"arn"}]',

@@ -107,6 +107,8 @@ export class ResolvedTemplate {
         return `arn:aws:sns:${REGION}:${ACCOUNT}:${id}`;
       case 'AWS::Scheduler::ScheduleGroup':
         return (this.resolve(p.Name) as string | undefined) ?? id;
+      case 'AWS::ECS::TaskDefinition':
+        return `arn:aws:ecs:${REGION}:${ACCOUNT}:task-definition/${String(this.resolve(p.Family) ?? id)}:1`;
       default:
         return id;
     }
@@ -130,6 +132,8 @@ export class ResolvedTemplate {
           return `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule-group/${name}`;
         case 'AWS::Logs::LogGroup':
           return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${id}:*`;
+        case 'AWS::ECS::Cluster':
+          return `arn:aws:ecs:${REGION}:${ACCOUNT}:cluster/${name}`;
       }
     }
     if (attr === 'QueueName' && r.Type === 'AWS::SQS::Queue') return id;
