@@ -19,6 +19,7 @@ export const ErrorCode = {
   EffectOutcomeUnknown: 'EFFECT_OUTCOME_UNKNOWN',
   Deadline: 'DEADLINE',
   RunFinished: 'RUN_FINISHED',
+  Terminated: 'TERMINATED',
   Store: 'STORE',
   InvalidArgument: 'INVALID_ARGUMENT',
   Configuration: 'CONFIGURATION',
@@ -233,6 +234,27 @@ export class RunFinishedError extends CronfenceError {
       `run finished: its outcome is being recorded; no ${what} is accepted any more`,
       options,
     );
+  }
+}
+
+/**
+ * The platform asked the run's process to stop (ECS sends SIGTERM, then SIGKILL after the container's
+ * `stopTimeout`): the abort reason of the run's signal; the run is recorded `failed / terminated`.
+ */
+export class TerminatedError extends CronfenceError {
+  override readonly name = 'TerminatedError';
+  /** The signal received, e.g. `SIGTERM`. */
+  readonly signalName: string;
+  /** Time the platform allows before it kills the process, ms (the container's stopTimeout). */
+  readonly stopTimeoutMs: number;
+  constructor(signalName: string, stopTimeoutMs: number, options?: ErrorOptions) {
+    super(
+      ErrorCode.Terminated,
+      `terminated: ${signalName} received; the platform kills the task ${stopTimeoutMs} ms later (stopTimeout)`,
+      options,
+    );
+    this.signalName = signalName;
+    this.stopTimeoutMs = stopTimeoutMs;
   }
 }
 

@@ -27,6 +27,7 @@ import {
   LeaseLostError,
   StaleFenceError,
   StoreError,
+  TerminatedError,
 } from '../errors.js';
 import type { RuntimeDeps } from './deps.js';
 import { notify, type RuntimeEventBody } from './events.js';
@@ -136,6 +137,15 @@ export class RunSession {
   /** Claim the lease. Returns the job context, or the summary of a skip (already recorded). @throws StoreError */
   async begin(): Promise<{ kind: 'run'; ctx: JobContext } | { kind: 'skipped'; summary: RunSummary }> {
     const remaining = this.lambda.getRemainingTimeInMillis();
+    const stop = this.lambda.stopSignal;
+    if (stop?.aborted) {
+      // Stopped before the claim (an ECS task's SIGTERM): nothing claimed, the slot left to catch-up.
+      this.emit({ type: 'claim-lost', reason: Reason.Terminated });
+      return {
+        kind: 'skipped',
+        summary: await this.record(Outcome.Failed, Reason.Terminated, { error: stop.reason }),
+      };
+    }
     if (remaining < MIN_REMAINING_TO_CLAIM_MS) {
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.Deadline) };
     }
@@ -377,6 +387,13 @@ export class RunSession {
         }),
     });
     keeper.start();
+    // The platform's stop request (an ECS task's SIGTERM) aborts the body like a lost lease does.
+    const stop = this.lambda.stopSignal;
+    if (stop) {
+      const onStop = () => keeper.abort(stop.reason as Error);
+      if (stop.aborted) onStop();
+      else stop.addEventListener('abort', onStop, { once: true });
+    }
     return keeper;
   }
 
@@ -506,7 +523,9 @@ export class RunSession {
         ? Reason.Deadline
         : err instanceof StoreError
           ? Reason.StoreError
-          : Reason.Error;
+          : err instanceof TerminatedError
+            ? Reason.Terminated
+            : Reason.Error;
     this.failureStreak = this.nextFailureStreak();
     let recorded = false;
     try {

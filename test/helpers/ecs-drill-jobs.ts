@@ -1,0 +1,19 @@
+/**
+ * The jobs module the ECS task drills start their child processes with (`CRONFENCE_JOBS_MODULE`): the
+ * example export job, short enough for a test, shaped by environment variables read at import (each
+ * child process is one task): `DRILL_PARTS` (@default 4), `DRILL_PART_MS` (@default 300),
+ * `DRILL_LEASE_SECONDS` (@default 2: renewed every 0.67 s).
+ */
+import { exportJob } from '../../functions/nightly-export.js';
+
+const n = (name: string, d: number) => Number(process.env[name] ?? d);
+
+export const handlers = [
+  exportJob({
+    name: 'ecs-drill',
+    parts: n('DRILL_PARTS', 4),
+    partMs: n('DRILL_PART_MS', 300),
+    leaseSeconds: n('DRILL_LEASE_SECONDS', 2),
+    timeoutSeconds: n('DRILL_TIMEOUT_SECONDS', 600),
+  }),
+];
