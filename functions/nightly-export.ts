@@ -55,7 +55,11 @@ function work(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -76,10 +80,18 @@ export function exportJob(options: ExportJobOptions = {}): JobHandler {
       let inserted = 0;
       for (let i = 0; i < parts; i++) {
         await work(options.partMs ?? 60_000, ctx.signal);
-        const r = await ctx.insertOnce(table, { exportDate: ctx.businessDate, part: partKey(i) }, { rows: 1000 });
+        const r = await ctx.insertOnce(
+          table,
+          { exportDate: ctx.businessDate, part: partKey(i) },
+          { rows: 1000 },
+        );
         if (r.status === 'inserted') inserted++;
       }
-      await ctx.fencedPut(table, { exportDate: ctx.businessDate, part: 'manifest' }, { parts, runId: ctx.runId });
+      await ctx.fencedPut(
+        table,
+        { exportDate: ctx.businessDate, part: 'manifest' },
+        { parts, runId: ctx.runId },
+      );
       ctx.setDetail('inserted', inserted);
       const m = mailer();
       if (m) {

@@ -2,7 +2,7 @@
  * The jobs module the ECS task drills start their child processes with (`CRONFENCE_JOBS_MODULE`): the
  * example export job, short enough for a test, shaped by environment variables read at import (each
  * child process is one task): `DRILL_PARTS` (@default 4), `DRILL_PART_MS` (@default 300),
- * `DRILL_LEASE_SECONDS` (@default 2: renewed every 0.67 s).
+ * `DRILL_LEASE_SECONDS` (@default 4: renewed every 1.33 s).
  */
 import { exportJob } from '../../functions/nightly-export.js';
 
@@ -13,7 +13,7 @@ export const handlers = [
     name: 'ecs-drill',
     parts: n('DRILL_PARTS', 4),
     partMs: n('DRILL_PART_MS', 300),
-    leaseSeconds: n('DRILL_LEASE_SECONDS', 2),
+    leaseSeconds: n('DRILL_LEASE_SECONDS', 4),
     timeoutSeconds: n('DRILL_TIMEOUT_SECONDS', 600),
   }),
 ];

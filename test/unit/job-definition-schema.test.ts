@@ -33,17 +33,17 @@ describe('one schema for defineJob and synth', () => {
     [
       'a fractional timeout (passed defineJob and failed synth before)',
       { timeoutSeconds: 90.5 },
-      "invalid job definition: \"timeoutSeconds\" = 90.5: must be an integer 1-900 (the Lambda maximum), or up to 604800 with runtime: 'ecs'",
+      'invalid job definition: "timeoutSeconds" = 90.5: must be an integer 1-900 (the Lambda maximum), or up to 604800 with runtime: \'ecs\'',
     ],
     [
       'a Lambda job with a 2 h timeout',
       { timeoutSeconds: 7200 },
-      "invalid job definition: \"timeoutSeconds\" = 7200: must be an integer 1-900 (the Lambda maximum) for a Lambda job; a job that runs longer runs as an ECS Fargate task: set runtime: 'ecs' (its timeoutSeconds, up to 604800, is enforced by the runtime)",
+      'invalid job definition: "timeoutSeconds" = 7200: must be an integer 1-900 (the Lambda maximum) for a Lambda job; a job that runs longer runs as an ECS Fargate task: set runtime: \'ecs\' (its timeoutSeconds, up to 604800, is enforced by the runtime)',
     ],
     [
       'an ECS job with a deadline above 7 days',
       { runtime: 'ecs', timeoutSeconds: 604801 },
-      "invalid job definition: \"timeoutSeconds\" = 604801: must be an integer 1-900 (the Lambda maximum), or up to 604800 with runtime: 'ecs'",
+      'invalid job definition: "timeoutSeconds" = 604801: must be an integer 1-900 (the Lambda maximum), or up to 604800 with runtime: \'ecs\'',
     ],
     [
       'an unknown runtime',
