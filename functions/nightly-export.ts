@@ -17,9 +17,12 @@ import { exportsTable, tableName } from './tables.js';
 export interface ExportJobOptions {
   /** @default 'nightly-export' */
   readonly name?: string;
-  /** Parts per export. @default 48 */
+  /** Parts per export. @default `EXPORT_PARTS` at import, else 48 */
   readonly parts?: number;
-  /** Time one part takes, ms (the example sleeps: the work it stands for reads a ledger). @default 60000 */
+  /**
+   * Time one part takes, ms (the example sleeps: the work it stands for reads a ledger).
+   * @default `EXPORT_PART_MS` at run time, else 60000 (`npm start -- --ecs` sets 400)
+   */
   readonly partMs?: number;
   /** Lease, in seconds. @default 120 */
   readonly leaseSeconds?: number;
@@ -65,7 +68,7 @@ function work(ms: number, signal: AbortSignal): Promise<void> {
 
 /** Build the export job (the exported `handler` is `exportJob()`; drills build short variants). */
 export function exportJob(options: ExportJobOptions = {}): JobHandler {
-  const parts = options.parts ?? 48;
+  const parts = options.parts ?? Number(process.env.EXPORT_PARTS ?? 48);
   return defineJob({
     name: options.name ?? 'nightly-export',
     runtime: 'ecs',
@@ -79,7 +82,7 @@ export function exportJob(options: ExportJobOptions = {}): JobHandler {
       const table = tableName(exportsTable);
       let inserted = 0;
       for (let i = 0; i < parts; i++) {
-        await work(options.partMs ?? 60_000, ctx.signal);
+        await work(options.partMs ?? Number(process.env.EXPORT_PART_MS ?? 60_000), ctx.signal);
         const r = await ctx.insertOnce(
           table,
           { exportDate: ctx.businessDate, part: partKey(i) },

@@ -30,6 +30,11 @@ export interface EcsTaskProcessOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Working directory (where a relative jobs module resolves). @default process.cwd() */
   readonly cwd?: string;
+  /**
+   * Options for `node` before the entry, e.g. `['--import', 'tsx']` for a TypeScript jobs module.
+   * @default [] (this repository's sources always run through tsx)
+   */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** A started task. */
@@ -59,7 +64,7 @@ export function ecsTaskEntry(): { args: string[] } {
 /** Start the task entry as a child process (`node`, the same binary that runs this process). */
 export function startEcsTask(o: EcsTaskProcessOptions): EcsTaskProcess {
   const { args } = ecsTaskEntry();
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), ...args], {
     cwd: o.cwd ?? process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
