@@ -61,7 +61,10 @@ export interface EcsTaskOptions {
   readonly deps?: RuntimeDeps;
   /** Aborted (reason: a TerminatedError) when the platform asks the task to stop. @default never */
   readonly stop?: AbortSignal;
-  /** Recorded as the run's request id. @default `ecs-<pid>` */
+  /**
+   * Recorded as the run's request id. @default the last path segment of the task metadata endpoint ECS
+   * sets in every container (`ECS_CONTAINER_METADATA_URI_V4`, unique per task and container), else `ecs-<pid>`
+   */
   readonly taskId?: string;
 }
 
@@ -118,6 +121,13 @@ export function taskContext(
   };
 }
 
+/** The task's id for its run records, from the metadata endpoint's URI ECS sets (no request made). */
+function taskIdOf(env: Readonly<Record<string, string | undefined>>): string {
+  const uri = env.ECS_CONTAINER_METADATA_URI_V4;
+  const last = uri?.split('/').filter((p) => p !== '').pop();
+  return last ? `ecs-${last}`.slice(0, 256) : `ecs-${process.pid}`;
+}
+
 function exitCodeOf(summary: RunSummary): EcsExitCode {
   return summary.outcome === 'succeeded' || summary.outcome === 'skipped'
     ? EcsExitCode.Done
@@ -153,7 +163,7 @@ export async function runEcsTask(options: EcsTaskOptions = {}): Promise<EcsTaskR
       clock,
       handler.job.timeoutSeconds * 1000,
       stopTimeoutMsOf(env),
-      options.taskId ?? `ecs-${process.pid}`,
+      options.taskId ?? taskIdOf(env),
       options.stop,
     );
     // The run session parses the payload again, as a Lambda's: the same rules decide its slot.
