@@ -9,7 +9,7 @@
  */
 import type { EffectProvider } from '../lib/core/effects.js';
 import { httpJsonProvider, parseCapabilities } from '../lib/effects/http-provider.js';
-import { defineJob, type JobHandler } from '../lib/index.js';
+import { defineJob, type JobContext, type JobHandler } from '../lib/index.js';
 import type { EmailRequest } from './merchant-settlement.js';
 import { exportsTable, tableName } from './tables.js';
 
@@ -28,6 +28,8 @@ export interface ExportJobOptions {
   readonly leaseSeconds?: number;
   /** The job's deadline, in seconds. @default 4 h */
   readonly timeoutSeconds?: number;
+  /** Awaited before part `i` is written (drills hold a task here). @default none */
+  readonly beforePart?: (i: number, ctx: JobContext) => Promise<void>;
 }
 
 /** Idempotency key of the export e-mail of a date. */
@@ -83,6 +85,7 @@ export function exportJob(options: ExportJobOptions = {}): JobHandler {
       let inserted = 0;
       for (let i = 0; i < parts; i++) {
         await work(options.partMs ?? Number(process.env.EXPORT_PART_MS ?? 60_000), ctx.signal);
+        await options.beforePart?.(i, ctx);
         const r = await ctx.insertOnce(
           table,
           { exportDate: ctx.businessDate, part: partKey(i) },

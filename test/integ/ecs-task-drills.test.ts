@@ -6,7 +6,9 @@
  * 1.33 s: short, with room for a slow DynamoDB Local on a loaded machine); its e-mail goes to the local payment service, which counts what it executed.
  */
 
-import { resolve } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { exportEmailKey } from '../../functions/nightly-export.js';
@@ -119,18 +121,28 @@ const withoutTimes = (r: { part: unknown; fence: unknown }[]) =>
 
 describe('ECS task drills (child processes, DynamoDB Local)', { timeout: 90_000 }, () => {
   it('two tasks for one occurrence: one succeeded, the duplicate exits 0 after recording skipped / lease-held', async () => {
-    const a = task(1, { DRILL_PARTS: '8', DRILL_PART_MS: '700' });
+    // The first task holds before its last part (renewing) until the duplicate has exited, however long
+    // the duplicate's start takes; a 10 s lease (renewed every 3.3 s) rides out a slow DynamoDB Local.
+    const hold = join(tmpdir(), `ecs-drill-hold-${process.pid}-${Date.now()}`);
+    const a = task(1, {
+      DRILL_PARTS: '4',
+      DRILL_PART_MS: '200',
+      DRILL_HOLD_FILE: hold,
+      DRILL_LEASE_SECONDS: '10',
+    });
     await until('the first task to write a part', partWritten, a);
-    const b = task(1);
-    const [ra, rb] = await Promise.all([exitOf(a), exitOf(b)]);
-    expect([ra.code, rb.code]).toEqual([0, 0]);
+    const rb = await exitOf(task(1, { DRILL_LEASE_SECONDS: '10' }));
+    writeFileSync(hold, '');
+    const ra = await exitOf(a);
+    rmSync(hold, { force: true });
+    expect([ra.code, rb.code], JSON.stringify([ra.result, rb.result])).toEqual([0, 0]);
     expect([ra.result?.summary?.outcome, rb.result?.summary?.outcome]).toEqual(['succeeded', 'skipped']);
     expect(rb.result?.summary?.reason).toBe('lease-held');
     expect((await records()).map((r) => [r.outcome, r.reason ?? null, r.fence ?? null]).sort()).toEqual([
       ['skipped', 'lease-held', null],
       ['succeeded', null, 1],
     ]);
-    expect(withoutTimes(await rows())).toEqual(parts(8, () => 1));
+    expect(withoutTimes(await rows())).toEqual(parts(4, () => 1));
     expect(emails()).toBe(1);
   });
 
