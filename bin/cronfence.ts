@@ -86,7 +86,7 @@ const program = new Command('cronfence')
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
 
-registerStart(program, app);
+registerStart(program, app, async () => (await import('../functions/ecs-jobs.js')).ecsLocalApp);
 registerRuns(program);
 registerLease(program);
 registerBackfill(program, handlers);

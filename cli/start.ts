@@ -2,6 +2,7 @@
  * `cronfence start` (`npm start`): the app on DynamoDB Local under the Scheduler emulator.
  */
 import { type Command, InvalidArgumentError } from 'commander';
+import { type EcsLocalApp, runEcsLocal } from '../harness/local/run-ecs-local.js';
 import { DEFAULT_RANGE_DAYS, type LocalApp, runLocal } from '../harness/local/run-local.js';
 import { type DayOrInstant, dayOrInstantArg, intArg } from './args.js';
 
@@ -13,6 +14,7 @@ interface StartFlags {
   readonly hold?: boolean;
   readonly yes?: boolean;
   readonly chaos?: boolean | string;
+  readonly ecs?: boolean;
 }
 
 function chaosSeed(chaos: boolean | string | undefined): number | undefined {
@@ -23,8 +25,15 @@ function chaosSeed(chaos: boolean | string | undefined): number | undefined {
   return seed;
 }
 
-/** Register `start` on the program. @param app the app, or a loader of it (called when the command runs). */
-export function registerStart(program: Command, app: LocalApp | (() => Promise<LocalApp>)): void {
+/**
+ * Register `start` on the program. @param app the app, or a loader of it (called when the command runs).
+ * @param ecs the ECS job `--ecs` runs, a loader (the example's in this repository).
+ */
+export function registerStart(
+  program: Command,
+  app: LocalApp | (() => Promise<LocalApp>),
+  ecs?: () => Promise<EcsLocalApp>,
+): void {
   program
     .command('start')
     .description(
@@ -48,7 +57,16 @@ export function registerStart(program: Command, app: LocalApp | (() => Promise<L
       '--chaos [seed]',
       'inject a seeded mix of faults (throttling, lost responses, slow requests, pauses); still verifies the invariants',
     )
+    .option(
+      '--ecs',
+      'run the example ECS job (functions/nightly-export.ts) as ECS runs it: its task entry as child processes on DynamoDB Local, two tasks for one occurrence, a SIGTERM half way and its retry',
+    )
     .action(async (opts: StartFlags) => {
+      if (opts.ecs) {
+        if (!ecs) throw new InvalidArgumentError('--ecs: this program has no ECS job to run');
+        process.exitCode = (await runEcsLocal(await ecs())) ? 0 : 1;
+        return;
+      }
       const seed = chaosSeed(opts.chaos);
       // A `--to` day of today ends now (like backfill); a `--to` that starts after now is refused.
       const nowMs = Date.now();

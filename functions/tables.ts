@@ -21,3 +21,14 @@ export const settlementsTable: TableSchema = {
 
 /** Physical name of a table: its env var (set by CDK / the emulator) or its default name. */
 export { tableName } from '../lib/index.js';
+
+/**
+ * Ledger exports of the ECS example job (functions/nightly-export.ts): one insert-once row per export date
+ * and part, and a fenced `manifest` row per date.
+ */
+export const exportsTable: TableSchema = {
+  defaultName: 'cronfence-example-exports',
+  envVar: 'EXPORTS_TABLE',
+  partitionKey: { name: 'exportDate', type: 'S' },
+  sortKey: { name: 'part', type: 'S' },
+};

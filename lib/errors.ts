@@ -31,7 +31,13 @@ export {
   InvalidScheduleError,
 } from './core/input-errors.js';
 export { EffectOutcomeUnknownError, IdempotencyConflictError } from './effects/errors.js';
-export { DeadlineError, LeaseHeldError, RunFinishedError, UnknownJobError } from './runtime/errors.js';
+export {
+  DeadlineError,
+  LeaseHeldError,
+  RunFinishedError,
+  TerminatedError,
+  UnknownJobError,
+} from './runtime/errors.js';
 export { EndpointUnreachableError, LeaseLostError, StoreError } from './store/errors.js';
 export {
   EffectChangedError,

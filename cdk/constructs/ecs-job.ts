@@ -23,7 +23,6 @@ import { ECS_CONTAINER_NAME, EcsSchedule, OCCURRENCE_ENV } from './ecs-schedule.
 import { taskFailureQueue } from './ecs-task-failures.js';
 import { CronfenceValidationError } from './errors.js';
 import { JOB_FUNCTION_ENVIRONMENT } from './job-function.js';
-import { schemaDefinition } from './job-runtime.js';
 import { grantApplicationTable, type LibraryTable } from './library-table.js';
 import { schedulerStartDate } from './schedule-check.js';
 import { validateJobForDeploy } from './scheduled-job.js';
@@ -37,6 +36,8 @@ export const EcsTaskEnv = {
   jobsModule: 'CRONFENCE_JOBS_MODULE',
   /** The occurrence, JSON, set per task by the overrides. */
   occurrence: OCCURRENCE_ENV,
+  /** The container's `stopTimeout`, s: how long the task entry has between SIGTERM and SIGKILL. */
+  stopTimeoutSeconds: 'CRONFENCE_STOP_TIMEOUT_SECONDS',
 } as const;
 
 /** Container sizing and placement of one ECS job (construct props, not job definition). */
@@ -149,7 +150,7 @@ export class EcsScheduledJob extends Construct {
     super(scope, id);
     const { definition } = props;
     const now = props.now ?? new Date();
-    const check = validateJobForDeploy(schemaDefinition(definition), now);
+    const check = validateJobForDeploy(definition, now);
     const fail = (problem: string): never => {
       throw new CronfenceValidationError(`job "${definition.name}" at ${this.node.path}: ${problem}`, this);
     };
@@ -169,7 +170,7 @@ export class EcsScheduledJob extends Construct {
       stopTimeoutSeconds > STOP_TIMEOUT_RANGE[1]
     )
       fail(`stopTimeoutSeconds = ${stopTimeoutSeconds}: Fargate takes a whole number of seconds 2-120`);
-    for (const warning of checkJob(schemaDefinition(definition), now.getTime()).warnings)
+    for (const warning of checkJob(definition, now.getTime()).warnings)
       Annotations.of(this).addWarningV2(
         `cronfence:${warning.code}`,
         `job "${definition.name}": ${warning.message}`,
@@ -194,6 +195,7 @@ export class EcsScheduledJob extends Construct {
         ...props.libraryTable.environment,
         [EcsTaskEnv.job]: definition.name,
         [EcsTaskEnv.jobsModule]: `${ECS_APP_DIR}/${ECS_JOBS_FILE}`,
+        [EcsTaskEnv.stopTimeoutSeconds]: String(stopTimeoutSeconds),
       },
       ...tables.map((t) => ({ [t.table.schema.envVar]: t.table.tableName })),
     );

@@ -17,7 +17,6 @@ import { ecsSweepTargets, grantEcsCatchUp } from './ecs-sweep.js';
 import { CronfenceValidationError } from './errors.js';
 import { FunctionSchedule } from './function-schedule.js';
 import { JOB_FUNCTION_ENVIRONMENT, JobFunction } from './job-function.js';
-import { schemaDefinition } from './job-runtime.js';
 import type { LibraryTable } from './library-table.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
@@ -191,7 +190,7 @@ export class Sweeper extends Construct {
       // The definitions carry no deploy-time value: compiled into the bundle, not the environment.
       define: {
         [SWEEPER_DEFINITIONS_CONSTANT]: encodeSweeperDefinitions(
-          [...props.jobs, ...ecsJobs].map((job) => schemaDefinition(job.definition)),
+          [...props.jobs, ...ecsJobs].map((job) => job.definition),
         ),
       },
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),

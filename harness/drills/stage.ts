@@ -10,6 +10,7 @@ import type { PausePoint, RuntimeDeps } from '../../lib/runtime/deps.js';
 import type { Observer } from '../../lib/runtime/events.js';
 import { summaryOfError } from '../../lib/runtime/middleware.js';
 import type { RunSummary } from '../../lib/runtime/run-session.js';
+import type { LambdaLikeContext } from '../../lib/runtime/run-summary.js';
 import { killSwitch, PausePlan } from '../faults/pause-points.js';
 import { FaultInjector } from '../faults/sdk-faults.js';
 import { VirtualClock, VirtualTime } from '../faults/virtual-time.js';
@@ -46,6 +47,8 @@ export interface Worker {
 export interface StagedDelivery extends Delivery {
   readonly worker: Worker;
   readonly handler: JobHandler;
+  /** The context the handler gets (an ECS task's). @default a Lambda context with the job's timeout in virtual time */
+  readonly context?: () => LambdaLikeContext;
 }
 
 /** Virtual time, workers, deliveries and a recorder. */
@@ -174,12 +177,9 @@ export async function invoke(
 ): Promise<DeliveryResult> {
   const event = { ...schedulerPayload(d.job, d.scheduledTimeMs, d.attemptNumber ?? 1), ...d.extra };
   const handler = d.handler.withDeps(() => d.worker.deps, onSummary);
-  const context = virtualLambdaContext(
-    time,
-    d.job,
-    d.handler.job.timeoutSeconds,
-    d.awsRequestId ?? randomUUID(),
-  );
+  const context =
+    (d.context?.() as Context | undefined) ??
+    virtualLambdaContext(time, d.job, d.handler.job.timeoutSeconds, d.awsRequestId ?? randomUUID());
   try {
     return { delivery: d, summary: await handler(event, context) };
   } catch (err) {

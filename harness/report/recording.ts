@@ -42,7 +42,15 @@ export type Recorded =
       readonly kind: 'process';
       readonly atMs: number;
       readonly worker: string;
-      readonly what: 'kill' | 'suspend' | 'skew' | 'deliver' | 'provider-fault' | 'pause' | 'resume';
+      readonly what:
+        | 'kill'
+        | 'suspend'
+        | 'skew'
+        | 'deliver'
+        | 'provider-fault'
+        | 'pause'
+        | 'resume'
+        | 'sigterm';
       readonly detail: string;
     };
 
@@ -105,7 +113,7 @@ export class Recorder {
   /** Note a process-level fault or a delivery. */
   process(
     worker: string,
-    what: 'kill' | 'suspend' | 'skew' | 'deliver' | 'provider-fault',
+    what: 'kill' | 'suspend' | 'skew' | 'deliver' | 'provider-fault' | 'sigterm',
     detail: string,
   ): void {
     this.entries.push({ kind: 'process', atMs: this.now(), worker, what, detail });

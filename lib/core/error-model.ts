@@ -20,6 +20,7 @@ export const ErrorCode = {
   EffectOutcomeUnknown: 'EFFECT_OUTCOME_UNKNOWN',
   Deadline: 'DEADLINE',
   RunFinished: 'RUN_FINISHED',
+  Terminated: 'TERMINATED',
   Store: 'STORE',
   InvalidArgument: 'INVALID_ARGUMENT',
   Configuration: 'CONFIGURATION',

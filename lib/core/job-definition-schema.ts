@@ -8,8 +8,10 @@ import * as v from 'valibot';
 import { InvalidJobDefinitionError } from './input-errors.js';
 import { CheckInSchema } from './check-in.js';
 import {
+  JOB_RUNTIMES,
   type JobDefinition,
   JobNameSchema,
+  type JobRuntime,
   MAX_LAMBDA_TIMEOUT_SECONDS,
   TimeZoneSchema,
 } from './job-definition.js';
@@ -30,6 +32,14 @@ export const RENEWAL_LATENCY_BUDGET_MS = 1_000;
 export const RECOMMENDED_MIN_LEASE_SECONDS = 10;
 
 const DEFAULT_RENEW_FRACTION = 1 / 3;
+
+/**
+ * Largest `timeoutSeconds` of an ECS job, in seconds (7 days). ECS sets no limit on a task's run time; the
+ * bound catches a deadline given in ms instead of s, and a week is longer than any job the lease is for.
+ */
+export const MAX_ECS_TIMEOUT_SECONDS = 7 * 24 * 3600;
+
+const TIMEOUT_MESSAGE = `an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum), or up to ${MAX_ECS_TIMEOUT_SECONDS} with runtime: 'ecs'`;
 
 /**
  * Largest `pauseOnFailure`: its streak is kept on the lease item, and with the longest job name, a
@@ -131,16 +141,16 @@ export const JobOptionsSchema = v.pipe(
     ),
     timeoutSeconds: v.optional(
       v.pipe(
-        num(`an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`),
-        v.integer(`must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`),
-        v.minValue(1, `must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`),
-        v.maxValue(
-          MAX_LAMBDA_TIMEOUT_SECONDS,
-          `must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum)`,
-        ),
+        num(TIMEOUT_MESSAGE),
+        v.integer(`must be ${TIMEOUT_MESSAGE}`),
+        v.minValue(1, `must be ${TIMEOUT_MESSAGE}`),
+        v.maxValue(MAX_ECS_TIMEOUT_SECONDS, `must be ${TIMEOUT_MESSAGE}`),
       ),
       60,
     ),
+    // The runtime the job runs on (docs/design.md "Runtimes"): a Lambda function, or an ECS Fargate task
+    // started by Scheduler's ECS target, whose deadline the runtime enforces itself.
+    runtime: v.optional(v.picklist(JOB_RUNTIMES, 'must be "lambda" or "ecs"'), 'lambda'),
     businessDate: v.optional(
       v.picklist(['slot-date', 'previous-day'], 'must be "slot-date" or "previous-day"'),
       'slot-date',
@@ -167,10 +177,23 @@ export const JobOptionsSchema = v.pipe(
   }),
   v.forward(
     v.partialCheck(
-      [['lease', 'durationSeconds'], ['timeoutSeconds']],
+      [['runtime'], ['timeoutSeconds']],
+      (o) => o.runtime !== 'lambda' || o.timeoutSeconds <= MAX_LAMBDA_TIMEOUT_SECONDS,
+      () =>
+        `must be an integer 1-${MAX_LAMBDA_TIMEOUT_SECONDS} (the Lambda maximum) for a Lambda job; a job that runs longer runs as an ECS Fargate task: set runtime: 'ecs' (its timeoutSeconds, up to ${MAX_ECS_TIMEOUT_SECONDS}, is enforced by the runtime)`,
+    ),
+    ['timeoutSeconds'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['lease', 'durationSeconds'], ['timeoutSeconds'], ['runtime']],
       (o) => o.lease.durationSeconds <= o.timeoutSeconds,
-      (issue) =>
-        `must be <= the function timeout (timeoutSeconds = ${(issue.input as { timeoutSeconds: number }).timeoutSeconds}): a lease must not outlive the Lambda that holds it`,
+      (issue) => {
+        const input = issue.input as { timeoutSeconds: number; runtime: JobRuntime };
+        return input.runtime === 'ecs'
+          ? `must be <= the job's deadline (timeoutSeconds = ${input.timeoutSeconds}): a lease must not outlive the task's deadline`
+          : `must be <= the function timeout (timeoutSeconds = ${input.timeoutSeconds}): a lease must not outlive the Lambda that holds it`;
+      },
     ),
     ['lease', 'durationSeconds'],
   ),
@@ -292,6 +315,7 @@ export function parseJobDefinition(
     timeZone: o.timeZone,
     lease: { durationSeconds: o.lease.durationSeconds, renewFraction: o.lease.renewFraction },
     timeoutSeconds: o.timeoutSeconds,
+    runtime: o.runtime,
     businessDate: o.businessDate,
     ...(o.dstGap !== undefined && { dstGap: o.dstGap }),
     ...(catchUp !== undefined && { catchUp }),

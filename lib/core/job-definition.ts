@@ -32,8 +32,17 @@ export interface JobDefinition {
     /** Renew when this fraction of the lease has passed. @default 1/3 */
     readonly renewFraction: number;
   };
-  /** The Lambda function timeout, in seconds (max 900). @default 60 */
+  /**
+   * The job's deadline, in seconds: a Lambda job's function timeout (max 900); an ECS job's own deadline
+   * (max 604800, 7 days), enforced by the task runtime since ECS stops no task by itself. @default 60
+   */
   readonly timeoutSeconds: number;
+  /**
+   * Where the job runs: `lambda` (a function Scheduler invokes) or `ecs` (a Fargate task Scheduler's ECS
+   * target starts, running `cronfence/ecs-task`; docs/design.md "Runtimes"). Same `run(ctx)`, same `ctx`.
+   * Container sizing is the CDK construct's. @default 'lambda'
+   */
+  readonly runtime: JobRuntime;
   /**
    * Which local date a slot's business date is: the slot's own (`slot-date`) or the day before
    * (`previous-day`, for "settle yesterday" jobs). @default 'slot-date'
@@ -90,6 +99,11 @@ export interface JobDefinition {
 export function jobKeyOf(definition: Pick<JobDefinition, 'name' | 'id'>): string {
   return definition.id ?? definition.name;
 }
+
+/** The runtimes a job can run on (docs/design.md "Runtimes"). */
+export const JOB_RUNTIMES = ['lambda', 'ecs'] as const;
+/** Union of {@link JOB_RUNTIMES}. */
+export type JobRuntime = (typeof JOB_RUNTIMES)[number];
 
 /** Maximum Lambda timeout, in seconds (AWS Lambda quotas). */
 export const MAX_LAMBDA_TIMEOUT_SECONDS = 900;

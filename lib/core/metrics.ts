@@ -59,6 +59,7 @@ export function problemMetric(outcome: Outcome, reason: string | undefined): Run
   if (!isProblemRun(outcome, reason)) return undefined;
   switch (outcome) {
     case Outcome.Failed:
+      // `error`, `deadline`, `store-error`, `terminated` (an ECS task stopped by SIGTERM), ...: RunFailed.
       return reason === Reason.SweepFailed ? RuntimeMetric.SweepFailed : RuntimeMetric.RunFailed;
     case Outcome.Stale:
       return RuntimeMetric.RunStale;

@@ -68,6 +68,12 @@ export const Reason = {
   Deadline: 'deadline',
   /** The job body threw. */
   Error: 'error',
+  /**
+   * The platform stopped the run's process (ECS sent SIGTERM: a task stopped, a deploy, a Fargate Spot
+   * reclaim): the body was aborted through `ctx.signal`, the run recorded `failed` and its lease
+   * released before the platform's SIGKILL (`stopTimeout`). The slot is not done: catch-up re-runs it.
+   */
+  Terminated: 'terminated',
   /** A renewal found another owner or fence: the lease was lost. */
   LeaseLost: 'lease-lost',
   /** A fenced write found a higher stored fence. */

@@ -131,8 +131,15 @@ export interface ReleaseRequest extends LeaseRef {
 export interface LeaseStore {
   /** Claim; never throws for "held" or "already succeeded" — those are decisions. @throws StoreError */
   claim(req: ClaimRequest): Promise<ClaimDecision>;
-  /** Extend the lease. @throws LeaseLostError when owner or fence changed; StoreError */
-  renew(ref: LeaseRef & { runId: string; fence: number; nowMs: number; leaseUntilMs: number }): Promise<void>;
+  /**
+   * Extend the lease. `options.abortSignal` cancels the request and its SDK retries (the lease keeper
+   * gives a renewal up after one renew period, or at the lapse: a late retry must not extend a lease the
+   * run already stopped acting under). @throws LeaseLostError when owner or fence changed; StoreError
+   */
+  renew(
+    ref: LeaseRef & { runId: string; fence: number; nowMs: number; leaseUntilMs: number },
+    options?: { readonly abortSignal?: AbortSignal },
+  ): Promise<void>;
   /**
    * Release: leaseUntilMs = 0, holderState released; with `doneSlots`, record the slot as succeeded.
    * @throws LeaseLostError when owner or fence changed; StoreError

@@ -31,8 +31,16 @@ export interface JobOptions {
   /** @default 'UTC' */
   readonly timeZone?: string;
   readonly lease: { readonly durationSeconds: number; readonly renewFraction?: number };
-  /** @default 60 */
+  /**
+   * The job's deadline, in seconds: the Lambda timeout (1–900), or with `runtime: 'ecs'` the task's own
+   * deadline (up to 604800), enforced by the task runtime. @default 60
+   */
   readonly timeoutSeconds?: number;
+  /**
+   * `'ecs'` runs the job as an ECS Fargate task (`cronfence/ecs-task`, for work longer than a Lambda's
+   * 15 minutes): the same `run(ctx)`, its lease renewed for as long as it runs. @default 'lambda'
+   */
+  readonly runtime?: 'lambda' | 'ecs';
   /** @default 'slot-date' */
   readonly businessDate?: 'slot-date' | 'previous-day';
   readonly dstGap?: DstGapPolicy;

@@ -73,3 +73,26 @@ export class RunFinishedError extends CronfenceError {
     );
   }
 }
+
+/**
+ * The platform asked the run's process to stop (ECS sends SIGTERM, then SIGKILL after the container's
+ * `stopTimeout`): the abort reason of the run's signal; the run is recorded `failed / terminated`.
+ * Category transient: another task of the occurrence (a catch-up, a retry) may complete it.
+ */
+export class TerminatedError extends CronfenceError {
+  override readonly name = 'TerminatedError';
+  /** The signal received, e.g. `SIGTERM`. */
+  readonly signalName: string;
+  /** Time the platform allows before it kills the process, ms (the container's stopTimeout). */
+  readonly stopTimeoutMs: number;
+  constructor(signalName: string, stopTimeoutMs: number, options?: ErrorOptions) {
+    super(
+      ErrorCode.Terminated,
+      ErrorCategory.Transient,
+      `terminated: ${signalName} received; the platform kills the task ${stopTimeoutMs} ms later (stopTimeout)`,
+      options,
+    );
+    this.signalName = signalName;
+    this.stopTimeoutMs = stopTimeoutMs;
+  }
+}

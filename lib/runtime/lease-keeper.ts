@@ -39,6 +39,8 @@ export class LeaseKeeper {
   private readonly controller = new AbortController();
   private cancelTimer: (() => void) | undefined;
   private cancelWatchdog: (() => void) | undefined;
+  /** Cancels the renewal in flight (its request and SDK retries), if any. */
+  private cancelRenewal: (() => void) | undefined;
   private untilMs: number;
   private stopped = false;
   /** Number of successful renewals. */
@@ -67,6 +69,7 @@ export class LeaseKeeper {
     this.stopped = true;
     this.cancelTimer?.();
     this.cancelWatchdog?.();
+    this.cancelRenewal?.();
   }
 
   /**
@@ -154,21 +157,30 @@ export class LeaseKeeper {
   /** One renewal request, given up (as a transient failure) after one renew period. */
   private renewWithin(until: number, now: number): Promise<void> {
     const periodMs = this.o.leaseMs * this.o.renewFraction;
+    // Given up means cancelled: an SDK retry of this renewal sent after the lapse (a partition that
+    // heals) would otherwise extend a lease this run has already stopped acting under.
+    const cancelRequest = new AbortController();
+    this.cancelRenewal = () => cancelRequest.abort();
     let cancel: (() => void) | undefined;
     const givenUp = new Promise<never>((_, reject) => {
-      cancel = this.timer(
-        () =>
-          reject(
-            Object.assign(new Error(`lease renewal took longer than the renew period (${periodMs} ms)`), {
-              name: 'TimeoutError',
-            }),
-          ),
-        periodMs,
-      );
+      cancel = this.timer(() => {
+        cancelRequest.abort();
+        reject(
+          Object.assign(new Error(`lease renewal took longer than the renew period (${periodMs} ms)`), {
+            name: 'TimeoutError',
+          }),
+        );
+      }, periodMs);
     });
-    const request = this.o.leases.renew({ ...this.o.ref, nowMs: now, leaseUntilMs: until });
+    const request = this.o.leases.renew(
+      { ...this.o.ref, nowMs: now, leaseUntilMs: until },
+      { abortSignal: cancelRequest.signal },
+    );
     request.catch(() => undefined);
-    return Promise.race([request, givenUp]).finally(() => cancel?.());
+    return Promise.race([request, givenUp]).finally(() => {
+      cancel?.();
+      this.cancelRenewal = undefined;
+    });
   }
 
   private async tick(): Promise<void> {

@@ -25,7 +25,7 @@ import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/sch
 import { MAX_SLOT_AHEAD_MS, validateSlot } from '../core/schedule/validate-slot.js';
 import { LeaseLostError, StoreError } from '../store/errors.js';
 import type { RuntimeDeps } from './deps.js';
-import { DeadlineError, LeaseHeldError } from './errors.js';
+import { DeadlineError, LeaseHeldError, TerminatedError } from './errors.js';
 import { notify, type RuntimeEventBody } from './events.js';
 import { createJobContext, type JobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -143,6 +143,15 @@ export class RunSession {
   /** Claim the lease. Returns the job context, or the summary of a skip (already recorded). @throws StoreError */
   async begin(): Promise<{ kind: 'run'; ctx: JobContext } | { kind: 'skipped'; summary: RunSummary }> {
     const remaining = this.lambda.getRemainingTimeInMillis();
+    const stop = this.lambda.stopSignal;
+    if (stop?.aborted) {
+      // Stopped before the claim (an ECS task's SIGTERM): nothing claimed, the slot left to catch-up.
+      this.emit({ type: 'claim-lost', reason: Reason.Terminated });
+      return {
+        kind: 'skipped',
+        summary: await this.record(Outcome.Failed, Reason.Terminated, { error: stop.reason }),
+      };
+    }
     if (remaining < MIN_REMAINING_TO_CLAIM_MS) {
       return { kind: 'skipped', summary: await this.record(Outcome.Skipped, Reason.Deadline) };
     }
@@ -384,6 +393,13 @@ export class RunSession {
         }),
     });
     keeper.start();
+    // The platform's stop request (an ECS task's SIGTERM) aborts the body like a lost lease does.
+    const stop = this.lambda.stopSignal;
+    if (stop) {
+      const onStop = () => keeper.abort(stop.reason as Error);
+      if (stop.aborted) onStop();
+      else stop.addEventListener('abort', onStop, { once: true });
+    }
     return keeper;
   }
 
@@ -537,7 +553,9 @@ export class RunSession {
         ? Reason.Deadline
         : err instanceof StoreError
           ? Reason.StoreError
-          : Reason.Error;
+          : err instanceof TerminatedError
+            ? Reason.Terminated
+            : Reason.Error;
     this.failureStreak = this.nextFailureStreak();
     let recorded = false;
     try {

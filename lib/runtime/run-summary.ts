@@ -11,6 +11,12 @@ import type { HolderSeen } from '../core/ports.js';
 export interface LambdaLikeContext {
   readonly awsRequestId: string;
   getRemainingTimeInMillis(): number;
+  /**
+   * Aborted when the platform asks the process to stop (an ECS task's SIGTERM), with a TerminatedError as
+   * its reason: the run aborts its body through `ctx.signal`, records `failed / terminated` and releases.
+   * A Lambda context has none. @default none
+   */
+  readonly stopSignal?: AbortSignal;
 }
 
 /** What a handler returns (and `npm start` prints) for one invocation. */

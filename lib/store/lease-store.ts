@@ -10,7 +10,7 @@ import { isTransactionConflict } from './client.js';
 import { StoreError } from './errors.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
 import { claim, release, releaseIfOwner, renew } from './protocol/operations.js';
-import { type ProtocolBackend, perform, read } from './protocol/request.js';
+import { type ProtocolBackend, perform, read, type SendOptions } from './protocol/request.js';
 import { Keys } from './schema.js';
 
 /** Lease store on the library table of a protocol backend. */
@@ -40,8 +40,9 @@ export class TableLeaseStore implements LeaseStore {
 
   renew(
     ref: LeaseRef & { runId: string; fence: number; nowMs: number; leaseUntilMs: number },
+    options?: SendOptions,
   ): Promise<void> {
-    return perform(this.backend, renew, { ...ref, table: this.tableName });
+    return perform(this.backend, renew, { ...ref, table: this.tableName }, options);
   }
 
   release(ref: ReleaseRequest): Promise<void> {

@@ -6,9 +6,6 @@ import { jobs, tables } from '../../functions/index.js';
 import type { JobDefinition } from '../../lib/core/job-definition.js';
 import { NOW } from './support.js';
 
-/** The task entry the image staging bundles in these tests. */
-export const FIXTURE_ECS_TASK = 'test/cdk/fixtures/ecs-task.ts';
-
 /** A job definition with `runtime: 'ecs'` (its non-enumerable `uses` kept). */
 export function asEcs(definition: JobDefinition): JobDefinition {
   const copy = Object.create(
@@ -23,7 +20,7 @@ export function asEcs(definition: JobDefinition): JobDefinition {
 export function ecsEntries(names?: readonly string[], ecs: JobEntry['ecs'] = {}): JobEntry[] {
   return jobs
     .filter((j) => names === undefined || names.includes(j.definition.name))
-    .map((j) => ({ ...j, definition: asEcs(j.definition), ecs: { taskEntry: FIXTURE_ECS_TASK, ...ecs } }));
+    .map((j) => ({ ...j, definition: asEcs(j.definition), ecs: { ...ecs } }));
 }
 
 /** Stack props of an app whose jobs are the given ECS jobs. */

@@ -31,6 +31,7 @@ const ERRORS: Record<string, string> = {
   EffectOutcomeUnknownError: `'k1', 'timeout'`,
   DeadlineError: `500, 'claim'`,
   RunFinishedError: `'effect'`,
+  TerminatedError: `'SIGTERM', 30000`,
   StoreError: `'PutItem (run record)', new Error('boom')`,
   InvalidArgumentError: `'--from', 'x', 'bad'`,
   EffectNotInReviewError: `'k1', undefined, 'pay'`,

@@ -40,6 +40,7 @@ describe('every problem is counted by an alarm', () => {
       m(Outcome.Abandoned, Reason.NotReleased),
       m(Outcome.Failed, Reason.SweepFailed),
       m(Outcome.Failed, Reason.Deadline),
+      m(Outcome.Failed, Reason.Terminated),
       m(Outcome.Stale, Reason.LeaseLost),
       m(Outcome.Succeeded),
       m(Outcome.Skipped, Reason.LeaseHeld),
@@ -48,6 +49,7 @@ describe('every problem is counted by an alarm', () => {
       'SlotNotRun',
       'RunAbandoned',
       'SweepFailed',
+      'RunFailed',
       'RunFailed',
       'RunStale',
       undefined,
@@ -58,7 +60,7 @@ describe('every problem is counted by an alarm', () => {
     expect(PROBLEMS.length).toBe(
       PROBLEM_OUTCOMES.length * (Object.values(Reason).length + 1) + others * PROBLEM_REASONS.length,
     );
-    expect(PROBLEMS.length).toBe(60);
+    expect(PROBLEMS.length).toBe(63);
   });
 
   it.each(jobs.map((j) => j.definition.name))(

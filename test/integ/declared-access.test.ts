@@ -3,12 +3,14 @@
  * `cronfence/testing` — the local run fails as the job's role in AWS would (no grant), but before the
  * request and naming the table and the declaration to add.
  */
+import { resolve } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EffectProvider } from '../../lib/core/effects.js';
 import { defineJob, type JobOptions } from '../../lib/runtime/define-job.js';
 import { type TableSchema, tableName } from '../../lib/store/schema.js';
 import { deliver, type LocalCronfence, startLocalCronfence } from '../../testing/index.js';
+import { handlers as ecsJobs } from '../helpers/ecs-drill-jobs.js';
 
 const notesTable: TableSchema = {
   defaultName: 'team-notes',
@@ -36,7 +38,7 @@ const declared = job(
 let local: LocalCronfence;
 
 beforeAll(async () => {
-  local = await startLocalCronfence({ jobs: [declared] });
+  local = await startLocalCronfence({ jobs: [declared, ...ecsJobs] });
 }, 120_000);
 afterAll(async () => {
   await local?.stop();
@@ -82,4 +84,33 @@ describe('a job given only what it declares', () => {
       'invalid job definition: "uses.effects" = undefined: job "paying" calls ctx.effect but does not declare effects: add uses: { effects: true } to its defineJob (its role has no grant for its effect records)',
     );
   });
+});
+
+describe('an ECS job through cronfence/testing', () => {
+  it("runs the job's task entry as a child process on the local DynamoDB: exit 0, succeeded, its rows in the table it declares", async () => {
+    const task = local.task({
+      jobsModule: resolve('test/helpers/ecs-drill-jobs.ts'),
+      job: 'ecs-drill',
+      occurrence: {
+        scheduledTime: '2026-06-01T23:30:00Z',
+        attempt: 1,
+        executionId: 'e-1',
+        trigger: 'schedule',
+      },
+      env: { DRILL_PARTS: '2', DRILL_PART_MS: '10' },
+    });
+    const { code, result } = await task.exited;
+    expect(code).toBe(0);
+    expect(result?.summary).toMatchObject({
+      job: 'ecs-drill',
+      slot: '2026-06-02T00:30',
+      outcome: 'succeeded',
+      fence: 1,
+    });
+    const table = local.tables.EXPORTS_TABLE as string;
+    const manifest = await local.doc.send(
+      new GetCommand({ TableName: table, Key: { exportDate: '2026-06-01', part: 'manifest' } }),
+    );
+    expect(manifest.Item).toMatchObject({ parts: 2, 'cronfence:fence': 1 });
+  }, 60_000);
 });

@@ -19,6 +19,7 @@ describe('defineJob validation at definition time', () => {
       timeZone: 'Europe/Berlin',
       lease: { durationSeconds: 30, renewFraction: 1 / 3 },
       timeoutSeconds: 60,
+      runtime: 'lambda',
       businessDate: 'slot-date',
       shards: 1,
       runRetentionDays: 30,

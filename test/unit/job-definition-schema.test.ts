@@ -33,7 +33,27 @@ describe('one schema for defineJob and synth', () => {
     [
       'a fractional timeout (passed defineJob and failed synth before)',
       { timeoutSeconds: 90.5 },
-      'invalid job definition: "timeoutSeconds" = 90.5: must be an integer 1-900 (the Lambda maximum)',
+      'invalid job definition: "timeoutSeconds" = 90.5: must be an integer 1-900 (the Lambda maximum), or up to 604800 with runtime: \'ecs\'',
+    ],
+    [
+      'a Lambda job with a 2 h timeout',
+      { timeoutSeconds: 7200 },
+      'invalid job definition: "timeoutSeconds" = 7200: must be an integer 1-900 (the Lambda maximum) for a Lambda job; a job that runs longer runs as an ECS Fargate task: set runtime: \'ecs\' (its timeoutSeconds, up to 604800, is enforced by the runtime)',
+    ],
+    [
+      'an ECS job with a deadline above 7 days',
+      { runtime: 'ecs', timeoutSeconds: 604801 },
+      'invalid job definition: "timeoutSeconds" = 604801: must be an integer 1-900 (the Lambda maximum), or up to 604800 with runtime: \'ecs\'',
+    ],
+    [
+      'an unknown runtime',
+      { runtime: 'batch' },
+      'invalid job definition: "runtime" = "batch": must be "lambda" or "ecs"',
+    ],
+    [
+      "an ECS job's lease longer than its deadline",
+      { runtime: 'ecs', lease: { durationSeconds: 120 }, timeoutSeconds: 60 },
+      'invalid job definition: "lease.durationSeconds" = 120: must be <= the job\'s deadline (timeoutSeconds = 60): a lease must not outlive the task\'s deadline',
     ],
     [
       'a 0.5 s lease (below the 1.8 s minimum of docs/clock-skew.md)',
@@ -166,6 +186,13 @@ describe('one schema for defineJob and synth', () => {
     expect(minLeaseSeconds(0.5)).toBe(2.4);
     expect(minLeaseSeconds(0.9)).toBe(12);
     expect(defineJob({ ...ok, lease: { durationSeconds: 1.9 } }).job.lease.durationSeconds).toBe(1.9);
+  });
+
+  it('accepts an ECS job with an 8 h deadline and keeps its runtime; a Lambda job defaults to lambda', () => {
+    const ecs = defineJob({ ...ok, runtime: 'ecs', timeoutSeconds: 8 * 3600 }).job;
+    expect([ecs.runtime, ecs.timeoutSeconds]).toEqual(['ecs', 28_800]);
+    expect(parseJobDefinition(ecs, NOW).definition).toEqual(ecs);
+    expect(defineJob(ok).job.runtime).toBe('lambda');
   });
 
   it('is the identity on a definition it produced (synth re-checks handler.job)', () => {

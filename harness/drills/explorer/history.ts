@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
 import type { PausePointName } from '../../../lib/runtime/deps.js';
+import { ecsTaskArbitrary } from './ecs-shape.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { type LambdaShapeSpec, lambdaShapesArbitrary } from './lambda-shapes.js';
 import { lifecycleArbitrary, type ShapeSpec, shapesArbitrary } from './shapes.js';
@@ -248,6 +249,8 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       lifecycle: lifecycleArbitrary,
       // Last, so the keys above draw the same values as before it existed (the found seeds still find).
       lambdaShapes: lambdaShapesArbitrary(maxWorkers),
+      // After lambdaShapes for the same reason.
+      ecsTask: ecsTaskArbitrary,
     })
     .map(
       ({
@@ -264,6 +267,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         oversized,
         failShard,
         lifecycle,
+        ecsTask,
       }) => ({
         skewsMs: skews.slice(0, workers),
         provider,
@@ -291,7 +295,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
                 }),
               },
             }
-          : { shapes: { ...shapes, ...(lifecycle && { lifecycle }) } }),
+          : { shapes: { ...shapes, ...(lifecycle && { lifecycle }), ...(ecsTask && { ecsTask }) } }),
       }),
     );
 }

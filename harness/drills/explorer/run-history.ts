@@ -7,6 +7,7 @@ import type { DeliveryResult } from '../../local/scheduler-emulator.js';
 import type { Recorded } from '../../report/recording.js';
 import { Stage, type Worker } from '../stage.js';
 import type { BackendFactory, HistoryBackend } from './backends.js';
+import { ecsTask } from './ecs-shape.js';
 import type { HistorySpec } from './history.js';
 import { spawnWorkers } from './history-faults.js';
 import { SLOT_MINUTES } from './jobs.js';
@@ -96,25 +97,43 @@ export async function runHistory(
       const atMs = d.slot * SLOT_MS + d.delayMs;
       last = Math.max(last, atMs);
       used.add(`${d.job}|${d.slot}`);
-      void s.deliver(
-        {
-          worker: current[d.worker] as Worker,
-          handler,
-          job: handler.job.name,
-          scheduledTimeMs: start + d.slot * SLOT_MS,
-          attemptNumber: d.attempt,
-          label: `${d.manual ? 'manual' : d.attempt > 1 ? 'retry' : 'on-time'} ${d.job}#${d.slot}`,
-          ...((d.manual || reshard) && {
-            extra: {
-              ...(d.manual && { trigger: 'manual', requestedBy: 'explorer', reason: 'history re-run' }),
-              ...(reshard && { shard: 0 }),
-            },
-          }),
-        },
-        atMs,
-        undefined,
-        () => current[d.worker] as Worker,
-      );
+      let settled = false;
+      const task =
+        shapes?.ecsTask &&
+        ecsTask(
+          shapes.ecsTask,
+          n,
+          spec.deliveries.length,
+          s,
+          current[d.worker] as Worker,
+          atMs,
+          () => settled,
+        );
+      void s
+        .deliver(
+          {
+            worker: task ? task.worker : (current[d.worker] as Worker),
+            ...(task && { context: task.context }),
+            handler,
+            job: handler.job.name,
+            scheduledTimeMs: start + d.slot * SLOT_MS,
+            attemptNumber: d.attempt,
+            label: `${d.manual ? 'manual' : d.attempt > 1 ? 'retry' : 'on-time'} ${d.job}#${d.slot}`,
+            ...((d.manual || reshard) && {
+              extra: {
+                ...(d.manual && { trigger: 'manual', requestedBy: 'explorer', reason: 'history re-run' }),
+                ...(reshard && { shard: 0 }),
+              },
+            }),
+          },
+          atMs,
+          undefined,
+          // A task keeps its own process; a Lambda delivery takes the worker's current environment.
+          () => (task ? task.worker : (current[d.worker] as Worker)),
+        )
+        .then(() => {
+          settled = true;
+        });
     }
     const operators: OperatorEntry[] = [];
     if (race) {

@@ -28,6 +28,7 @@
 import fc from 'fast-check';
 import type { EffectProvider } from '../../../lib/core/effects.js';
 import { defineJob, type JobHandler } from '../../../lib/runtime/define-job.js';
+import { ECS_JOB_FIELDS, type EcsTaskShape } from './ecs-shape.js';
 import { explorerJobs, explorerReports, explorerRows, ROWS_PER_SLOT, SLOT_MINUTES } from './jobs.js';
 import { type OperatorRace, operatorRaceArbitrary } from './operators.js';
 import type { SimProvider } from './provider.js';
@@ -47,6 +48,7 @@ export const SHAPES = [
   'first-deploy',
   're-add',
   'restore',
+  'ecs-task',
 ] as const;
 /** Union of {@link SHAPES}. */
 export type ShapeName = (typeof SHAPES)[number];
@@ -72,6 +74,8 @@ export interface ShapeSpec {
   readonly reshardFrom?: number;
   /** Operators act on the settle job during the history (operators.ts). */
   readonly operatorRace?: OperatorRace;
+  /** The jobs run as ECS tasks: no platform timeout, SIGTERM then SIGKILL, Spot reclaims (ecs-shape.ts). */
+  readonly ecsTask?: EcsTaskShape;
   /** A lifecycle event of the settle job at slot `atSlot` (`span` slots: re-add's gap, restore's lag). */
   readonly lifecycle?: {
     readonly kind: LifecycleKind;
@@ -156,6 +160,7 @@ export function shapesOf(s: ShapeSpec | undefined): ShapeName[] {
     ['reshard', s.reshardFrom !== undefined],
     ['operator-race', s.operatorRace !== undefined],
     ...LIFECYCLE_KINDS.map((k): [ShapeName, boolean] => [k, s.lifecycle?.kind === k]),
+    ['ecs-task', s.ecsTask !== undefined],
   ];
   return on.filter(([, v]) => v).map(([n]) => n);
 }
@@ -218,6 +223,8 @@ export function shapedJobs(
   settleAs: (o: { readonly name?: string; readonly id?: string; readonly sinceMs?: number }) => JobHandler;
 } {
   const base = explorerJobs(options);
+  // `ecs-task`: the same jobs as ECS jobs (their own 6 h deadline, no platform timeout).
+  const ecs = shapes?.ecsTask ? ECS_JOB_FIELDS : {};
   const { sleep, workMs, now, sends } = options;
   const payerFor = (runId: string) => loggedPayer(options.provider, runId, sends, now);
   const reportBody = async (ctx: Parameters<Parameters<typeof defineJob>[0]['run']>[0]) => {
@@ -230,11 +237,13 @@ export function shapedJobs(
   };
   const report = defineJob({
     ...base.report.job,
+    ...ecs,
     schedule: `rate(${SLOT_MINUTES} minutes)`,
     run: reportBody,
   });
   const resharded = defineJob({
     ...base.report.job,
+    ...ecs,
     schedule: `rate(${SLOT_MINUTES} minutes)`,
     shards: 2,
     dispatch: { dispatch: async () => undefined },
@@ -264,12 +273,14 @@ export function shapedJobs(
   };
   const settle = defineJob({
     ...base.settle.job,
+    ...ecs,
     schedule: `rate(${SLOT_MINUTES} minutes)`,
     run: settleBody,
   });
   const settleAs = (o: { readonly name?: string; readonly id?: string; readonly sinceMs?: number }) =>
     defineJob({
       ...base.settle.job,
+      ...ecs,
       ...(o.name !== undefined && { name: o.name }),
       ...(o.id !== undefined && { id: o.id }),
       schedule: `rate(${SLOT_MINUTES} minutes)`,

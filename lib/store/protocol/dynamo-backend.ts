@@ -16,7 +16,15 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type Condition, compileExpressions } from './expression.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
-import type { Item, KeyRange, ProtocolBackend, ProtocolRequest, RequestOutcome, Write } from './request.js';
+import type {
+  Item,
+  KeyRange,
+  ProtocolBackend,
+  ProtocolRequest,
+  RequestOutcome,
+  SendOptions,
+  Write,
+} from './request.js';
 
 /** Key of the {@link RequestTag} in an SDK command's handler context. */
 export const REQUEST_TAG = 'cronfenceRequest';
@@ -71,8 +79,10 @@ function returnedItem(err: { Item?: Record<string, unknown> } | undefined): Item
 export class DynamoBackend implements ProtocolBackend {
   constructor(private readonly doc: DynamoDBDocumentClient) {}
 
-  async send(request: ProtocolRequest): Promise<RequestOutcome> {
-    return request.writes.length > 1 ? this.transact(request) : this.single(request, request.writes[0]);
+  async send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
+    return request.writes.length > 1
+      ? this.transact(request, options)
+      : this.single(request, request.writes[0], options);
   }
 
   async get(table: string, key: Item): Promise<Item | undefined> {
@@ -110,15 +120,15 @@ export class DynamoBackend implements ProtocolBackend {
     return items;
   }
 
-  private async single(request: ProtocolRequest, w: Write): Promise<RequestOutcome> {
+  private async single(request: ProtocolRequest, w: Write, options: SendOptions): Promise<RequestOutcome> {
     const input = writeInput(w);
     try {
       const out =
         w.kind === 'put'
           ? // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
-            await this.doc.send(tagged(new PutCommand(input as any), request.tag))
+            await this.doc.send(tagged(new PutCommand(input as any), request.tag), options)
           : // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
-            await this.doc.send(tagged(new UpdateCommand(input as any), request.tag));
+            await this.doc.send(tagged(new UpdateCommand(input as any), request.tag), options);
       return { applied: true, ...(out.Attributes && { attributes: out.Attributes }) };
     } catch (err) {
       if ((err as Error)?.name !== 'ConditionalCheckFailedException') throw err;
@@ -126,7 +136,7 @@ export class DynamoBackend implements ProtocolBackend {
     }
   }
 
-  private async transact(request: ProtocolRequest): Promise<RequestOutcome> {
+  private async transact(request: ProtocolRequest, options: SendOptions): Promise<RequestOutcome> {
     const TransactItems = request.writes.map((w) => {
       const input = writeInput(w);
       return w.kind === 'put'
@@ -139,7 +149,7 @@ export class DynamoBackend implements ProtocolBackend {
     // (lib/store/client.ts addConflictRetry, CONFLICT_ATTEMPTS); what reaches here is final.
     try {
       // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
-      await this.doc.send(tagged(new TransactWriteCommand({ TransactItems } as any), request.tag));
+      await this.doc.send(tagged(new TransactWriteCommand({ TransactItems } as any), request.tag), options);
       return { applied: true };
     } catch (err) {
       const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;

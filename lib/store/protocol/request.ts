@@ -53,12 +53,18 @@ export type RequestOutcome =
   | { readonly applied: false; readonly index: number; readonly item: Item | undefined };
 
 /** The primitives a backend implements. */
+/** Options of one send. */
+export interface SendOptions {
+  /** Cancels the request and any retry of it not yet sent (the AWS SDK's `abortSignal`). @default none */
+  readonly abortSignal?: AbortSignal;
+}
+
 export interface ProtocolBackend {
   /**
    * Carry out one request atomically. Refused conditions are answers, not errors.
-   * @throws the backend's own error on any other failure (throttling, network, ...)
+   * @throws the backend's own error on any other failure (throttling, network, ...; an aborted send)
    */
-  send(request: ProtocolRequest): Promise<RequestOutcome>;
+  send(request: ProtocolRequest, options?: SendOptions): Promise<RequestOutcome>;
   /** Read one item, strongly consistent. @throws the backend's own error */
   get(table: string, key: Item): Promise<Item | undefined>;
   /**
@@ -100,11 +106,16 @@ export function commandOf(request: ProtocolRequest): string {
  * Carry out one operation on a backend.
  * @throws StoreError naming the request on a backend failure; the operation's domain errors on refusal.
  */
-export async function perform<I, R>(backend: ProtocolBackend, op: Operation<I, R>, input: I): Promise<R> {
+export async function perform<I, R>(
+  backend: ProtocolBackend,
+  op: Operation<I, R>,
+  input: I,
+  options?: SendOptions,
+): Promise<R> {
   const request = op.request(input);
   let outcome: RequestOutcome;
   try {
-    outcome = await backend.send(request);
+    outcome = await backend.send(request, options);
   } catch (err) {
     throw new StoreError(`${commandOf(request)} (${request.label})`, err);
   }

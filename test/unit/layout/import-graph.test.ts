@@ -63,7 +63,9 @@ describe('import graph', () => {
   const HANDLERS = [
     'functions/daily-report.ts',
     'functions/merchant-settlement.ts',
+    'functions/nightly-export.ts',
     'lib/entries/sweeper.ts',
+    'lib/entries/ecs-task.ts',
   ];
 
   it.each([
