@@ -21,6 +21,8 @@ const FIXTURES = {
   powertools: 'bench/fixtures/powertools-handler.ts',
   /** The job again, with lib/runtime/observability.ts (Powertools Logger + Metrics) stubbed out. */
   jobNoObservability: 'bench/fixtures/job-handler.ts',
+  /** The job with OpenTelemetry tracing on (`cronfence/tracing`: withTracing + @opentelemetry/api). */
+  jobTraced: 'bench/fixtures/traced-job-handler.ts',
 } as const;
 
 /** esbuild plugin: replace the runtime's observability module by a no-op observer factory. */
@@ -78,12 +80,12 @@ async function main(): Promise<void> {
   const names = Object.keys(FIXTURES) as Name[];
   const files = {} as Record<Name, string>;
   for (const n of names) files[n] = await bundle(n);
+  const bytes = Object.fromEntries(names.map((n) => [n, statSync(files[n]).size])) as Record<Name, number>;
   const size = Object.fromEntries(
     names.map((n) => {
-      const bytes = statSync(files[n]).size;
       return [
         n,
-        { kb: round(bytes / 1024, 1), gzipKb: round(gzipSync(readFileSync(files[n])).length / 1024, 1) },
+        { kb: round(bytes[n] / 1024, 1), gzipKb: round(gzipSync(readFileSync(files[n])).length / 1024, 1) },
       ];
     }),
   ) as Record<Name, { kb: number; gzipKb: number }>;
@@ -116,6 +118,7 @@ async function main(): Promise<void> {
       reps: REPS,
       esbuild: { format: 'esm', platform: 'node', target: 'node22', minify: true, sdkIncluded: true },
       sizeKb: size,
+      sizeBytes: bytes,
       importMedianMs: imp,
       importSamplesMs: samples,
       ratioToBare: { size: sizeRatio, import: importRatio },
@@ -136,6 +139,14 @@ async function main(): Promise<void> {
       {
         figure: 'bundle KB / import ms: job without Powertools observability',
         value: `${size.jobNoObservability.kb} (${round(size.jobNoObservability.kb / size.bare.kb)}x bare) / ${imp.jobNoObservability}`,
+      },
+      {
+        figure: 'bundle KB (gzip) / import ms: job with tracing (cronfence/tracing)',
+        value: `${size.jobTraced.kb} (${size.jobTraced.gzipKb}) / ${imp.jobTraced}`,
+      },
+      {
+        figure: 'bundle bytes added by tracing (job with tracing - job)',
+        value: bytes.jobTraced - bytes.job,
       },
       { figure: 'size: job / bare', value: sizeRatio, target: '<= 1.10', met: sizeRatio <= 1.1 },
       {
