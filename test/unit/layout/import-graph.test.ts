@@ -64,6 +64,7 @@ describe('import graph', () => {
     'functions/daily-report.ts',
     'functions/merchant-settlement.ts',
     'lib/entries/sweeper.ts',
+    'lib/entries/tracing.ts',
   ];
 
   it.each([['lib/index.ts'], ...HANDLERS.map((h) => [h])])(
