@@ -16,6 +16,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { type Outcome, PROBLEM_OUTCOMES } from '../../core/outcomes.js';
 import type { Clock } from '../../core/ports.js';
 import { Attr, defined, SpanName } from './attributes.js';
 import { occurrenceSpanContext } from './trace-ids.js';
@@ -223,14 +224,17 @@ export class OccurrenceTracing {
       a.ended = true;
       const r = a.recorded;
       a.span.setAttribute(Attr.RecordWritten, r !== undefined);
+      if (error !== undefined) failSpan(a.span, error);
       if (r) {
         a.span.setAttributes(defined({ [Attr.Outcome]: r.outcome, [Attr.Reason]: r.reason }));
-        if (['failed', 'stale', 'abandoned'].includes(r.outcome))
+        // The record decides the status: a failure Lambda retries is an error, a skip is not.
+        if (PROBLEM_OUTCOMES.includes(r.outcome as Outcome))
           a.span.setStatus({
             code: SpanStatusCode.ERROR,
             message: `${r.outcome}${r.reason ? `: ${r.reason}` : ''}`,
           });
-      } else if (error !== undefined) failSpan(a.span, error);
+        else a.span.setStatus({ code: SpanStatusCode.UNSET });
+      }
       a.span.end(nowMs);
     }
   }

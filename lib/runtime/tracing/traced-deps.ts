@@ -6,6 +6,7 @@
  */
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ClaimDecision } from '../../core/lease.js';
+import { Outcome, PROBLEM_OUTCOMES, Reason } from '../../core/outcomes.js';
 import type { Clock, LeaseStore, RunRecord, RunStore } from '../../core/ports.js';
 import type { RuntimeDeps } from '../deps.js';
 import { Attr, defined, SpanName } from './attributes.js';
@@ -101,7 +102,7 @@ function recordedFor(
     },
     trace.setSpanContext(ROOT_CONTEXT, occurrenceSpanContext(rec.job, rec.slot)),
   );
-  if (rec.outcome !== 'skipped' && rec.outcome !== 'succeeded')
+  if (PROBLEM_OUTCOMES.includes(rec.outcome))
     span.setStatus({
       code: SpanStatusCode.ERROR,
       message: `${rec.outcome}${rec.reason ? `: ${rec.reason}` : ''}`,
@@ -144,10 +145,10 @@ function tracedRuns(t: OccurrenceTracing, runs: RunStore, clock: Clock): RunStor
           slot: holder.slot,
           runId: holder.runId,
           fence: holder.fence,
-          outcome: 'abandoned',
-          reason: 'not-released',
+          outcome: Outcome.Abandoned,
+          reason: Reason.NotReleased,
           ...(holder.trigger !== undefined && { trigger: holder.trigger }),
-        } as RecordFields;
+        } satisfies RecordFields;
         recordedFor(t, rec, byRunId, holder.acquiredAtMs ?? nowMs, nowMs, a?.span);
       }
       return marked;

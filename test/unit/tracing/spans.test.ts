@@ -147,4 +147,59 @@ describe('withTracing', () => {
       ),
     ).toEqual(['none -> sending', 'sending -> succeeded']);
   });
+
+  it('marks a failed attempt and its body span as errors, with the exception, and a malformed event too', async () => {
+    const { exporter, tracing } = setup();
+    const failing = defineJob({
+      name: 'traced-failure',
+      schedule: 'rate(5 minutes)',
+      lease: { durationSeconds: 60 },
+      timeoutSeconds: 120,
+      run: async () => {
+        throw new TypeError('bad merchant row');
+      },
+    });
+    const handler = withTracing(failing, tracing);
+    let now = () => T0;
+    const backend = await memoryBackend(() => now());
+    const stage = new Stage(T0, (p) => backend.depsFor(p));
+    now = () => stage.time.nowMs;
+    const r = stage.deliver(
+      { worker: stage.worker('A'), handler, job: 'traced-failure', scheduledTimeMs: SLOT, label: 'on-time' },
+      0,
+    );
+    await stage.run();
+    expect((await r).summary).toMatchObject({ outcome: 'failed', reason: 'error' });
+    const worker = stage.workers[0];
+    if (!worker) throw new Error('no worker');
+    const bad = handler.withDeps(() => worker.deps)({ job: 'traced-failure' }, lambdaLike());
+    await expect(bad).rejects.toThrow(/scheduledTime/);
+
+    const spans = exporter.getFinishedSpans();
+    const summary = spans.map((s) => [
+      s.name,
+      s.status.code,
+      s.status.message ?? '',
+      s.events.filter((e) => e.name === 'exception').map((e) => e.attributes?.['exception.message']),
+    ]);
+    expect(summary).toEqual([
+      ['cronfence.claim', 0, '', []],
+      ['cronfence.body', 2, 'bad merchant row', ['bad merchant row']],
+      ['cronfence.record', 0, '', []],
+      ['cronfence.release', 0, '', []],
+      ['traced-failure', 2, 'failed: error', ['bad merchant row']],
+      ['traced-failure', 2, expect.stringMatching(/scheduledTime/), [expect.stringMatching(/scheduledTime/)]],
+    ]);
+    expect(spans[4]?.attributes).toMatchObject({ 'faas.trigger': 'timer', 'cronfence.outcome': 'failed' });
+    expect(spans[4]?.attributes['faas.cron']).toBeUndefined();
+    expect(spans[5]?.parentSpanContext).toBeUndefined();
+  });
 });
+
+function lambdaLike() {
+  return {
+    awsRequestId: 'req-bad',
+    functionName: 'traced-failure',
+    getRemainingTimeInMillis: () => 60_000,
+  } as unknown as Parameters<ReturnType<typeof withTracing>>[1];
+}
