@@ -12,4 +12,4 @@ export {
 } from '../runtime/tracing/occurrence-tracing.js';
 export { occurrenceIds, occurrenceSpanContext } from '../runtime/tracing/trace-ids.js';
 export { tracedDeps } from '../runtime/tracing/traced-deps.js';
-export { withTracing } from '../runtime/tracing/with-tracing.js';
+export { type WithTracingOptions, withTracing } from '../runtime/tracing/with-tracing.js';

@@ -38,8 +38,19 @@ function ambientLinks(): Link[] {
   return ambient && isSpanContextValid(ambient) ? [{ context: ambient }] : [];
 }
 
+/** Options of {@link withTracing}. */
+export interface WithTracingOptions extends OccurrenceTracingOptions {
+  /**
+   * Called after the invocation's spans ended, before the handler returns: a tracer provider the project
+   * registers itself must export here (`() => provider.forceFlush()`), since Lambda freezes the
+   * environment once the handler returns. Its errors are ignored. @default none (the ADOT layer flushes)
+   */
+  readonly flush?: () => Promise<unknown>;
+}
+
 function wrap(
   t: OccurrenceTracing,
+  flush: (() => Promise<unknown>) | undefined,
   h: JobHandler,
   deps: () => RuntimeDeps,
   onSummary: ((s: RunSummary) => void) | undefined,
@@ -86,13 +97,14 @@ function wrap(
         failSpan(span, error);
         span.end(clock.now());
       }
+      await flush?.().catch(() => undefined);
     }
   };
   const handler: JobHandler = Object.assign(run, {
     job: h.job,
     expression: h.expression,
     uses: h.uses,
-    withDeps: (d: () => RuntimeDeps, s?: (s: RunSummary) => void) => wrap(t, h, d, s, more),
+    withDeps: (d: () => RuntimeDeps, s?: (s: RunSummary) => void) => wrap(t, flush, h, d, s, more),
     use: (m: JobMiddleware | readonly JobMiddleware[]) => {
       const list = Array.isArray(m) ? [...m] : [m as JobMiddleware];
       inner.use(list);
@@ -111,21 +123,23 @@ function wrap(
  * key and the slot id ({@link occurrenceIds}); docs/design.md "Traces" has the span model.
  * `withDeps` and `use` keep the tracing. Pass one {@link OccurrenceTracing} to several handlers (and
  * `tracedDeps` of a sweeper) to share its tracer.
- * @param options - a tracer (@default the global provider's `cronfence` tracer) or a shared instance
+ * @param options - a tracer (@default the global provider's `cronfence` tracer) and a flush, or a
+ *   shared instance
  * @example
  * import { withTracing } from 'cronfence/tracing';
  * export const handler = withTracing(defineJob({ name: 'daily-report', ... }));
  */
 export function withTracing(
   handler: JobHandler,
-  options: OccurrenceTracingOptions | OccurrenceTracing = {},
+  options: WithTracingOptions | OccurrenceTracing = {},
 ): JobHandler {
   const t = options instanceof OccurrenceTracing ? options : new OccurrenceTracing(options);
+  const flush = options instanceof OccurrenceTracing ? undefined : options.flush;
   // What defineJob's deployed handler builds from the environment: logs and EMF metrics as without tracing.
   let env: RuntimeDeps | undefined;
   const fromEnv = () => {
     env ??= createDeps({ observe: createObserver() });
     return env;
   };
-  return wrap(t, handler, fromEnv, undefined, []);
+  return wrap(t, flush, handler, fromEnv, undefined, []);
 }

@@ -194,6 +194,30 @@ describe('withTracing', () => {
     expect(spans[4]?.attributes['faas.cron']).toBeUndefined();
     expect(spans[5]?.parentSpanContext).toBeUndefined();
   });
+
+  it('calls flush once per invocation, after its attempt span ended (a provider the project registers)', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const seenAtFlush: string[][] = [];
+    const handler = withTracing(job(), {
+      tracer: provider.getTracer('cronfence'),
+      flush: async () => {
+        seenAtFlush.push(exporter.getFinishedSpans().map((x) => x.name));
+        throw new Error('collector unreachable'); // ignored: never fails the run
+      },
+    });
+    let now = () => T0;
+    const backend = await memoryBackend(() => now());
+    const stage = new Stage(T0, (p) => backend.depsFor(p));
+    now = () => stage.time.nowMs;
+    const r = stage.deliver(
+      { worker: stage.worker('A'), handler, job: 'traced-report', scheduledTimeMs: SLOT, label: 'on-time' },
+      0,
+    );
+    await stage.run();
+    expect((await r).summary?.outcome).toBe('succeeded');
+    expect(seenAtFlush.map((names) => names.at(-1))).toEqual(['traced-report']);
+  });
 });
 
 function lambdaLike() {
