@@ -12,4 +12,8 @@ export {
 } from '../runtime/tracing/occurrence-tracing.js';
 export { occurrenceIds, occurrenceSpanContext } from '../runtime/tracing/trace-ids.js';
 export { tracedDeps } from '../runtime/tracing/traced-deps.js';
-export { type WithTracingOptions, withTracing } from '../runtime/tracing/with-tracing.js';
+export {
+  flushGlobalProvider,
+  type WithTracingOptions,
+  withTracing,
+} from '../runtime/tracing/with-tracing.js';

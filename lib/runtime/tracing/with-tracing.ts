@@ -4,7 +4,14 @@
  * the record and the release. Opt-in by import (`cronfence/tracing`): a job that does not import it
  * bundles none of this, nor `@opentelemetry/api`.
  */
-import { isSpanContextValid, type Link, context as otelContext, SpanKind, trace } from '@opentelemetry/api';
+import {
+  isSpanContextValid,
+  type Link,
+  context as otelContext,
+  ProxyTracerProvider,
+  SpanKind,
+  trace,
+} from '@opentelemetry/api';
 import type { Context } from 'aws-lambda';
 import { parseInvocationEvent } from '../../core/event.js';
 import { jobKeyOf } from '../../core/job-definition.js';
@@ -41,11 +48,22 @@ function ambientLinks(): Link[] {
 /** Options of {@link withTracing}. */
 export interface WithTracingOptions extends OccurrenceTracingOptions {
   /**
-   * Called after the invocation's spans ended, before the handler returns: a tracer provider the project
-   * registers itself must export here (`() => provider.forceFlush()`), since Lambda freezes the
-   * environment once the handler returns. Its errors are ignored. @default none (the ADOT layer flushes)
+   * Called after the invocation's spans ended, before the handler returns: the spans must be exported
+   * by then, since Lambda freezes the environment once the handler returns (a provider of the project's
+   * own: `() => provider.forceFlush()`). Its errors are ignored.
+   * @default without `tracer`, {@link flushGlobalProvider}; with `tracer`, none
    */
   readonly flush?: () => Promise<unknown>;
+}
+
+/**
+ * Force-flush the globally registered tracer provider (the ADOT layer's, or one registered with
+ * `trace.setGlobalTracerProvider`), when it has `forceFlush`; nothing when none is registered.
+ */
+export async function flushGlobalProvider(): Promise<void> {
+  const global = trace.getTracerProvider();
+  const real = global instanceof ProxyTracerProvider ? global.getDelegate() : global;
+  await (real as { forceFlush?: () => Promise<void> }).forceFlush?.();
 }
 
 function wrap(
@@ -134,7 +152,10 @@ export function withTracing(
   options: WithTracingOptions | OccurrenceTracing = {},
 ): JobHandler {
   const t = options instanceof OccurrenceTracing ? options : new OccurrenceTracing(options);
-  const flush = options instanceof OccurrenceTracing ? undefined : options.flush;
+  const flush =
+    options instanceof OccurrenceTracing
+      ? undefined
+      : (options.flush ?? (options.tracer === undefined ? flushGlobalProvider : undefined));
   // What defineJob's deployed handler builds from the environment: logs and EMF metrics as without tracing.
   let env: RuntimeDeps | undefined;
   const fromEnv = () => {

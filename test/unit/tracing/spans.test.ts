@@ -3,8 +3,10 @@
  * job — the attempt span with the FaaS attributes, its claim / body / write / effect / record /
  * release children, a duplicate's skip event — all in the occurrence's derived trace.
  */
+import { trace } from '@opentelemetry/api';
 import {
   BasicTracerProvider,
+  BatchSpanProcessor,
   InMemorySpanExporter,
   type ReadableSpan,
   SimpleSpanProcessor,
@@ -217,6 +219,38 @@ describe('withTracing', () => {
     await stage.run();
     expect((await r).summary?.outcome).toBe('succeeded');
     expect(seenAtFlush.map((names) => names.at(-1))).toEqual(['traced-report']);
+  });
+
+  it('uses the globally registered provider by default and flushes it before the handler returns', async () => {
+    const exporter = new InMemorySpanExporter();
+    // A batching processor exports on a timer: only the flush makes the spans land before the return.
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 3_600_000 })],
+    });
+    trace.setGlobalTracerProvider(provider);
+    try {
+      const handler = withTracing(job());
+      let now = () => T0;
+      const backend = await memoryBackend(() => now());
+      const stage = new Stage(T0, (p) => backend.depsFor(p));
+      now = () => stage.time.nowMs;
+      const r = stage.deliver(
+        { worker: stage.worker('A'), handler, job: 'traced-report', scheduledTimeMs: SLOT, label: 'on-time' },
+        0,
+      );
+      await stage.run();
+      expect((await r).summary?.outcome).toBe('succeeded');
+      expect(
+        exporter
+          .getFinishedSpans()
+          .map((x) => x.name)
+          .at(-1),
+      ).toBe('traced-report');
+      expect(exporter.getFinishedSpans()).toHaveLength(8);
+    } finally {
+      trace.disable();
+      await provider.shutdown();
+    }
   });
 });
 
