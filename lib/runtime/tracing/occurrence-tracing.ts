@@ -36,6 +36,8 @@ export interface Invocation {
   /** When the handler was called, epoch ms by {@link clock}. */
   readonly startMs: number;
   readonly runIds: Set<string>;
+  /** Set when the handler returned or threw: no attempt starts in it any more. */
+  done?: boolean;
   /** Ambient span when the handler was called (e.g. the ADOT layer's invocation span): linked. */
   readonly links: Link[];
 }
@@ -129,7 +131,7 @@ export class OccurrenceTracing {
     const known = this.attempts.get(info.runId);
     if (known) return known;
     const inv = this.current.getStore();
-    if (!inv || (jobKey !== undefined && jobKey !== inv.jobKey)) return undefined;
+    if (!inv || inv.done || (jobKey !== undefined && jobKey !== inv.jobKey)) return undefined;
     const parent = trace.setSpanContext(otelContext.active(), occurrenceSpanContext(inv.jobKey, info.slot));
     const span = this.tracer.startSpan(
       inv.jobName,
@@ -212,37 +214,44 @@ export class OccurrenceTracing {
     a.body.end(a.clock.now());
   }
 
-  /** End every attempt `inv` started: open children first, the outcome on the attempt span. */
+  /**
+   * End every attempt `inv` started, and the invocation: attempts are no longer started in it (a body
+   * branch still running after the handler returned adds spans under its ended attempt, never a new one).
+   * The record decides the outcome; the status is an error for a problem outcome or a thrown error
+   * (Lambda retries it), with the thrown error as an exception event.
+   */
   endInvocation(inv: Invocation, error: unknown): void {
+    inv.done = true;
     for (const runId of inv.runIds) {
       const a = this.attempts.get(runId);
       this.attempts.delete(runId);
       if (!a || a.ended) continue;
       const nowMs = a.clock.now();
       this.endBody(a);
-      for (const e of a.effects.values()) e.end(nowMs);
       a.ended = true;
       const r = a.recorded;
       a.span.setAttribute(Attr.RecordWritten, r !== undefined);
-      if (error !== undefined) failSpan(a.span, error);
-      if (r) {
-        a.span.setAttributes(defined({ [Attr.Outcome]: r.outcome, [Attr.Reason]: r.reason }));
-        // The record decides the status: a failure Lambda retries is an error, a skip is not.
-        if (PROBLEM_OUTCOMES.includes(r.outcome as Outcome))
-          a.span.setStatus({
-            code: SpanStatusCode.ERROR,
-            message: `${r.outcome}${r.reason ? `: ${r.reason}` : ''}`,
-          });
-        else a.span.setStatus({ code: SpanStatusCode.UNSET });
-      }
+      if (r) a.span.setAttributes(defined({ [Attr.Outcome]: r.outcome, [Attr.Reason]: r.reason }));
+      if (r && PROBLEM_OUTCOMES.includes(r.outcome as Outcome)) {
+        if (error !== undefined) recordError(a.span, error);
+        a.span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: `${r.outcome}${r.reason ? `: ${r.reason}` : ''}`,
+        });
+      } else if (error !== undefined) failSpan(a.span, error);
       a.span.end(nowMs);
     }
   }
 }
 
-/** Record `err` on `span` as an exception event and set the error status (never throws). */
-export function failSpan(span: Span, err: unknown): void {
+/** Add `err` to `span` as an exception event (never throws). */
+function recordError(span: Span, err: unknown): void {
   const e = err as Error | undefined;
   span.recordException({ name: String(e?.name ?? 'Error'), message: String(e?.message ?? err) });
-  span.setStatus({ code: SpanStatusCode.ERROR, message: String(e?.message ?? err) });
+}
+
+/** Record `err` on `span` as an exception event and set the error status (never throws). */
+export function failSpan(span: Span, err: unknown): void {
+  recordError(span, err);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: String((err as Error | undefined)?.message ?? err) });
 }
