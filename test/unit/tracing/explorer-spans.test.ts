@@ -2,14 +2,17 @@
  * unit (in-memory store, virtual time, in-memory span exporter): seeded explorer histories — the
  * Lambda model (retries after errors and timeouts, the sweeper's catch-ups, redeploys, shard runs) and
  * the listed model with its safety shapes (kills, pauses past the lease, lost responses, operators) —
- * run with every handler and worker traced: every run record has exactly one attempt span with its
- * outcome, and every attempt of a slot is in that slot's trace.
+ * run with every handler and worker traced: every invariant of the explorer still holds, every run
+ * record has exactly one attempt span with its outcome, and every attempt of a slot is in that slot's
+ * trace.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { memoryBackend } from '../../../harness/drills/explorer/backends.js';
 import { historyArbitrary } from '../../../harness/drills/explorer/history.js';
+import { checkInvariants } from '../../../harness/drills/explorer/invariants.js';
 import { runHistory } from '../../../harness/drills/explorer/run-history.js';
+import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
 import { attemptMismatches, attemptSpans, tracedStage } from '../../helpers/trace-invariant.js';
 
 describe('traces of explorer histories', () => {
@@ -28,6 +31,9 @@ describe('traces of explorer histories', () => {
         const t = tracedStage();
         const outcome = await runHistory(spec, memoryBackend, { stage: t.stage });
         const finished = t.exporter.getFinishedSpans();
+        // Tracing changes nothing the protocol does: every safety and liveness invariant still holds.
+        const broken = checkInvariants(outcome, CLOCK_SKEW_BUDGET_MS).filter((c) => !c.ok);
+        expect(broken.map((c) => `${c.name}: ${c.detail}`)).toEqual([]);
         expect(
           attemptMismatches(outcome.records, finished, outcome.lostWithRestore),
           JSON.stringify(spec),
