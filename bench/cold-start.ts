@@ -23,6 +23,8 @@ const FIXTURES = {
   jobObserved: 'bench/fixtures/job-handler-observed.ts',
   bare: 'bench/fixtures/bare-handler.ts',
   powertools: 'bench/fixtures/powertools-handler.ts',
+  /** The job with OpenTelemetry tracing on (`cronfence/tracing`: withTracing + @opentelemetry/api). */
+  jobTraced: 'bench/fixtures/traced-job-handler.ts',
 } as const;
 type Name = keyof typeof FIXTURES;
 const LABEL: Record<Name, string> = {
@@ -30,6 +32,7 @@ const LABEL: Record<Name, string> = {
   jobObserved: 'job, observability on (Powertools Logger + Metrics)',
   bare: 'bare middy + DocumentClient',
   powertools: 'Powertools idempotency',
+  jobTraced: 'job with tracing (cronfence/tracing), observability off',
 };
 
 /** Bundle one entry the way a Lambda deployment would (CDK NodejsFunction-like settings). */
@@ -70,12 +73,12 @@ async function main(): Promise<void> {
   const names = Object.keys(FIXTURES) as Name[];
   const files = {} as Record<Name, string>;
   for (const n of names) files[n] = await bundle(n);
+  const bytes = Object.fromEntries(names.map((n) => [n, statSync(files[n]).size])) as Record<Name, number>;
   const size = Object.fromEntries(
     names.map((n) => {
-      const bytes = statSync(files[n]).size;
       return [
         n,
-        { kb: round(bytes / 1024, 1), gzipKb: round(gzipSync(readFileSync(files[n])).length / 1024, 1) },
+        { kb: round(bytes[n] / 1024, 1), gzipKb: round(gzipSync(readFileSync(files[n])).length / 1024, 1) },
       ];
     }),
   ) as Record<Name, { kb: number; gzipKb: number }>;
@@ -110,6 +113,7 @@ async function main(): Promise<void> {
       reps: REPS,
       esbuild: { format: 'esm', platform: 'node', target: 'node22', minify: true, sdkIncluded: true },
       sizeKb: size,
+      sizeBytes: bytes,
       importMedianMs: imp,
       importSamplesMs: samples,
       ratioToBare: { size: off.size, import: off.import },
@@ -120,7 +124,7 @@ async function main(): Promise<void> {
       ratioToBareIcuPreloaded: icuRatio,
     },
     [
-      ...(['job', 'jobObserved', 'bare', 'powertools'] as const).map((n) => ({
+      ...(['job', 'jobObserved', 'jobTraced', 'bare', 'powertools'] as const).map((n) => ({
         figure: `bundle KB (gzip) / import ms: ${LABEL[n]}`,
         value: `${size[n].kb} (${size[n].gzipKb}) / ${imp[n]}`,
       })),
@@ -140,6 +144,7 @@ async function main(): Promise<void> {
         { figure: `import: job / bare, ${label}`, value: r.import, target: '<= 1.10', met: r.import <= 1.1 },
         { figure: `import: job / Powertools, ${label}`, value: r.importVsPowertools },
       ]),
+      { figure: 'bundle bytes added by tracing (job with tracing - job)', value: bytes.jobTraced - bytes.job },
       {
         figure: 'import ms with ICU zone data preloaded: job | bare',
         value: `${impIcu.job} | ${impIcu.bare}`,

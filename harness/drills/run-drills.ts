@@ -13,7 +13,7 @@ import type { RunSummary } from '../../lib/runtime/run-session.js';
 import type { LocalApp } from '../local/run-local.js';
 import { check, evidenceOf, faultsByKind, formatEvidence } from './checks.js';
 import { createDrillTables, type DrillTarget } from './dynamo-env.js';
-import { Stage } from './stage.js';
+import { Stage, type StageOptions } from './stage.js';
 import type { Drill, DrillContext, DrillReport } from './types.js';
 
 /** Options of {@link runDrills}. */
@@ -27,6 +27,8 @@ export interface RunDrillsOptions {
   readonly startMs?: number;
   /** Where lines go. @default console.log */
   readonly print?: (line: string) => void;
+  /** What each drill's stage changes in its handlers and workers (tests: tracing). @default none */
+  readonly stage?: StageOptions;
 }
 
 function roleHandler(app: LocalApp, name: string): JobHandler {
@@ -57,7 +59,7 @@ export async function runDrill(drill: Drill, o: RunDrillsOptions): Promise<Drill
   const started = Date.now();
   const startMs = Math.floor((o.startMs ?? Date.now()) / 1000) * 1000;
   const tables = await createDrillTables(o.target, o.app.tables);
-  const stage = new Stage(startMs, (parts) => tables.depsFor(parts));
+  const stage = new Stage(startMs, (parts) => tables.depsFor(parts), o.stage);
   const fenced = roleHandler(o.app, o.roles?.fenced ?? 'daily-report');
   const insertOnce = roleHandler(o.app, o.roles?.insertOnce ?? 'merchant-settlement');
   const ctx: DrillContext = {
@@ -145,6 +147,7 @@ export async function runDrill(drill: Drill, o: RunDrillsOptions): Promise<Drill
       pass: obs.checks.length > 0 && obs.checks.every((c) => c.ok),
       checks: obs.checks,
       evidence: evidenceOf(records),
+      records,
       faults: faultsByKind(stage.recorder.entries),
       recording,
       durationMs: Date.now() - started,

@@ -51,6 +51,14 @@ export interface StagedDelivery extends Delivery {
   readonly context?: () => LambdaLikeContext;
 }
 
+/** What a stage changes in what it runs (tests: every handler and worker traced). */
+export interface StageOptions {
+  /** Applied to the handler of every delivery. @default none */
+  readonly handler?: (h: JobHandler) => JobHandler;
+  /** Applied to every worker's deps (the sweeper's too). @default none */
+  readonly deps?: (d: RuntimeDeps) => RuntimeDeps;
+}
+
 /** Virtual time, workers, deliveries and a recorder. */
 export class Stage {
   readonly time: VirtualTime;
@@ -63,6 +71,7 @@ export class Stage {
   constructor(
     startMs: number,
     private readonly depsFor: (parts: WorkerParts) => RuntimeDeps,
+    private readonly options: StageOptions = {},
   ) {
     this.time = new VirtualTime(startMs);
     this.recorder = new Recorder(() => this.time.nowMs);
@@ -77,13 +86,14 @@ export class Stage {
       onResult: this.recorder.onResult(name),
     });
     const pauses = new PausePlan();
-    const deps = this.depsFor({
+    const built = this.depsFor({
       name,
       clock,
       faults,
       pausePoint: pauses.pausePoint,
       observe: this.recorder.observer(name),
     });
+    const deps = this.options.deps ? this.options.deps(built) : built;
     const stop = killSwitch({ faults, pauses, stopTimers: () => this.time.kill(name) });
     const w: Worker = {
       name,
@@ -125,6 +135,7 @@ export class Stage {
     return new Promise((resolve) => {
       this.time.schedule(delayMs, () => {
         if (pick) d = { ...d, worker: pick() };
+        if (this.options.handler) d = { ...d, handler: this.options.handler(d.handler) };
         this.recorder.process(
           d.worker.name,
           'deliver',

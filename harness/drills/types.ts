@@ -72,6 +72,8 @@ export interface DrillReport {
   readonly pass: boolean;
   readonly checks: readonly Check[];
   readonly evidence: readonly Evidence[];
+  /** Every run record of the drill's jobs (the evidence condenses them). */
+  readonly records: readonly Record<string, unknown>[];
   /** Injected faults by kind. */
   readonly faults: Readonly<Record<string, number>>;
   readonly recording: Recording;

@@ -60,7 +60,7 @@ export async function runHistory(
   const backend = await backendFactory(() => stage?.time.nowMs ?? HISTORY_START_MS);
   const start = backend.startMs ?? HISTORY_START_MS;
   try {
-    const s = new Stage(start, (p) => backend.depsFor(p));
+    const s = new Stage(start, (p) => backend.depsFor(p), options.stage);
     stage = s;
     const sleep = (ms: number) => s.time.sleep(ms);
     const shapes = spec.shapes;

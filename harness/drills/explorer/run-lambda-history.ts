@@ -10,7 +10,7 @@ import { Trigger } from '../../../lib/core/outcomes.js';
 import type { RuntimeDeps } from '../../../lib/runtime/deps.js';
 import type { ShardDispatcher } from '../../../lib/runtime/fan-out.js';
 import { type SweepProblem, sweep } from '../../../lib/runtime/sweeper.js';
-import { Stage, type Worker } from '../stage.js';
+import { Stage, type StageOptions, type Worker } from '../stage.js';
 import type { BackendFactory } from './backends.js';
 import type { HistorySpec } from './history.js';
 import { spawnWorkers } from './history-faults.js';
@@ -54,6 +54,8 @@ export interface LambdaRunOptions {
    * before it had an observer.
    */
   readonly variant?: 'skip-is-final' | 'uncounted-sweeper';
+  /** What the history's stage changes in its handlers and workers (tests: tracing). @default none */
+  readonly stage?: StageOptions;
 }
 
 /** A same-slot skip that is final: the holder always looks alive (the broken variant). */
@@ -97,7 +99,7 @@ export async function runLambdaHistory(
       options.variant === 'skip-is-final'
         ? (p: Parameters<typeof backend.depsFor>[0]) => skipIsFinal(backend.depsFor(observed(p)))
         : (p: Parameters<typeof backend.depsFor>[0]) => backend.depsFor(observed(p));
-    const s = new Stage(start, depsFor);
+    const s = new Stage(start, depsFor, options.stage);
     stage = s;
     const ls = spec.lambdaShapes;
     const lambda = new LambdaModel(s, { freezeAfterReturn: ls?.freezeUntilNext ?? false });

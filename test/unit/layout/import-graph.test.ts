@@ -66,6 +66,7 @@ describe('import graph', () => {
     'functions/nightly-export.ts',
     'lib/entries/sweeper.ts',
     'lib/entries/ecs-task.ts',
+    'lib/entries/tracing.ts',
   ];
 
   it.each([
