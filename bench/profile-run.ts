@@ -6,7 +6,7 @@
  * samples under cronfence's own files vs the AWS SDK, middy, luxon and Node's internals.
  * The raw profile is saved to bench/out/profile-run.cpuprofile (open it in Chrome DevTools or speedscope
  * for a flame graph).
- * Run: npx tsx bench/profile-run.ts [runs=3000] [cronfence|floor|offline]   (what to profile)
+ * Run: npx tsx bench/profile-run.ts [runs=3000] [cronfence|floor|offline|floor-offline]   (what to profile)
  *   (BENCH_PROFILE_TOP=<rows>, default 30)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -26,9 +26,10 @@ import { stubRequestHandler } from './support/stub-dynamo.js';
 const RUNS = Number(process.argv[2] ?? 3000);
 /**
  * What the profiled runs are: cronfence's handler, the floor (to compare the two profiles), or
- * cronfence's handler on the network-less stub (`offline`: the library's share stands out).
+ * either on the network-less stub (`offline`, `floor-offline`: the library's share stands out).
  */
-const SUBJECT = process.argv[3] === 'floor' || process.argv[3] === 'offline' ? process.argv[3] : 'cronfence';
+const SUBJECTS = ['cronfence', 'floor', 'offline', 'floor-offline'] as const;
+const SUBJECT = SUBJECTS.find((x) => x === process.argv[3]) ?? 'cronfence';
 const WARMUP = 300;
 const TOP = Number(process.env.BENCH_PROFILE_TOP ?? 30);
 /** Interleaved rounds of the unprofiled comparison with the floor, and runs per contender per round. */
@@ -245,13 +246,19 @@ async function main(): Promise<void> {
     session.connect();
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 200 });
-    const cpu0 = process.cpuUsage();
-    await session.post('Profiler.start');
+    // The floor's requests are built before the profile starts, as before every timed floor phase.
     const floor = floorOf({ endpoint: dyn.endpoint }, dyn.tableName, 'profile-floor-profiled');
     if (SUBJECT === 'floor') floor.prepare(next, RUNS);
+    if (SUBJECT === 'floor-offline') offlineFloor.prepare(next, RUNS);
+    const cpu0 = process.cpuUsage();
+    await session.post('Profiler.start');
     const body = async () => undefined;
-    const subject =
-      SUBJECT === 'floor' ? (i: number) => floor.run(i, body) : SUBJECT === 'offline' ? runOffline : run;
+    const subject = {
+      cronfence: run,
+      floor: (i: number) => floor.run(i, body),
+      offline: runOffline,
+      'floor-offline': (i: number) => offlineFloor.run(i, body),
+    }[SUBJECT];
     for (let i = next; i < next + RUNS; i++) await subject(i);
     const { profile } = (await session.post('Profiler.stop')) as { profile: Profile };
     const cpu = process.cpuUsage(cpu0);

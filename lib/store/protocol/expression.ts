@@ -85,22 +85,39 @@ export interface CompiledExpressions {
   readonly ExpressionAttributeValues?: Record<string, unknown>;
 }
 
+/**
+ * Whether an attribute name can be its own placeholder (`#name`), remembered per name: every request
+ * names the same few dozen attributes. Bounded: past {@link PLAIN_NAME_CACHE_SIZE} names it starts over.
+ */
+const PLAIN_NAME_CACHE_SIZE = 1_024;
+const plainNames = new Map<string, boolean>();
+function plainName(path: string): boolean {
+  let plain = plainNames.get(path);
+  if (plain === undefined) {
+    plain = /^[A-Za-z][A-Za-z0-9_]*$/.test(path);
+    if (plainNames.size >= PLAIN_NAME_CACHE_SIZE) plainNames.clear();
+    plainNames.set(path, plain);
+  }
+  return plain;
+}
+
 /** Build the expression strings, names and values of a request from its condition and update. */
 export function compileExpressions(condition?: Condition, update?: Update): CompiledExpressions {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const byName = new Map<string, string>();
+  let valueCount = 0;
   const name = (path: string): string => {
     let p = byName.get(path);
     if (p === undefined) {
-      p = /^[A-Za-z][A-Za-z0-9_]*$/.test(path) ? `#${path}` : `#n${byName.size}`;
+      p = plainName(path) ? `#${path}` : `#n${byName.size}`;
       byName.set(path, p);
       names[p] = path;
     }
     return p;
   };
   const value = (v: unknown): string => {
-    const p = `:v${Object.keys(values).length}`;
+    const p = `:v${valueCount++}`;
     values[p] = v;
     return p;
   };
@@ -146,7 +163,7 @@ export function compileExpressions(condition?: Condition, update?: Update): Comp
   return {
     ...(ConditionExpression !== undefined && { ConditionExpression }),
     ...(UpdateExpression !== undefined && { UpdateExpression }),
-    ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-    ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
+    ...(byName.size > 0 && { ExpressionAttributeNames: names }),
+    ...(valueCount > 0 && { ExpressionAttributeValues: values }),
   };
 }
