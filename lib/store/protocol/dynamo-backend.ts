@@ -23,7 +23,7 @@ import {
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { convertToAttr, unmarshall } from '@aws-sdk/util-dynamodb';
 import { type Condition, compileExpressions } from './expression.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
 import type { Item, KeyRange, ProtocolBackend, ProtocolRequest, RequestOutcome, Write } from './request.js';
@@ -58,6 +58,32 @@ export function writeInput(w: Write): Record<string, unknown> {
 const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
 
 /**
+ * `marshall(values, MARSHALL)` of `@aws-sdk/util-dynamodb`, with its result for the scalars every
+ * protocol write is mostly made of written directly (a string is `S`; a boolean `BOOL`; a finite number
+ * within the safe integer range `N` as its `toString()`, as `convertToNumberAttr` does); every other
+ * value (sets, lists, maps, null, numbers it refuses) is the library's `convertToAttr`. Undefined and
+ * function values are left out, as `marshall` leaves them out of a map.
+ */
+function marshallValues(values: Record<string, unknown>): Record<string, AttributeValue> {
+  const out: Record<string, AttributeValue> = {};
+  for (const key in values) {
+    const v = values[key];
+    if (v === undefined || typeof v === 'function') continue;
+    if (typeof v === 'string') out[key] = { S: v };
+    else if (typeof v === 'boolean') out[key] = { BOOL: v };
+    else if (
+      typeof v === 'number' &&
+      Number.isFinite(v) &&
+      v <= Number.MAX_SAFE_INTEGER &&
+      v >= Number.MIN_SAFE_INTEGER
+    )
+      out[key] = { N: v.toString() };
+    else out[key] = convertToAttr(v, MARSHALL);
+  }
+  return out;
+}
+
+/**
  * The low-level input of a declared write: {@link writeInput} with its item, key and expression
  * values marshalled (what the Document client would send for it).
  */
@@ -68,10 +94,9 @@ export function lowLevelInput(w: Write): Record<string, unknown> {
     Key?: Record<string, unknown>;
     ExpressionAttributeValues?: Record<string, unknown>;
   };
-  if (Item) input.Item = marshall(Item, MARSHALL);
-  if (Key) input.Key = marshall(Key, MARSHALL);
-  if (ExpressionAttributeValues)
-    input.ExpressionAttributeValues = marshall(ExpressionAttributeValues, MARSHALL);
+  if (Item) input.Item = marshallValues(Item);
+  if (Key) input.Key = marshallValues(Key);
+  if (ExpressionAttributeValues) input.ExpressionAttributeValues = marshallValues(ExpressionAttributeValues);
   return input;
 }
 
