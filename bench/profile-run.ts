@@ -7,7 +7,7 @@
  * The raw profile is saved to bench/out/profile-run.cpuprofile (open it in Chrome DevTools or speedscope
  * for a flame graph).
  * Run: npx tsx bench/profile-run.ts [runs=3000] [cronfence|floor|offline|floor-offline]   (what to profile)
- *   (BENCH_PROFILE_TOP=<rows>, default 30)
+ *   (BENCH_PROFILE_TOP=<rows>, default 30; BENCH_PROFILE_ROUNDS=<interleaved rounds on DynamoDB Local>, default 6)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -33,7 +33,7 @@ const SUBJECT = SUBJECTS.find((x) => x === process.argv[3]) ?? 'cronfence';
 const WARMUP = 300;
 const TOP = Number(process.env.BENCH_PROFILE_TOP ?? 30);
 /** Interleaved rounds of the unprofiled comparison with the floor, and runs per contender per round. */
-const ROUNDS = 6;
+const ROUNDS = Number(process.env.BENCH_PROFILE_ROUNDS ?? 6);
 const ROUND_RUNS = 200;
 /** The same without the network (runs are cheap there; more of them steady the ratio). */
 const OFFLINE_ROUNDS = 10;
