@@ -3,8 +3,8 @@
  * handler path as bench/peer.ts: Scheduler payload, Lambda context, defineJob's middy handler), sampled
  * by V8's CPU profiler (node:inspector, the profiler `node --cpu-prof` starts) around the timed runs
  * only, then summarised as text: top functions by self time and by total time, and the share of the
- * samples under cronfence's own files vs the AWS SDK, middy, luxon and Node's internals.
- * The raw profile is saved to bench/out/profile-run.cpuprofile (open it in Chrome DevTools or speedscope
+ * samples under cronfence's own files vs the AWS SDK, middy and Node's internals.
+ * The raw profile is saved to bench/out/profile-run-<subject>.cpuprofile (open it in Chrome DevTools or speedscope
  * for a flame graph).
  * Run: npx tsx bench/profile-run.ts [runs=3000] [cronfence|floor|offline|floor-offline]   (what to profile)
  *   (BENCH_PROFILE_TOP=<rows>, default 30; BENCH_PROFILE_ROUNDS=<interleaved rounds on DynamoDB Local>, default 6)
@@ -17,6 +17,7 @@ import { lambdaContext, schedulerPayload } from '../harness/local/scheduler-emul
 import { definitionId } from '../lib/core/liveness.js';
 import { createDeps, type RuntimeDeps } from '../lib/runtime/deps.js';
 import { createDocumentClient } from '../lib/store/client.js';
+import { type Profile, summarise } from './support/cpu-profile.js';
 import { FloorLane } from './support/floor.js';
 import { benchJob, slotMs } from './support/jobs.js';
 import { benchDynamo } from './support/local.js';
@@ -31,101 +32,12 @@ const RUNS = Number(process.argv[2] ?? 3000);
 const SUBJECTS = ['cronfence', 'floor', 'offline', 'floor-offline'] as const;
 const SUBJECT = SUBJECTS.find((x) => x === process.argv[3]) ?? 'cronfence';
 const WARMUP = 300;
-const TOP = Number(process.env.BENCH_PROFILE_TOP ?? 30);
 /** Interleaved rounds of the unprofiled comparison with the floor, and runs per contender per round. */
 const ROUNDS = Number(process.env.BENCH_PROFILE_ROUNDS ?? 6);
 const ROUND_RUNS = 200;
 /** The same without the network (runs are cheap there; more of them steady the ratio). */
 const OFFLINE_ROUNDS = 10;
 const OFFLINE_ROUND_RUNS = 500;
-
-/** A V8 CPU profile node (Profiler.Profile, Chrome DevTools protocol). */
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: {
-    readonly functionName: string;
-    readonly url: string;
-    readonly lineNumber: number;
-  };
-  readonly hitCount?: number;
-  readonly children?: readonly number[];
-}
-interface Profile {
-  readonly nodes: readonly ProfileNode[];
-  readonly startTime: number;
-  readonly endTime: number;
-  readonly samples?: readonly number[];
-}
-
-/** Where a function lives: cronfence's own layer, a dependency, or Node. */
-function areaOf(url: string): string {
-  if (url === '') return '(native / VM)';
-  const nm = url.lastIndexOf('node_modules/');
-  if (nm >= 0) {
-    const rest = url.slice(nm + 'node_modules/'.length).split('/');
-    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
-  }
-  if (url.startsWith('node:')) return 'node internals';
-  const m = /\/(lib\/[a-z]+|bench|harness)\//.exec(url);
-  return m ? `cronfence ${m[1]}` : url;
-}
-
-function label(n: ProfileNode): string {
-  const { functionName, url, lineNumber } = n.callFrame;
-  const file = url.replace(/^.*\/(node_modules|lib|bench|harness)\//, '$1/').replace(/^file:\/\//, '');
-  return `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
-}
-
-/** Self and total sample counts per function (by name and location), and per area. */
-function summarise(p: Profile) {
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const self = new Map<number, number>();
-  for (const s of p.samples ?? []) self.set(s, (self.get(s) ?? 0) + 1);
-  const total = (p.samples ?? []).length;
-  const selfBy = new Map<string, number>();
-  const totalBy = new Map<string, number>();
-  const areaBy = new Map<string, number>();
-  let idle = 0;
-  for (const [id, hits] of self) {
-    const n = byId.get(id);
-    if (!n) continue;
-    const name = n.callFrame.functionName;
-    if (name === '(idle)' || name === '(program)' || name === '(garbage collector)') {
-      if (name === '(idle)') idle += hits;
-      else areaBy.set(name, (areaBy.get(name) ?? 0) + hits);
-      if (name === '(idle)') continue;
-    }
-    selfBy.set(label(n), (selfBy.get(label(n)) ?? 0) + hits);
-    if (!name.startsWith('('))
-      areaBy.set(areaOf(n.callFrame.url), (areaBy.get(areaOf(n.callFrame.url)) ?? 0) + hits);
-    // Total: count the sample once for every distinct function on its stack.
-    const seen = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const a = byId.get(at);
-      if (!a) break;
-      const l = label(a);
-      if (seen.has(l)) continue;
-      seen.add(l);
-      totalBy.set(l, (totalBy.get(l) ?? 0) + hits);
-    }
-  }
-  const busy = total - idle;
-  const top = (m: Map<string, number>) =>
-    [...m.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, TOP)
-      .map(([fn, hits]) => ({ fn, pctOfBusy: round((hits / busy) * 100, 1) }));
-  return {
-    samples: total,
-    busySamples: busy,
-    sampledMs: round((p.endTime - p.startTime) / 1000, 0),
-    byArea: top(areaBy),
-    bySelf: top(selfBy),
-    byTotal: top(totalBy),
-  };
-}
 
 /** The floor (bench/support/floor.ts): the job's protocol requests, built ahead, sent raw on `config`. */
 function floorOf(config: DynamoDBClientConfig, table: string, name: string): FloorLane {
@@ -266,7 +178,7 @@ async function main(): Promise<void> {
     mkdirSync(OUT_DIR, { recursive: true });
     const file = join(OUT_DIR, `profile-run-${SUBJECT}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
-    const s = summarise(profile);
+    const s = summarise(profile, Number(process.env.BENCH_PROFILE_TOP ?? 30));
     const nodeCpuMsPerRun = round((cpu.user + cpu.system) / 1000 / RUNS, 3);
     emit(
       'profile-run',
