@@ -41,9 +41,12 @@ const LOCAL_MINUTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
  * values over. Used for the instant `scheduledTime` and the local `slot` alike (same field positions).
  */
 function isRealInstant(text: string): boolean {
-  const [y, mo, d, h, mi] = [0, 5, 8, 11, 14].map((i) => Number(text.slice(i, i + (i === 0 ? 4 : 2))));
-  if (y === undefined || mo === undefined || d === undefined || h === undefined || mi === undefined)
-    return false;
+  const y = digitsAt(text, 0, 4);
+  const mo = digitsAt(text, 5, 2);
+  const d = digitsAt(text, 8, 2);
+  const h = digitsAt(text, 11, 2);
+  const mi = digitsAt(text, 14, 2);
+  if (Number.isNaN(y + mo + d + h + mi)) return false;
   const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   return (
     mo >= 1 &&
@@ -54,6 +57,18 @@ function isRealInstant(text: string): boolean {
     mi <= 59 &&
     !Number.isNaN(Date.parse(text))
   );
+}
+
+/** The decimal number written by the `n` characters of `text` at `at`; NaN unless all are digits. */
+function digitsAt(text: string, at: number, n: number): number {
+  if (text.length < at + n) return Number.NaN;
+  let value = 0;
+  for (let i = at; i < at + n; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 const Text = (max: number) =>
@@ -150,6 +165,55 @@ export function parseInvocationEvent(raw: unknown): InvocationEvent {
       'is not a JSON object (expected { "job", "scheduledTime", ... })',
     );
   }
+  return scheduledEvent(input as Record<string, unknown>) ?? parseBySchema(input as Record<string, unknown>);
+}
+
+/** Fields of the payload cronfence's schedules send (the CDK's ScheduledJob Input). */
+const SCHEDULED_FIELDS = new Set(['job', 'scheduledTime', 'scheduleArn', 'executionId', 'attemptNumber']);
+
+const isText = (x: unknown, max: number): x is string =>
+  typeof x === 'string' && x.length >= 1 && x.length <= max;
+
+/**
+ * The payload every scheduled run gets — `job`, `scheduledTime` and the optional `scheduleArn`,
+ * `executionId` and `attemptNumber`, nothing else — checked field by field by the rules of
+ * `EventSchema`, which stays their definition; `undefined` for any other payload or any field that
+ * breaks a rule, which {@link parseBySchema} then parses (and names the error of). Spares each
+ * scheduled run a pass of the whole schema.
+ * @internal exported for the test that holds it to the schema
+ */
+export function scheduledEvent(input: Record<string, unknown>): InvocationEvent | undefined {
+  for (const key in input) if (!SCHEDULED_FIELDS.has(key)) return undefined;
+  const { job, scheduledTime, scheduleArn, executionId, attemptNumber } = input;
+  if (!isText(job, 64) || typeof scheduledTime !== 'string') return undefined;
+  if (!ISO_INSTANT.test(scheduledTime) || !isRealInstant(scheduledTime)) return undefined;
+  if (scheduleArn !== undefined && !isText(scheduleArn, 2048)) return undefined;
+  if (executionId !== undefined && !isText(executionId, 256)) return undefined;
+  let attempt: number | undefined;
+  if (attemptNumber !== undefined) {
+    if (
+      typeof attemptNumber === 'string' ? !/^[0-9]+$/.test(attemptNumber) : typeof attemptNumber !== 'number'
+    )
+      return undefined;
+    attempt = Number(attemptNumber);
+    if (!Number.isInteger(attempt) || attempt < 1 || attempt > 186) return undefined;
+  }
+  return {
+    job,
+    scheduledTimeMs: Date.parse(scheduledTime),
+    trigger: (attempt ?? 1) > 1 ? Trigger.Retry : Trigger.Schedule,
+    ...(scheduleArn !== undefined && { scheduleArn }),
+    ...(executionId !== undefined && { executionId }),
+    ...(attempt !== undefined && { attemptNumber: attempt }),
+  };
+}
+
+/**
+ * Parse an event object with `EventSchema` (every payload form).
+ * @throws InvalidEventError naming the first bad field and its value.
+ * @internal exported for the test that holds {@link scheduledEvent} to it
+ */
+export function parseBySchema(input: Record<string, unknown>): InvocationEvent {
   const result = v.safeParse(EventSchema, input);
   if (!result.success) {
     const issue = result.issues[0];

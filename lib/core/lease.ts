@@ -234,8 +234,10 @@ export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: str
  * definition (a zone, schedule or shard-count change between deploys).
  */
 export function doneSlotsFor(item: LeaseItem | undefined, def: string | undefined): ReadonlySet<string> {
-  if (def !== undefined && item?.def !== undefined && item.def !== def) return new Set();
-  return new Set([...(item?.doneSlots ?? [])].map(slotIdOfDoneKey));
+  const ids = new Set<string>();
+  if (def !== undefined && item?.def !== undefined && item.def !== def) return ids;
+  for (const key of item?.doneSlots ?? []) ids.add(slotIdOfDoneKey(key));
+  return ids;
 }
 
 /** Width of a done key's base-36 minute count: 36^6 minutes reach past the year 6000. */
@@ -306,9 +308,20 @@ function memo(cache: Map<string, string>, input: string, compute: (s: string) =>
  */
 export const DONE_SET_MAX_BYTES = 256;
 
+/**
+ * The stored form of each done set {@link nextDoneSlots} returned (it encodes every slot to measure
+ * the set): the release that writes the set then does not encode it again. Keyed by the set object
+ * (callers treat the sets as read-only).
+ */
+const storedForms = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
 /** The done set as stored: each slot's {@link doneKey}. */
 export function storedDoneSet(done: ReadonlySet<string>): Set<string> {
-  return new Set([...done].map(doneKey));
+  const known = storedForms.get(done);
+  if (known) return new Set(known);
+  const keys = new Set<string>();
+  for (const id of done) keys.add(doneKey(id));
+  return keys;
 }
 
 /**
@@ -364,15 +377,22 @@ export function nextDoneSlots(
   max: number,
   maxBytes = DONE_SET_MAX_BYTES,
 ): Set<string> {
-  const all = [...new Set([...done, slotId])].sort().reverse();
-  const kept: string[] = [];
+  const all = [...done];
+  if (!done.has(slotId)) all.push(slotId);
+  all.sort();
+  const keys: string[] = [];
   let bytes = 0;
-  for (const id of all) {
-    bytes += Buffer.byteLength(doneKey(id));
-    if (kept.length >= max || (kept.length > 0 && bytes > maxBytes)) break;
-    kept.push(id);
+  let first = all.length;
+  for (let i = all.length - 1; i >= 0; i--) {
+    const key = doneKey(all[i] as string);
+    bytes += Buffer.byteLength(key);
+    if (keys.length >= max || (keys.length > 0 && bytes > maxBytes)) break;
+    keys.push(key);
+    first = i;
   }
-  return new Set(kept.reverse());
+  const kept = new Set(all.slice(first));
+  storedForms.set(kept, new Set(keys.reverse()));
+  return kept;
 }
 
 /**

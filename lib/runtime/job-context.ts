@@ -121,22 +121,25 @@ export function createJobContext(b: JobContextBinding): JobContext {
     if (b.assertHeld) b.assertHeld();
     else if (b.signal.aborted) throw b.signal.reason;
   };
-  const effects = new EffectRunner({
-    store: b.deps.effects?.(b.job) ?? new DynamoEffectStore(b.deps.doc, b.deps.tableName, b.job),
-    job: b.job,
-    fence: fc,
-    details: b.details,
-    beforeWrite: async (key) => {
-      guard();
-      await b.pause('before-write', { effect: key });
-      guard(); // a run paused at the pause point must not write on waking
-    },
-    // Right before the provider call: a run whose authority ended after its `sending` write never sends.
-    beforeSend: guard,
-    wait: (ms) => waitOn(clock, ms, b.signal),
-    remainingTimeMs: () => b.remainingTimeMs(),
-    onTransition: (t) => b.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
-  });
+  // Built at the body's first `ctx.effect` call: a run without effects never pays for the runner.
+  let runner: EffectRunner | undefined;
+  const effects = () =>
+    (runner ??= new EffectRunner({
+      store: b.deps.effects?.(b.job) ?? new DynamoEffectStore(b.deps.doc, b.deps.tableName, b.job),
+      job: b.job,
+      fence: fc,
+      details: b.details,
+      beforeWrite: async (key) => {
+        guard();
+        await b.pause('before-write', { effect: key });
+        guard(); // a run paused at the pause point must not write on waking
+      },
+      // Right before the provider call: a run whose authority ended after its `sending` write never sends.
+      beforeSend: guard,
+      wait: (ms) => waitOn(clock, ms, b.signal),
+      remainingTimeMs: () => b.remainingTimeMs(),
+      onTransition: (t) => b.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
+    }));
   const tracked = <T>(op: () => Promise<T>): Promise<T> => (b.track ? b.track(op()) : op());
   return {
     job: b.job,
@@ -168,7 +171,7 @@ export function createJobContext(b: JobContextBinding): JobContext {
     effect: (key, request, provider) =>
       tracked(async () => {
         b.deps.access?.effects();
-        return effects.run(
+        return effects().run(
           key,
           request,
           b.restoredAtMs === undefined ? provider : guardRestored(provider, b.restoredAtMs, clock),

@@ -34,6 +34,20 @@ export interface LeaseKeeperOptions {
   readonly onRenew?: (result: { ok: boolean; leaseUntilMs: number; error?: unknown }) => void;
 }
 
+/**
+ * The reason of every run's finish, without a captured stack: it is always raised by {@link
+ * LeaseKeeper.finish} (a stack would say only that), and capturing one is most of its cost.
+ */
+function finishedReason(): RunFinishedError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new RunFinishedError();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Renewal loop + abort controller for one run. */
 export class LeaseKeeper {
   private readonly controller = new AbortController();
@@ -78,7 +92,8 @@ export class LeaseKeeper {
    * and its lease released, whatever the outcome; from then on {@link assertHeld} throws.
    */
   finish(): void {
-    this.abort(new RunFinishedError());
+    if (this.controller.signal.aborted) this.stop();
+    else this.abort(finishedReason());
   }
 
   /**

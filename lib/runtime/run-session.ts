@@ -581,6 +581,7 @@ export class RunSession {
 
   /** Report a decision to the observer (never throws). */
   emit(event: RuntimeEventBody): void {
+    if (!this.deps.observe) return; // nothing listens: build no event
     notify(this.deps.observe, event, {
       job: this.def.name,
       slot: this.slot.id,

@@ -2,7 +2,7 @@
  * What one invocation reports: the summary a handler returns, the owner token, the Lambda context
  * fields the runtime reads.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { boundText } from '../core/item-bounds.js';
 import type { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen } from '../core/ports.js';
@@ -37,9 +37,15 @@ export interface RunSummary {
 /** Skip claiming when less than this much Lambda time is left, ms. */
 export const MIN_REMAINING_TO_CLAIM_MS = 3_000;
 
+/**
+ * The random part of a run id, refilled from the CSPRNG on every call (never a pool of bytes drawn
+ * ahead: an environment cloned from a snapshot would hand out the same ones); one buffer, reused.
+ */
+const runIdRandom = Buffer.alloc(5);
+
 /** A new owner token: time-ordered and random, one per invocation attempt (never the Lambda request id). */
 export function newRunId(nowMs: number): string {
-  return `${nowMs.toString(36).padStart(9, '0')}-${randomBytes(5).toString('hex')}`;
+  return `${nowMs.toString(36).padStart(9, '0')}-${randomFillSync(runIdRandom).toString('hex')}`;
 }
 
 /** Name and a bounded message of an error, for run records and summaries. */

@@ -4,16 +4,26 @@
  * condition into an answer carrying the returned item (unmarshalled: the Document client leaves it
  * marshalled). Every command carries its {@link RequestTag} in the SDK's handler context
  * ({@link REQUEST_TAG}), so middleware (fault injection, tracing) knows the step without parsing it.
+ *
+ * The writes go out as the low-level commands, marshalled here with `@aws-sdk/util-dynamodb` exactly
+ * as the Document client would (same options, same wire input), and sent on the Document client's
+ * own client: it shares one middleware stack and configuration with it, so every middleware (retries,
+ * conflict retry, fault injection, metering) sees them as before. A Document-client command would
+ * wrap the same command and resolve the middleware stack a second time per request, walking every
+ * input to marshal it; the protocol's writes are on every run's path, so they skip that wrapper.
  */
 import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+  type AttributeValue,
+  type DynamoDBClient,
+  PutItemCommand,
+  type PutItemCommandInput,
+  TransactWriteItemsCommand,
+  type TransactWriteItemsCommandInput,
+  UpdateItemCommand,
+  type UpdateItemCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { convertToAttr, unmarshall } from '@aws-sdk/util-dynamodb';
 import { type Condition, compileExpressions } from './expression.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
 import type {
@@ -52,6 +62,52 @@ export function writeInput(w: Write): Record<string, unknown> {
   }
 }
 
+/** Marshalling as the library's Document client does it (lib/store/client.ts). */
+const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
+
+/**
+ * `marshall(values, MARSHALL)` of `@aws-sdk/util-dynamodb`, with its result for the scalars every
+ * protocol write is mostly made of written directly (a string is `S`; a boolean `BOOL`; a finite number
+ * within the safe integer range `N` as its `toString()`, as `convertToNumberAttr` does); every other
+ * value (sets, lists, maps, null, numbers it refuses) is the library's `convertToAttr`. Undefined and
+ * function values are left out, as `marshall` leaves them out of a map.
+ */
+function marshallValues(values: Record<string, unknown>): Record<string, AttributeValue> {
+  const out: Record<string, AttributeValue> = {};
+  for (const key in values) {
+    const v = values[key];
+    if (v === undefined || typeof v === 'function') continue;
+    if (typeof v === 'string') out[key] = { S: v };
+    else if (typeof v === 'boolean') out[key] = { BOOL: v };
+    else if (
+      typeof v === 'number' &&
+      Number.isFinite(v) &&
+      v <= Number.MAX_SAFE_INTEGER &&
+      v >= Number.MIN_SAFE_INTEGER
+    )
+      out[key] = { N: v.toString() };
+    else out[key] = convertToAttr(v, MARSHALL);
+  }
+  return out;
+}
+
+/**
+ * The low-level input of a declared write: {@link writeInput} with its item, key and expression
+ * values marshalled (what the Document client would send for it).
+ */
+export function lowLevelInput(w: Write): Record<string, unknown> {
+  const input = writeInput(w);
+  const { Item, Key, ExpressionAttributeValues } = input as {
+    Item?: Record<string, unknown>;
+    Key?: Record<string, unknown>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  };
+  if (Item) input.Item = marshallValues(Item);
+  if (Key) input.Key = marshallValues(Key);
+  if (ExpressionAttributeValues) input.ExpressionAttributeValues = marshallValues(ExpressionAttributeValues);
+  return input;
+}
+
 /** Put the request's tag in the command's handler context. */
 function tagged<C extends { middlewareStack: { add: (...a: never[]) => unknown } }>(
   command: C,
@@ -77,7 +133,15 @@ function returnedItem(err: { Item?: Record<string, unknown> } | undefined): Item
 
 /** The protocol on a DynamoDB Document client. */
 export class DynamoBackend implements ProtocolBackend {
-  constructor(private readonly doc: DynamoDBDocumentClient) {}
+  /**
+   * The Document client as the low-level client it wraps: `send` is the same, on the same middleware
+   * stack and configuration (lib-dynamodb shares both), so low-level commands go out through it.
+   */
+  private readonly low: DynamoDBClient;
+
+  constructor(private readonly doc: DynamoDBDocumentClient) {
+    this.low = doc as unknown as DynamoDBClient;
+  }
 
   async send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
     return request.writes.length > 1
@@ -121,15 +185,20 @@ export class DynamoBackend implements ProtocolBackend {
   }
 
   private async single(request: ProtocolRequest, w: Write, options: SendOptions): Promise<RequestOutcome> {
-    const input = writeInput(w);
+    const input = lowLevelInput(w);
     try {
       const out =
         w.kind === 'put'
-          ? // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
-            await this.doc.send(tagged(new PutCommand(input as any), request.tag), options)
-          : // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
-            await this.doc.send(tagged(new UpdateCommand(input as any), request.tag), options);
-      return { applied: true, ...(out.Attributes && { attributes: out.Attributes }) };
+          ? await this.low.send(
+              tagged(new PutItemCommand(input as unknown as PutItemCommandInput), request.tag),
+              options,
+            )
+          : await this.low.send(
+              tagged(new UpdateItemCommand(input as unknown as UpdateItemCommandInput), request.tag),
+              options,
+            );
+      const attributes = (out as { Attributes?: Record<string, AttributeValue> }).Attributes;
+      return { applied: true, ...(attributes && { attributes: unmarshall(attributes) }) };
     } catch (err) {
       if ((err as Error)?.name !== 'ConditionalCheckFailedException') throw err;
       return { applied: false, index: 0, item: returnedItem(err as { Item?: Record<string, unknown> }) };
@@ -138,7 +207,7 @@ export class DynamoBackend implements ProtocolBackend {
 
   private async transact(request: ProtocolRequest, options: SendOptions): Promise<RequestOutcome> {
     const TransactItems = request.writes.map((w) => {
-      const input = writeInput(w);
+      const input = lowLevelInput(w);
       return w.kind === 'put'
         ? { Put: input }
         : w.kind === 'update'
@@ -148,8 +217,13 @@ export class DynamoBackend implements ProtocolBackend {
     // Transaction conflicts are retried with backoff by the client's one retry policy
     // (lib/store/client.ts addConflictRetry, CONFLICT_ATTEMPTS); what reaches here is final.
     try {
-      // biome-ignore lint/suspicious/noExplicitAny: built from the declaration, checked by the SDK
-      await this.doc.send(tagged(new TransactWriteCommand({ TransactItems } as any), request.tag), options);
+      await this.low.send(
+        tagged(
+          new TransactWriteItemsCommand({ TransactItems } as unknown as TransactWriteItemsCommandInput),
+          request.tag,
+        ),
+        options,
+      );
       return { applied: true };
     } catch (err) {
       const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;

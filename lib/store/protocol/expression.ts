@@ -85,68 +85,111 @@ export interface CompiledExpressions {
   readonly ExpressionAttributeValues?: Record<string, unknown>;
 }
 
-/** Build the expression strings, names and values of a request from its condition and update. */
-export function compileExpressions(condition?: Condition, update?: Update): CompiledExpressions {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const byName = new Map<string, string>();
-  const name = (path: string): string => {
-    let p = byName.get(path);
+/**
+ * Whether an attribute name can be its own placeholder (`#name`), remembered per name: every request
+ * names the same few dozen attributes. Bounded: past {@link PLAIN_NAME_CACHE_SIZE} names it starts over.
+ */
+const PLAIN_NAME_CACHE_SIZE = 1_024;
+const plainNames = new Map<string, boolean>();
+function plainName(path: string): boolean {
+  let plain = plainNames.get(path);
+  if (plain === undefined) {
+    plain = /^[A-Za-z][A-Za-z0-9_]*$/.test(path);
+    if (plainNames.size >= PLAIN_NAME_CACHE_SIZE) plainNames.clear();
+    plainNames.set(path, plain);
+  }
+  return plain;
+}
+
+/**
+ * One request's placeholders as they are handed out: `#name` (or `#n<i>` for a name that cannot be
+ * its own placeholder) and `:v<i>`. A class rather than closures: one is made per request.
+ */
+class Placeholders {
+  readonly names: Record<string, string> = {};
+  readonly values: Record<string, unknown> = {};
+  private readonly byName = new Map<string, string>();
+  valueCount = 0;
+
+  name(path: string): string {
+    let p = this.byName.get(path);
     if (p === undefined) {
-      p = /^[A-Za-z][A-Za-z0-9_]*$/.test(path) ? `#${path}` : `#n${byName.size}`;
-      byName.set(path, p);
-      names[p] = path;
+      p = plainName(path) ? `#${path}` : `#n${this.byName.size}`;
+      this.byName.set(path, p);
+      this.names[p] = path;
     }
     return p;
-  };
-  const value = (v: unknown): string => {
-    const p = `:v${Object.keys(values).length}`;
-    values[p] = v;
+  }
+
+  get nameCount(): number {
+    return this.byName.size;
+  }
+
+  value(v: unknown): string {
+    const p = `:v${this.valueCount++}`;
+    this.values[p] = v;
     return p;
-  };
-  const cond = (c: Condition): string => {
+  }
+
+  cond(c: Condition): string {
     switch (c.kind) {
       case 'not-exists':
-        return `attribute_not_exists(${name(c.path)})`;
+        return `attribute_not_exists(${this.name(c.path)})`;
       case 'exists':
-        return `attribute_exists(${name(c.path)})`;
+        return `attribute_exists(${this.name(c.path)})`;
       case 'compare':
-        return `${name(c.path)} ${c.op} ${value(c.value)}`;
+        return `${this.name(c.path)} ${c.op} ${this.value(c.value)}`;
       case 'not-contains':
-        return `NOT contains(${name(c.path)}, ${value(c.value)})`;
+        return `NOT contains(${this.name(c.path)}, ${this.value(c.value)})`;
       case 'and':
-      case 'or':
-        return c.of
-          .map((x) => (x.kind === 'and' || x.kind === 'or' ? `(${cond(x)})` : cond(x)))
-          .join(c.kind === 'and' ? ' AND ' : ' OR ');
+      case 'or': {
+        let out = '';
+        for (const x of c.of) {
+          if (out !== '') out += c.kind === 'and' ? ' AND ' : ' OR ';
+          out += x.kind === 'and' || x.kind === 'or' ? `(${this.cond(x)})` : this.cond(x);
+        }
+        return out;
+      }
     }
-  };
-  const ConditionExpression = condition && cond(condition);
-  let UpdateExpression: string | undefined;
-  if (update) {
-    const sets = Object.entries(update.set)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) =>
-        v instanceof IfNotExists
-          ? `${name(k)} = if_not_exists(${name(v.path)}, ${value(v.value)})`
-          : v instanceof AppendToList
-            ? `${name(k)} = list_append(if_not_exists(${name(v.path)}, ${value([])}), ${value([...v.values])})`
-            : `${name(k)} = ${value(v)}`,
-      );
-    const adds = Object.entries(update.add ?? {}).map(([k, n]) => `${name(k)} ${value(n)}`);
-    const removes = (update.remove ?? []).map(name);
-    UpdateExpression = [
-      sets.length > 0 ? `SET ${sets.join(', ')}` : '',
-      adds.length > 0 ? `ADD ${adds.join(', ')}` : '',
-      removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
-    ]
-      .filter(Boolean)
-      .join(' ');
   }
+
+  update(update: Update): string {
+    let sets = '';
+    for (const k in update.set) {
+      const v = update.set[k];
+      if (v === undefined) continue;
+      const part =
+        v instanceof IfNotExists
+          ? `${this.name(k)} = if_not_exists(${this.name(v.path)}, ${this.value(v.value)})`
+          : v instanceof AppendToList
+            ? `${this.name(k)} = list_append(if_not_exists(${this.name(v.path)}, ${this.value([])}), ${this.value([...v.values])})`
+            : `${this.name(k)} = ${this.value(v)}`;
+      sets += sets === '' ? `SET ${part}` : `, ${part}`;
+    }
+    let adds = '';
+    for (const k in update.add ?? {}) {
+      const part = `${this.name(k)} ${this.value((update.add as Record<string, number>)[k])}`;
+      adds += adds === '' ? `ADD ${part}` : `, ${part}`;
+    }
+    let removes = '';
+    for (const k of update.remove ?? [])
+      removes += removes === '' ? `REMOVE ${this.name(k)}` : `, ${this.name(k)}`;
+    let out = sets;
+    if (adds !== '') out += out === '' ? adds : ` ${adds}`;
+    if (removes !== '') out += out === '' ? removes : ` ${removes}`;
+    return out;
+  }
+}
+
+/** Build the expression strings, names and values of a request from its condition and update. */
+export function compileExpressions(condition?: Condition, update?: Update): CompiledExpressions {
+  const p = new Placeholders();
+  const ConditionExpression = condition && p.cond(condition);
+  const UpdateExpression = update && p.update(update);
   return {
     ...(ConditionExpression !== undefined && { ConditionExpression }),
     ...(UpdateExpression !== undefined && { UpdateExpression }),
-    ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-    ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
+    ...(p.nameCount > 0 && { ExpressionAttributeNames: p.names }),
+    ...(p.valueCount > 0 && { ExpressionAttributeValues: p.values }),
   };
 }
