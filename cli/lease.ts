@@ -14,7 +14,8 @@ interface LeaseFlags extends OperatorFlags {
   readonly slots: number;
 }
 
-function human(v: LeaseView, nowMs: number, slots: number): string {
+/** A lease view as `cronfence lease` prints it: one FIELD VALUE table (`slots`: succeeded slots listed). */
+export function leaseText(v: LeaseView, nowMs: number, slots: number): string {
   const name = v.shard === undefined ? v.job : `${v.job} (shard ${v.shard})`;
   if (v.state === 'never-claimed') return `${name}: no lease item yet (never claimed)`;
   const until = v.leaseUntilMs ?? 0;
@@ -70,7 +71,7 @@ export function registerLease(program: Command): void {
       const nowMs = ops.now();
       return {
         json: views.length === 1 ? views[0] : views,
-        text: () => views.map((v) => human(v, nowMs, flags.slots)).join('\n\n'),
+        text: () => views.map((v) => leaseText(v, nowMs, flags.slots)).join('\n\n'),
       };
     }),
   );

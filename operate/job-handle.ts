@@ -56,7 +56,7 @@ export class JobHandle {
   }
 
   /** The job's code. @throws InvalidArgumentError naming `<job>` and the known jobs */
-  definition(): Promise<JobHandler> {
+  async definition(): Promise<JobHandler> {
     return this.#s.handler(this.name);
   }
 
@@ -71,7 +71,7 @@ export class JobHandle {
   }
 
   /** The job's run records, newest slot first. No job code. @throws InvalidArgumentError; StoreError */
-  runs(o: JobRunsOptions = {}): Promise<RunView[]> {
+  async runs(o: JobRunsOptions = {}): Promise<RunView[]> {
     return jobRuns(this.#s, this.#checkedName(), o);
   }
 
@@ -79,12 +79,12 @@ export class JobHandle {
    * The job's lease (one view, or one per shard of a sharded job; only `shard`'s when given). No job code.
    * @throws InvalidArgumentError naming `--shard`; StoreError
    */
-  lease(o: { readonly shard?: number } = {}): Promise<LeaseView[]> {
+  async lease(o: { readonly shard?: number } = {}): Promise<LeaseView[]> {
     return leaseViews(this.#s, this.#checkedName(), o.shard);
   }
 
   /** The job's effects in needs-review or not terminal. No job code. @throws StoreError */
-  effects(o: Omit<EffectsOptions, 'job'> = {}): Promise<EffectView[]> {
+  async effects(o: Omit<EffectsOptions, 'job'> = {}): Promise<EffectView[]> {
     return listEffects(this.#s, { ...o, job: this.#checkedName() });
   }
 
@@ -92,12 +92,12 @@ export class JobHandle {
    * Settle effect `key` of this job: conditioned on the version shown (`expect`, else read now).
    * No job code. @throws EffectChangedError, EffectInFlightError, EffectNotInReviewError; InvalidArgumentError
    */
-  resolveEffect(key: string, o: ResolveOptions): Promise<ResolvedEffectView> {
+  async resolveEffect(key: string, o: ResolveOptions): Promise<ResolvedEffectView> {
     return resolveEffect(this.#s, this.#checkedName(), key, o);
   }
 
   /** The job's run records, lease and effects over [`fromMs`, `toMs`] (at most 92 days). No job code. */
-  history(fromMs: number, toMs: number): Promise<JobHistory> {
+  async history(fromMs: number, toMs: number): Promise<JobHistory> {
     return jobHistory(this.#s, this.#checkedName(), fromMs, toMs);
   }
 

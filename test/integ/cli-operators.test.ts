@@ -6,7 +6,7 @@
  * report-chromium.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jobRows } from '../../cli/jobs.js';
+import { jobRows } from '../../operate/jobs.js';
 import { jobs } from '../../functions/index.js';
 import { RUN_PROBLEM_PARTITIONS } from '../../lib/core/outcomes.js';
 import { createDocumentClient } from '../../lib/store/client.js';

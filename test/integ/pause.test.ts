@@ -5,7 +5,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { pausedSlots } from '../../cli/paused-slots.js';
+import { pausedSlots } from '../../operate/paused-slots.js';
 import { ControlledClock } from '../../harness/faults/clock.js';
 import { deliver, lambdaContext } from '../../harness/local/scheduler-emulator.js';
 import { JobPausedError } from '../../lib/errors.js';

@@ -11,7 +11,7 @@ import {
   loadProjectConfig,
   type ProjectConfig,
   settingName,
-} from '../../../cli/config.js';
+} from '../../../operate/config.js';
 import { handler as dailyReport } from '../../../functions/daily-report.js';
 import { compiledDefinitions } from '../../../lib/entries/sweeper.js';
 import { ConfigurationError } from '../../../lib/errors.js';
