@@ -64,8 +64,8 @@ function dryRunText(plan: BackfillPlanView): string {
   )}`;
 }
 
-/** The summary as text, with what to do about rows that did not plainly succeed. */
-function summaryText(r: BackfillResult): string {
+/** The summary as `cronfence backfill` prints it, with what to do about rows that did not plainly succeed. */
+export function backfillText(r: BackfillResult): string {
   const { job, counts } = r;
   const rows = r.slots;
   const lines = [
@@ -184,7 +184,7 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
       // pending or not-sent: 1).
       return {
         json: result,
-        text: () => summaryText(result),
+        text: () => backfillText(result),
         exitCode: result.succeeded ? ExitCode.Ok : ExitCode.Failure,
       };
     }),

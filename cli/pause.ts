@@ -1,13 +1,13 @@
 /**
  * `cronfence pause <job> --note TEXT [--until T] [--disable-schedule]` and `cronfence resume <job>`
- * (`JobHandle.pause` / `resume`): a pause is stored on the job's lease item (and its shard leases) and enforced by every claim
- * (docs/operations.md, docs/design.md "Pause"). Resume reports the slots that fell in the pause and
- * what the job's catch-up rule will do with them (the sweeper runs them, not this command).
+ * (`JobHandle.pause` / `resume`): a pause is stored on the job's lease item (and its shard leases)
+ * and enforced by every claim (docs/operations.md, docs/design.md "Pause"). Resume reports the slots
+ * that fell in the pause and what the job's catch-up rule will do with them (the sweeper runs them).
  */
 import type { Command } from 'commander';
 import { iso } from '../operate/input.js';
 import type { PausedSlot } from '../operate/paused-slots.js';
-import type { PauseView } from '../operate/pause.js';
+import type { PauseView, ResumeView } from '../operate/pause.js';
 import type { HandlerSource } from '../operate/registry.js';
 import { instantArg } from './args.js';
 import { type OperatorFlags, operatorAction, withConnectionOptions, withJobsOption } from './command.js';
@@ -44,6 +44,23 @@ function pausedTable(rows: readonly PausedSlot[]): string {
   ]);
 }
 
+/** A pause as `cronfence pause` prints it. */
+export function pauseText(view: PauseView): string {
+  return `paused ${view.job} (${view.leases} lease item${view.leases > 1 ? 's' : ''}) by ${view.by} at ${view.pausedAt}${view.until ? ` until ${view.until}` : ''}: "${view.note}"; lease version ${view.version}${view.schedule ? `\nschedule: ${view.schedule}` : ''}${holderLine(view)}\nA run holding the lease now finishes; every later delivery is recorded skipped/paused.`;
+}
+
+/** A resumed pause as `cronfence resume` prints it. */
+export function resumeText(view: Extract<ResumeView, { resumed: true }>): string {
+  const slots = view.skippedSlots;
+  return [
+    `resumed ${view.job}: paused by ${view.pause.by} at ${view.pause.pausedAt} ("${view.pause.note}")${view.pause.inForce ? '' : ' (its --until had passed)'}; lease version ${view.version}`,
+    slots.length === 0
+      ? 'no occurrence fell in the pause'
+      : `${slots.length} occurrence(s) fell in the pause; catch-up ${view.catchUp} decides (the sweeper runs them):\n${pausedTable(slots)}`,
+    ...(view.schedule ? [`schedule: ${view.schedule}`] : []),
+  ].join('\n');
+}
+
 /** Register `pause` and `resume`. @param defaults the job registry used without `--jobs`. */
 export function registerPause(program: Command, defaults: HandlerSource): void {
   const p = program
@@ -73,12 +90,7 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
         ...(flags.scheduleGroup !== undefined && { scheduleGroup: flags.scheduleGroup }),
         ...(flags.expect !== undefined && { expect: flags.expect }),
       });
-      const { holder: _holder, ...json } = view;
-      return {
-        json,
-        text: () =>
-          `paused ${job} (${view.leases} lease item${view.leases > 1 ? 's' : ''}) by ${view.by} at ${view.pausedAt}${view.until ? ` until ${view.until}` : ''}: "${view.note}"; lease version ${view.version}${view.schedule ? `\nschedule: ${view.schedule}` : ''}${holderLine(view)}\nA run holding the lease now finishes; every later delivery is recorded skipped/paused.`,
-      };
+      return { json: view, text: () => pauseText(view) };
     }),
   );
 
@@ -102,18 +114,7 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
         ...(flags.expect !== undefined && { expect: flags.expect }),
       });
       if (!view.resumed) return { refused: `job ${job} is not paused: nothing changed`, exitCode: ExitCode.Failure };
-      const slots = view.skippedSlots;
-      return {
-        json: view,
-        text: () =>
-          [
-            `resumed ${job}: paused by ${view.pause.by} at ${view.pause.pausedAt} ("${view.pause.note}")${view.pause.inForce ? '' : ' (its --until had passed)'}; lease version ${view.version}`,
-            slots.length === 0
-              ? 'no occurrence fell in the pause'
-              : `${slots.length} occurrence(s) fell in the pause; catch-up ${view.catchUp} decides (the sweeper runs them):\n${pausedTable(slots)}`,
-            ...(view.schedule ? [`schedule: ${view.schedule}`] : []),
-          ].join('\n'),
-      };
+      return { json: view, text: () => resumeText(view) };
     }),
   );
 }
