@@ -11,6 +11,7 @@ import { BEFORE_START_FLAG } from '../lib/core/schedule/catch-up.js';
 import { iso } from '../operate/input.js';
 import type { HandlerSource } from '../operate/registry.js';
 import type { RunView } from '../operate/runs.js';
+import type { TriggerPreview } from '../operate/trigger.js';
 import { intArg } from './args.js';
 import { type OperatorFlags, operatorAction, withConnectionOptions, withJobsOption } from './command.js';
 import { ExitCode } from './exit-codes.js';
@@ -35,6 +36,12 @@ function errorText(error: unknown): string {
   const e = error as { name?: unknown; message?: unknown } | undefined;
   if (!e || typeof e.message !== 'string') return '-';
   return typeof e.name === 'string' ? `${e.name}: ${e.message}` : e.message;
+}
+
+/** A trigger's dry run as `cronfence trigger --dry-run` prints it: the slot, the lease, the command to run it. */
+export function previewText(view: TriggerPreview): string {
+  const { job, lease } = view;
+  return `Dry run: ${job} slot ${view.slot} (scheduled ${view.scheduledTime}); lease version ${lease.version}; ${lease.holder ? `held by run ${lease.holder.runId} (slot ${String(lease.holder.slot)}) until ${iso(lease.holder.leaseUntilMs)}` : 'no live holder'}; nothing invoked.\nRun it: cronfence trigger ${job} --slot ${view.slot} --expect ${lease.version}`;
 }
 
 /** Register `trigger`. @param defaults the job registry used without `--jobs`. */
@@ -87,12 +94,7 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
       };
       if (flags.dryRun) {
         const view = await ops.job(job).previewTrigger(o);
-        const { lease } = view;
-        return {
-          json: view,
-          text: () =>
-            `Dry run: ${job} slot ${view.slot} (scheduled ${view.scheduledTime}); lease version ${lease.version}; ${lease.holder ? `held by run ${lease.holder.runId} (slot ${String(lease.holder.slot)}) until ${iso(lease.holder.leaseUntilMs)}` : 'no live holder'}; nothing invoked.\nRun it: cronfence trigger ${job} --slot ${view.slot} --expect ${lease.version}`,
-        };
+        return { json: view, text: () => previewText(view) };
       }
       const run = await ops.job(job).trigger(o);
       const { records, errors } = run;
