@@ -14,6 +14,7 @@ import {
   type EffectView,
   effectJob,
   RESOLUTIONS,
+  type ResolvedEffectView,
   type ResolveOptions,
   UNSETTLED_AFTER_MS,
 } from '../operate/effects.js';
@@ -59,6 +60,30 @@ function lastErrorOf(item: EffectView): string {
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
 
+/** A listing as `cronfence effects` prints it: one row per effect, then how to resolve one. */
+export function effectsText(items: readonly EffectView[], status: EffectListing, nowMs: number): string {
+  if (items.length === 0)
+    return `No effects ${status === 'all' ? 'in needs-review or unsettled' : `in ${status}`}.`;
+  return `${table(items, [
+    { header: 'KEY', cell: (i) => i.key },
+    { header: 'JOB', cell: effectJob },
+    { header: 'STATUS', cell: (i) => cell(i.status) },
+    { header: 'FENCE', cell: (i) => cell(i.fence) },
+    { header: 'ATTEMPTS', cell: (i) => cell(i.attempts) },
+    { header: 'FLAGGED', cell: (i) => iso(i.problemAtMs) },
+    { header: 'AGE', cell: (i) => ageOf(i, nowMs) },
+    { header: 'RUN ID', cell: (i) => cell(i.runId) },
+    { header: 'VERSION', cell: (i) => i.version },
+    { header: 'LAST ERROR', cell: lastErrorOf },
+    { header: 'WHY', cell: (i) => cell(i.reviewReason) },
+  ])}\nResolve one after checking the provider: cronfence effects resolve <KEY> --job <JOB> --expect <VERSION> --as succeeded|failed|not-executed --note "..."`;
+}
+
+/** A resolved effect as `cronfence effects resolve` prints it. */
+export function resolvedText(item: ResolvedEffectView): string {
+  return `Effect ${item.key}: resolved ${item.status === 'pending' ? 'not-executed (pending: the next run sends it)' : String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${String(item.reviewNote)}"); version ${String(item.previousVersion)} -> ${item.version}`;
+}
+
 /**
  * Register `effects` on the program: `effects [list]` (the default subcommand) and `effects resolve`.
  * The parent has no options of its own, so every flag reaches the subcommand. Both read and write the
@@ -93,25 +118,7 @@ export function registerEffects(program: Command): void {
       };
       const items = await (flags.job !== undefined ? ops.job(flags.job).effects(filters) : ops.effects(filters));
       const nowMs = ops.now();
-      return {
-        json: items,
-        text: () =>
-          items.length === 0
-            ? `No effects ${flags.status === 'all' ? 'in needs-review or unsettled' : `in ${flags.status}`}.`
-            : `${table(items, [
-                { header: 'KEY', cell: (i) => i.key },
-                { header: 'JOB', cell: effectJob },
-                { header: 'STATUS', cell: (i) => cell(i.status) },
-                { header: 'FENCE', cell: (i) => cell(i.fence) },
-                { header: 'ATTEMPTS', cell: (i) => cell(i.attempts) },
-                { header: 'FLAGGED', cell: (i) => iso(i.problemAtMs) },
-                { header: 'AGE', cell: (i) => ageOf(i, nowMs) },
-                { header: 'RUN ID', cell: (i) => cell(i.runId) },
-                { header: 'VERSION', cell: (i) => i.version },
-                { header: 'LAST ERROR', cell: lastErrorOf },
-                { header: 'WHY', cell: (i) => cell(i.reviewReason) },
-              ])}\nResolve one after checking the provider: cronfence effects resolve <KEY> --job <JOB> --expect <VERSION> --as succeeded|failed|not-executed --note "..."`,
-      };
+      return { json: items, text: () => effectsText(items, flags.status, nowMs) };
     }),
   );
 
@@ -144,11 +151,7 @@ export function registerEffects(program: Command): void {
         ...(flags.by !== undefined && { by: flags.by }),
         ...(flags.expect !== undefined && { expect: flags.expect }),
       });
-      return {
-        json: item,
-        text: () =>
-          `Effect ${key}: resolved ${item.status === 'pending' ? 'not-executed (pending: the next run sends it)' : String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${flags.note.trim()}"); version ${String(item.previousVersion)} -> ${item.version}`,
-      };
+      return { json: item, text: () => resolvedText(item) };
     }),
   );
 }
