@@ -7,7 +7,6 @@
  */
 import type { Command } from 'commander';
 import { EffectStatus } from '../lib/core/effects.js';
-import { UNSETTLED_PROBLEM } from '../lib/store/protocol/effect-operations.js';
 import {
   EFFECT_LISTINGS,
   type EffectListing,
@@ -17,6 +16,7 @@ import {
   type ResolvedEffectView,
   type ResolveOptions,
   UNSETTLED_AFTER_MS,
+  UNSETTLED_PROBLEM,
 } from '../operate/effects.js';
 import { iso } from '../operate/input.js';
 import { choiceArg, intArg, jobNameArg, sinceArg } from './args.js';

@@ -15,6 +15,8 @@ import {
 import { type EffectResolution, NOT_EXECUTED } from '../lib/core/ports.js';
 import { DynamoEffectStore } from '../lib/store/effect-store.js';
 import { UNSETTLED_PROBLEM } from '../lib/store/protocol/effect-operations.js';
+
+export { UNSETTLED_PROBLEM };
 import { operatorValue, usage } from './input.js';
 import { type Item, publicView, queryProblems } from './run-queries.js';
 import type { Session } from './session.js';
