@@ -4,9 +4,10 @@
  * DynamoDB Local under the Scheduler emulator), `drill` (failure drills) and `explore` (the seeded
  * history explorer), which need this repository's example jobs and harness. Run through tsx.
  */
+
+import { cronfenceProgram, runProgram } from '../cli/main.js';
 import { registerDrill } from '../harness/commands/drill.js';
 import { registerExplore } from '../harness/commands/explore.js';
-import { cronfenceProgram, runProgram } from '../cli/main.js';
 import { registerStart } from '../harness/commands/start.js';
 import { DEFAULT_REGISTRY, loadOrExplain } from '../operate/registry.js';
 

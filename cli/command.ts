@@ -5,9 +5,9 @@
  * body only picks the operation and says how its view reads as text.
  */
 import type { Command } from 'commander';
-import { openOperator, type Operator } from '../operate/operator.js';
-import type { HandlerSource } from '../operate/registry.js';
 import { libraryTable } from '../lib/store/schema.js';
+import { type Operator, openOperator } from '../operate/operator.js';
+import type { HandlerSource } from '../operate/registry.js';
 import { ExitCode } from './exit-codes.js';
 import { out, reportError, toJson } from './output.js';
 

@@ -116,7 +116,9 @@ export function registerEffects(program: Command): void {
         ...(flags.since !== undefined && { sinceMs: flags.since }),
         limit: flags.limit,
       };
-      const items = await (flags.job !== undefined ? ops.job(flags.job).effects(filters) : ops.effects(filters));
+      const items = await (flags.job !== undefined
+        ? ops.job(flags.job).effects(filters)
+        : ops.effects(filters));
       const nowMs = ops.now();
       return { json: items, text: () => effectsText(items, flags.status, nowMs) };
     }),

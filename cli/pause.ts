@@ -6,8 +6,8 @@
  */
 import type { Command } from 'commander';
 import { iso } from '../operate/input.js';
-import type { PausedSlot } from '../operate/paused-slots.js';
 import type { PauseView, ResumeView } from '../operate/pause.js';
+import type { PausedSlot } from '../operate/paused-slots.js';
 import type { HandlerSource } from '../operate/registry.js';
 import { instantArg } from './args.js';
 import { type OperatorFlags, operatorAction, withConnectionOptions, withJobsOption } from './command.js';
@@ -113,7 +113,8 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
         ...(flags.scheduleGroup !== undefined && { scheduleGroup: flags.scheduleGroup }),
         ...(flags.expect !== undefined && { expect: flags.expect }),
       });
-      if (!view.resumed) return { refused: `job ${job} is not paused: nothing changed`, exitCode: ExitCode.Failure };
+      if (!view.resumed)
+        return { refused: `job ${job} is not paused: nothing changed`, exitCode: ExitCode.Failure };
       return { json: view, text: () => resumeText(view) };
     }),
   );

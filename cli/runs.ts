@@ -88,7 +88,9 @@ export function registerRuns(program: Command): void {
       };
       const rows = flags.failed
         ? await ops.problems({ ...filters, ...(job !== undefined && { job }) })
-        : await ops.job(job as string).runs({ ...filters, ...(flags.slot !== undefined && { slot: flags.slot }) });
+        : await ops
+            .job(job as string)
+            .runs({ ...filters, ...(flags.slot !== undefined && { slot: flags.slot }) });
       const tableName = (await ops.connection()).tableName;
       return {
         json: rows,

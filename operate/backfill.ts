@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeStartRefusal } from '../lib/core/schedule/catch-up.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { checkLeases } from './backfill-guard.js';
-import { type InvokeTarget, type Invoker, openInvoker } from './backfill-invoke.js';
+import { type Invoker, type InvokeTarget, openInvoker } from './backfill-invoke.js';
 import { type BackfillPlan, planBackfill } from './backfill-plan.js';
 import { type BackfillRequest, executeBackfill } from './backfill-run.js';
 import {

@@ -17,6 +17,7 @@ import { DynamoEffectStore } from '../lib/store/effect-store.js';
 import { UNSETTLED_PROBLEM } from '../lib/store/protocol/effect-operations.js';
 
 export { UNSETTLED_PROBLEM };
+
 import { operatorValue, usage } from './input.js';
 import { type Item, publicView, queryProblems } from './run-queries.js';
 import type { Session } from './session.js';
@@ -100,7 +101,9 @@ export async function listEffects(s: Session, o: EffectsOptions = {}): Promise<E
   // `unsettled` marks every effect while it is not terminal; `unsettled` lists the stuck ones (past
   // the alarm's period), `all` lists every one, whatever its age.
   const stuck = (i: Item) => Number(i.problemAtMs) <= nowMs - UNSETTLED_AFTER_MS;
-  const items = found.filter((i) => status !== UNSETTLED_PROBLEM || i.problem !== UNSETTLED_PROBLEM || stuck(i));
+  const items = found.filter(
+    (i) => status !== UNSETTLED_PROBLEM || i.problem !== UNSETTLED_PROBLEM || stuck(i),
+  );
   const views: EffectView[] = [];
   for (const i of items) {
     const store = new DynamoEffectStore(conn.doc, conn.tableName, effectJob(i));

@@ -26,7 +26,14 @@ import {
 import { type JobHistory, jobHistory } from './history.js';
 import { usage } from './input.js';
 import { type LeaseView, leaseViews } from './lease.js';
-import { type PauseOptions, type PauseView, pauseJob, type ResumeOptions, type ResumeView, resumeJob } from './pause.js';
+import {
+  type PauseOptions,
+  type PauseView,
+  pauseJob,
+  type ResumeOptions,
+  type ResumeView,
+  resumeJob,
+} from './pause.js';
 import { type JobRunsOptions, jobRuns, type RunView } from './runs.js';
 import type { JobSession } from './session.js';
 import {

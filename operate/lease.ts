@@ -117,5 +117,5 @@ export async function leaseViews(s: Session, job: string, shard?: number): Promi
   const nowMs = s.now();
   return leases
     .filter((l) => shard === undefined || l.shard === shard)
-        .map((l) => leaseView(job, l.shard, l.item, nowMs));
+    .map((l) => leaseView(job, l.shard, l.item, nowMs));
 }

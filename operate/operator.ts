@@ -12,13 +12,7 @@ import { type Connection, type ConnectionOptions, connect, libraryTableName } fr
 import { type EffectsOptions, type EffectView, listEffects } from './effects.js';
 import { JobHandle } from './job-handle.js';
 import { type JobRow, jobRows } from './jobs.js';
-import {
-  type HandlerSource,
-  type JobRegistry,
-  loadRegistry,
-  registryOf,
-  requireJob,
-} from './registry.js';
+import { type HandlerSource, type JobRegistry, loadRegistry, registryOf, requireJob } from './registry.js';
 import { type ProblemRunsOptions, problemRuns, type RunView } from './runs.js';
 import type { JobSession } from './session.js';
 

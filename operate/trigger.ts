@@ -13,7 +13,7 @@ import { enumerateSlots } from '../lib/core/schedule/enumerate.js';
 import type { Slot } from '../lib/core/schedule/slot.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { checkLeases, type LeaseVersionView } from './backfill-guard.js';
-import { type InvokeTarget, type Invoker, openInvoker } from './backfill-invoke.js';
+import { type Invoker, type InvokeTarget, openInvoker } from './backfill-invoke.js';
 import { parseBound, planBackfill } from './backfill-plan.js';
 import { executeBackfill } from './backfill-run.js';
 import { backfillRecords, type PlannedRun } from './backfill-summary.js';

@@ -5,9 +5,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { LocalApp } from '../local/run-local.js';
-import { checkedEndpoint } from '../../lib/store/client.js';
 import { writableDirArg } from '../../cli/args.js';
+import { checkedEndpoint } from '../../lib/store/client.js';
+import type { LocalApp } from '../local/run-local.js';
 
 /**
  * The drill harness, loaded only when `drill` runs: its catalog uses the example app's jobs, which an

@@ -2,8 +2,8 @@
  * `cronfence start` (`npm start`): the app on DynamoDB Local under the Scheduler emulator.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_RANGE_DAYS, type LocalApp, runLocal } from '../local/run-local.js';
 import { type DayOrInstant, dayOrInstantArg, intArg } from '../../cli/args.js';
+import { DEFAULT_RANGE_DAYS, type LocalApp, runLocal } from '../local/run-local.js';
 
 interface StartFlags {
   readonly from?: DayOrInstant;

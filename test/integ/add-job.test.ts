@@ -143,11 +143,7 @@ describe('a broken job file', () => {
   it.each([[['start']]])(
     'fails `cronfence %s` with exit 2 and one line naming the job',
     async (args) => {
-      const r = await copy.tsx(
-        'bin/dev.ts',
-        args,
-        offlineEnv({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' }),
-      );
+      const r = await copy.tsx('bin/dev.ts', args, offlineEnv({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' }));
       expect(r).toMatchObject({ code: 2, stdout: '', stderr: message });
     },
     120_000,

@@ -43,16 +43,21 @@ describe('trigger, pause, jobs, resume on the operator API', () => {
     expect((await stack.runRecords('daily-report')).length).toBe(1);
 
     const paused = await job.pause({ note: 'INC-42 ledger freeze', by });
-    expect(paused).toMatchObject({ job: 'daily-report', paused: true, by: 'ops-alice', note: 'INC-42 ledger freeze' });
+    expect(paused).toMatchObject({
+      job: 'daily-report',
+      paused: true,
+      by: 'ops-alice',
+      note: 'INC-42 ledger freeze',
+    });
 
     const skipped = await job.trigger({ local: true, requestedBy: by });
     expect(skipped.succeeded).toBe(false);
     const [srec] = skipped.records;
-    expect([srec?.outcome, srec?.reason, (srec?.details as { pause: { note: string } }).pause.note]).toEqual([
-      'skipped',
-      'paused',
-      'INC-42 ledger freeze',
-    ]);
+    expect([
+      srec?.outcome,
+      srec?.reason,
+      (srec?.details as { pause?: { note: string } } | undefined)?.pause?.note,
+    ]).toEqual(['skipped', 'paused', 'INC-42 ledger freeze']);
 
     // A backfill while paused says why its slots were skipped (not "another run held the lease").
     const bf = await job.backfill({
@@ -70,7 +75,17 @@ describe('trigger, pause, jobs, resume on the operator API', () => {
 
     const rows = await op.jobs();
     expect(rows.map((r) => Object.keys(r).sort())).toEqual(
-      Array(2).fill(['holder', 'job', 'last', 'next', 'paused', 'problems7d', 'schedule', 'shards', 'timeZone']),
+      Array(2).fill([
+        'holder',
+        'job',
+        'last',
+        'next',
+        'paused',
+        'problems7d',
+        'schedule',
+        'shards',
+        'timeZone',
+      ]),
     );
     const report = rows.find((r) => r.job === 'daily-report');
     expect(report).toMatchObject({
@@ -157,7 +172,11 @@ describe('trigger, pause, jobs, resume on the operator API', () => {
       () => op.job('daily-report').trigger({ local: true, slot: '2099-01-01T02:30', requestedBy: by }),
       'invalid --slot "2099-01-01T02:30": is in the future',
     ],
-    ['an empty note', () => op.job('daily-report').pause({ note: '', by }), 'invalid --note "": must be 1 to 200 characters'],
+    [
+      'an empty note',
+      () => op.job('daily-report').pause({ note: '', by }),
+      'invalid --note "": must be 1 to 200 characters',
+    ],
     [
       'an until in the past',
       () => op.job('daily-report').pause({ note: 'x', by, untilMs: Date.parse('2001-01-01T00:00:00Z') }),
@@ -168,9 +187,13 @@ describe('trigger, pause, jobs, resume on the operator API', () => {
       () => op.job('no-such-job').pause({ note: 'x', by }),
       'invalid <job> "no-such-job": is not a job in the jobs passed to openOperator (known: "daily-report", "merchant-settlement")',
     ],
-  ])('refuses %s, naming the field (exit 2)', async (_name, call, message) => {
-    const err = await rejection(call());
-    expect(err.message).toContain(message);
-    expect(exitCodeFor(err)).toBe(2);
-  }, 60_000);
+  ])(
+    'refuses %s, naming the field (exit 2)',
+    async (_name, call, message) => {
+      const err = await rejection(call());
+      expect(err.message).toContain(message);
+      expect(exitCodeFor(err)).toBe(2);
+    },
+    60_000,
+  );
 });

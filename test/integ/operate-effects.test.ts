@@ -141,7 +141,9 @@ describe('effects', () => {
 
   it('refuses to resolve an effect that is already terminal, leaving it as it was (exit 2)', async () => {
     const err = await rejection(
-      op.job('merchant-settlement').resolveEffect('payout-m2-2026-03-28', { as: 'failed', note: 'oops', by: 'eve' }),
+      op
+        .job('merchant-settlement')
+        .resolveEffect('payout-m2-2026-03-28', { as: 'failed', note: 'oops', by: 'eve' }),
     );
     expect(err.message).toMatch(
       /effect "payout-m2-2026-03-28" is succeeded, already terminal \(only needs-review, sending or pending effects are resolved\): nothing changed/,

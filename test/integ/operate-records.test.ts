@@ -12,9 +12,9 @@ import { table } from '../../cli/output.js';
 import { runColumns } from '../../cli/runs.js';
 import { handler as dailyReport } from '../../functions/daily-report.js';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
-import { queryJobRuns, queryProblems } from '../../operate/run-queries.js';
 import { createDocumentClient } from '../../lib/store/client.js';
 import type { Operator } from '../../operate/operator.js';
+import { queryJobRuns, queryProblems } from '../../operate/run-queries.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { runRecord, seedRuns } from './cli-harness.js';
 import { operatorOn, rejection } from './operate-harness.js';
@@ -270,16 +270,19 @@ describe('lease', () => {
     ['runs', (o: Operator) => o.job('daily-report').runs()],
     ['lease', (o: Operator) => o.job('daily-report').lease()],
     ['effects', (o: Operator) => o.effects()],
-  ])('%s on a table that does not exist fails naming the table (what the CLI prints; exit 2)', async (_n, call) => {
-    const missing = operatorOn(lease, { table: 'no-such-table' });
-    try {
-      const err = await rejection(call(missing));
-      expect(requestErrorOf(err)?.message).toBe(
-        `table "no-such-table" does not exist at ${lease.endpoint} (ResourceNotFoundException: Cannot do operations on a non-existent table)`,
-      );
-      expect(exitCodeFor(err)).toBe(2);
-    } finally {
-      missing.close();
-    }
-  });
+  ])(
+    '%s on a table that does not exist fails naming the table (what the CLI prints; exit 2)',
+    async (_n, call) => {
+      const missing = operatorOn(lease, { table: 'no-such-table' });
+      try {
+        const err = await rejection(call(missing));
+        expect(requestErrorOf(err)?.message).toBe(
+          `table "no-such-table" does not exist at ${lease.endpoint} (ResourceNotFoundException: Cannot do operations on a non-existent table)`,
+        );
+        expect(exitCodeFor(err)).toBe(2);
+      } finally {
+        missing.close();
+      }
+    },
+  );
 });

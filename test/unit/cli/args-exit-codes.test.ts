@@ -27,7 +27,11 @@ const message = (fn: () => unknown) => {
 
 describe('argument parsers', () => {
   it.each([
-    ['a job name of a form no job has', () => jobNameArg('<job>')('no#pe'), '<job> "no#pe" is not a job name'],
+    [
+      'a job name of a form no job has',
+      () => jobNameArg('<job>')('no#pe'),
+      '<job> "no#pe" is not a job name',
+    ],
     [
       'a malformed --since',
       () => sinceArg('--since')('yesterday'),
@@ -38,7 +42,11 @@ describe('argument parsers', () => {
       () => listArg('--outcome', ['failed', 'succeeded'])('failed,weird'),
       '--outcome "weird" is not one of failed, succeeded (comma-separated)',
     ],
-    ['a zero --limit', () => intArg('--limit', 1, 10_000)('0'), '--limit "0" must be an integer from 1 to 10000'],
+    [
+      'a zero --limit',
+      () => intArg('--limit', 1, 10_000)('0'),
+      '--limit "0" must be an integer from 1 to 10000',
+    ],
   ])('refuses %s naming the flag and value, exit 2', (_name, parse, text) => {
     expect(message(parse)).toEqual(['InvalidArgumentError', text, 2]);
   });
@@ -62,7 +70,11 @@ describe('exit codes', () => {
       ExitCode.Failure,
     ],
     ['a lease held by a live run', new LeaseBusyError('held', undefined), ExitCode.Failure],
-    ['a lease that changed since it was shown', new LeaseChangedError('j', '1:-', undefined), ExitCode.Failure],
+    [
+      'a lease that changed since it was shown',
+      new LeaseChangedError('j', '1:-', undefined),
+      ExitCode.Failure,
+    ],
     ['anything else', new Error('boom'), ExitCode.Failure],
   ])('maps %s to exit %s', (_name, err, code) => {
     expect(exitCodeFor(err)).toBe(code);

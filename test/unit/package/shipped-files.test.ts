@@ -42,9 +42,13 @@ function reachable(entries: readonly string[]): Set<string> {
 function shipped(source: string): boolean {
   const js = `dist/${source.replace(/\.ts$/, '.js')}`;
   const matches = (p: string) =>
-    p.endsWith('.*') ? js.startsWith(p.slice(0, -1)) && js.slice(p.length - 1) === 'js' : js.startsWith(`${p}/`) || js === p;
+    p.endsWith('.*')
+      ? js.startsWith(p.slice(0, -1)) && js.slice(p.length - 1) === 'js'
+      : js.startsWith(`${p}/`) || js === p;
   const included = pkg.files.filter((p) => !p.startsWith('!')).some(matches);
-  const excluded = pkg.files.filter((p) => p.startsWith('!') && !p.includes('**')).some((p) => matches(p.slice(1)));
+  const excluded = pkg.files
+    .filter((p) => p.startsWith('!') && !p.includes('**'))
+    .some((p) => matches(p.slice(1)));
   return included && !excluded;
 }
 
@@ -85,11 +89,18 @@ describe('shipped files', () => {
       'harness/report/timeline-model.ts',
       'harness/report/timeline.ts',
     ]);
-    for (const f of ['harness/local/run-local.ts', 'harness/drills/run-drills.ts', 'harness/commands/start.ts', 'harness/faults/retry.ts'])
+    for (const f of [
+      'harness/local/run-local.ts',
+      'harness/drills/run-drills.ts',
+      'harness/commands/start.ts',
+      'harness/faults/retry.ts',
+    ])
       expect([f, shipped(f)]).toEqual([f, false]);
   });
 
   it('keeps the development commands out of the installed binary', () => {
-    expect([...reached].filter((f) => /^(bin\/dev|harness\/(commands|drills|memory)|functions)\b/.test(f))).toEqual([]);
+    expect(
+      [...reached].filter((f) => /^(bin\/dev|harness\/(commands|drills|memory)|functions)\b/.test(f)),
+    ).toEqual([]);
   });
 });
