@@ -4,9 +4,32 @@
  * held, and the count of problem records in the last 7 days.
  */
 import type { Command } from 'commander';
+import type { JobRow } from '../operate/jobs.js';
 import type { HandlerSource } from '../operate/registry.js';
 import { type OperatorFlags, operatorAction, withConnectionOptions, withJobsOption } from './command.js';
 import { cell, table } from './output.js';
+
+/** Every job's overview as `cronfence jobs` prints it: one row per job. */
+export function jobsText(rows: readonly JobRow[]): string {
+  return table(rows, [
+    { header: 'JOB', cell: (r) => r.job },
+    { header: 'SCHEDULE', cell: (r) => r.schedule, max: 32 },
+    { header: 'ZONE', cell: (r) => r.timeZone },
+    { header: 'PAUSED', cell: (r) => (r.paused ? `${r.paused.by}: ${r.paused.note}` : '-'), max: 40 },
+    { header: 'NEXT (LOCAL)', cell: (r) => cell(r.next?.local) },
+    { header: 'NEXT (UTC)', cell: (r) => cell(r.next?.utc) },
+    {
+      header: 'LAST',
+      cell: (r) =>
+        r.last ? `${r.last.slot} ${r.last.outcome}${r.last.reason ? `/${r.last.reason}` : ''}` : '-',
+    },
+    {
+      header: 'HOLDER',
+      cell: (r) => (r.holder ? `${r.holder.runId} (fence ${r.holder.fence})` : '-'),
+    },
+    { header: 'PROBLEMS 7D', cell: (r) => String(r.problems7d) },
+  ]);
+}
 
 /** Register `jobs`. @param defaults the job registry used without `--jobs`. */
 export function registerJobs(program: Command, defaults: HandlerSource): void {
@@ -20,25 +43,7 @@ export function registerJobs(program: Command, defaults: HandlerSource): void {
       const rows = await ops.jobs();
       return {
         json: rows,
-        text: () =>
-          table(rows, [
-            { header: 'JOB', cell: (r) => r.job },
-            { header: 'SCHEDULE', cell: (r) => r.schedule, max: 32 },
-            { header: 'ZONE', cell: (r) => r.timeZone },
-            { header: 'PAUSED', cell: (r) => (r.paused ? `${r.paused.by}: ${r.paused.note}` : '-'), max: 40 },
-            { header: 'NEXT (LOCAL)', cell: (r) => cell(r.next?.local) },
-            { header: 'NEXT (UTC)', cell: (r) => cell(r.next?.utc) },
-            {
-              header: 'LAST',
-              cell: (r) =>
-                r.last ? `${r.last.slot} ${r.last.outcome}${r.last.reason ? `/${r.last.reason}` : ''}` : '-',
-            },
-            {
-              header: 'HOLDER',
-              cell: (r) => (r.holder ? `${r.holder.runId} (fence ${r.holder.fence})` : '-'),
-            },
-            { header: 'PROBLEMS 7D', cell: (r) => String(r.problems7d) },
-          ]),
+        text: () => jobsText(rows),
       };
     }),
   );
