@@ -251,6 +251,25 @@ describe('lease', () => {
     expect(text).toMatch(/^fence\s+9$/m);
   });
 
+  it('describes a job from its name alone: lease, pause and version, no definition without its code', async () => {
+    const bare = operatorOn(lease, { jobs: [] });
+    try {
+      const d = await bare.job('daily-report').describe();
+      expect([d.definition, d.next, d.paused, d.version]).toEqual([undefined, [], null, '1:-']);
+      expect(d.leases.map((l) => [l.job, l.state, l.holder, l.fence])).toEqual([
+        ['daily-report', 'released', runId, 1],
+      ]);
+    } finally {
+      bare.close();
+    }
+    const full = await leaseOp.job('daily-report').describe();
+    expect([full.definition?.schedule, full.definition?.timeZone, full.next.length]).toEqual([
+      'cron(30 2 * * ? *)',
+      'Europe/Berlin',
+      5,
+    ]);
+  });
+
   it('refuses a shard the job does not have, naming it (exit 2)', async () => {
     const err = await rejection(leaseOp.job('daily-report').lease({ shard: 3 }));
     expect(err.message).toBe(
