@@ -144,7 +144,10 @@ async function main(): Promise<void> {
         { figure: `import: job / bare, ${label}`, value: r.import, target: '<= 1.10', met: r.import <= 1.1 },
         { figure: `import: job / Powertools, ${label}`, value: r.importVsPowertools },
       ]),
-      { figure: 'bundle bytes added by tracing (job with tracing - job)', value: bytes.jobTraced - bytes.job },
+      {
+        figure: 'bundle bytes added by tracing (job with tracing - job)',
+        value: bytes.jobTraced - bytes.job,
+      },
       {
         figure: 'import ms with ICU zone data preloaded: job | bare',
         value: `${impIcu.job} | ${impIcu.bare}`,

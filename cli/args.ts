@@ -4,14 +4,8 @@
 import { accessSync, constants, existsSync, type Stats, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError as CommanderArgumentError } from 'commander';
-import { MIN_SLOT_YEAR } from '../lib/core/schedule/validate-slot.js';
 import { InvalidArgumentError } from '../lib/errors.js';
-
-/** The earliest instant a date option takes, epoch ms: the handler refuses slots before it. */
-export const EARLIEST_MS = Date.UTC(MIN_SLOT_YEAR, 0, 1);
-
-/** Why no date option takes a time before {@link EARLIEST_MS}. */
-export const EARLIEST_REASON = `before 1970-01-01T00:00:00Z: no slot is earlier (the handler refuses a scheduledTime before ${MIN_SLOT_YEAR}, Scheduler's cron years start there)`;
+import { EARLIEST_MS, EARLIEST_REASON } from '../operate/input.js';
 
 /**
  * The problem with an instant before {@link EARLIEST_MS}, or undefined: a range reaching before it

@@ -1,39 +1,25 @@
 /**
- * `cronfence backfill <job> --from D --to D --requested-by NAME --reason TEXT`: re-run a job's real
+ * `cronfence backfill <job> --from D --to D --requested-by NAME --reason TEXT` (`JobHandle.backfill`;
+ * `--dry-run`: `planBackfill`): re-run a job's real
  * slots in a range as manual runs (the deployed function, asynchronously, or the local handler with
  * `--local`), with a progress bar, then a summary read from the run records the runs wrote. A range
  * reaching before the job's start (`catchUp.since`) is refused (exit 2, nothing invoked) without
  * `--before-start`.
  */
-import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { BEFORE_START_FLAG, beforeStartRefusal } from '../lib/core/schedule/catch-up.js';
-import type { JobHandler } from '../lib/runtime/define-job.js';
+import { BEFORE_START_FLAG } from '../lib/core/schedule/catch-up.js';
+import type { BackfillPlanView, BackfillResult } from '../operate/backfill.js';
+import { laterTodayNote } from '../operate/backfill-plan.js';
+import { type BackfillRow, NEEDS_REVIEW_OUTCOME } from '../operate/backfill-summary.js';
+import { textValue } from '../operate/input.js';
+import type { HandlerSource } from '../operate/registry.js';
 import { intArg } from './args.js';
-import { checkLeases } from './backfill-guard.js';
-import { type Invoker, lambdaInvoker, localInvoker } from './backfill-invoke.js';
-import { type BackfillPlan, laterTodayNote, planBackfill } from './backfill-plan.js';
-import { type BackfillRequest, executeBackfill } from './backfill-run.js';
-import {
-  type BackfillRow,
-  backfillRecords,
-  countOutcomes,
-  NEEDS_REVIEW_OUTCOME,
-  type PlannedRun,
-  summarize,
-} from './backfill-summary.js';
-import {
-  type Connection,
-  type ConnectionFlags,
-  connect,
-  libraryTableName,
-  withConnectionOptions,
-} from './connection.js';
-import { action, cell, ExitCode, iso, out, table, textValue, toJson, usage } from './output.js';
-import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
+import { type OperatorFlags, operatorAction, withConnectionOptions, withJobsOption } from './command.js';
+import { ExitCode } from './exit-codes.js';
+import { cell, table } from './output.js';
 
-interface BackfillFlags extends ConnectionFlags {
+interface BackfillFlags extends OperatorFlags {
   readonly from: string;
   readonly to: string;
   readonly concurrency: number;
@@ -44,7 +30,6 @@ interface BackfillFlags extends ConnectionFlags {
   readonly local?: boolean;
   readonly function?: string;
   readonly wait?: number;
-  readonly jobs?: string;
   readonly invokeAws?: boolean;
   readonly expect?: string;
   readonly beforeStart?: boolean;
@@ -66,139 +51,60 @@ function rowsTable(rows: readonly BackfillRow[]): string {
   ]);
 }
 
-/** Print the dry run: the slots that would run. */
-function printDryRun(job: string, handler: JobHandler, plan: BackfillPlan, shards: number, json: boolean) {
-  const slots = plan.slots.map((s) => ({
-    slot: s.id,
-    scheduledTime: iso(s.scheduledTimeMs),
-    businessDate: s.businessDate,
-    ...(s.shifted && { shifted: true }),
-  }));
-  if (json) {
-    out(toJson({ job, dryRun: true, count: slots.length, shards, laterToday: plan.laterToday, slots }));
-    return;
-  }
-  out(
-    `Dry run: ${slots.length} slot(s) of ${job} (${handler.job.schedule}, ${handler.job.timeZone})${laterTodayNote(plan)}; nothing invoked.`,
-  );
-  out(
-    table(slots, [
+/** The dry run as text: the slots that would run. */
+function dryRunText(plan: BackfillPlanView): string {
+  return `Dry run: ${plan.count} slot(s) of ${plan.job} (${plan.schedule}, ${plan.timeZone})${laterTodayNote(plan)}; nothing invoked.\n${table(
+    plan.slots,
+    [
       { header: 'SLOT', cell: (s) => s.slot },
       { header: 'SCHEDULED', cell: (s) => s.scheduledTime },
       { header: 'BUSINESS DATE', cell: (s) => s.businessDate },
       { header: 'NOTE', cell: (s) => (s.shifted ? 'DST gap: runs at the first instant after it' : '') },
-    ]),
-  );
+    ],
+  )}`;
 }
 
-/**
- * Where the events go: this process (`--local`) or the deployed function. Refuses to mix a local
- * table (DynamoDB Local) with invocations of a function in AWS unless `--invoke-aws` asks for it
- * (or `AWS_ENDPOINT_URL_LAMBDA` points the Lambda client at a local emulator).
- * @throws InvalidArgumentError naming `--local`/`--invoke-aws` (exit 2) before anything is sent.
- */
-export async function openInvoker(
-  conn: Connection,
-  job: string,
-  handler: JobHandler,
-  flags: Pick<BackfillFlags, 'local' | 'invokeAws' | 'function'>,
-) {
-  if (flags.local) return localInvoker(conn, handler);
-  if (conn.mode === 'local' && !flags.invokeAws && !process.env.AWS_ENDPOINT_URL_LAMBDA) {
-    throw usage(
-      '--local',
-      '(not given)',
-      `the run records are read from DynamoDB Local (${conn.endpoint}, from ${conn.source}) but the runs would be sent to the deployed function in AWS; pass --local to run the handler here, --region/--profile to use AWS for both, or --invoke-aws to mix them on purpose`,
-    );
-  }
-  return lambdaInvoker(conn, flags.function ?? conn.functionName(job));
-}
-
-/** Send every planned run (progress bar on a terminal) and read the summary rows back. */
-async function runPlanned(
-  conn: Connection,
-  invoker: Invoker,
-  handler: JobHandler,
-  request: BackfillRequest,
-  planned: readonly PlannedRun[],
-  flags: BackfillFlags,
-): Promise<BackfillRow[]> {
-  const bar =
-    !flags.json && process.stderr.isTTY
-      ? new SingleBar({
-          format: `backfill ${request.job} [{bar}] {value}/{total} {last}`,
-          hideCursor: true,
-          stream: process.stderr,
-        })
-      : undefined;
-  bar?.start(planned.length, 0, { last: '' });
-  const sendErrors = await executeBackfill({
-    conn,
-    invoker,
-    request,
-    planned,
-    concurrency: flags.concurrency,
-    waitPerSlotMs: (flags.wait ?? handler.job.timeoutSeconds + 60) * 1000,
-    onProgress: (p, status) => bar?.increment(1, { last: `${p.slot.id} ${status}` }),
-  });
-  bar?.stop();
-  const records = await backfillRecords(conn.doc, conn.tableName, request.job, planned, request);
-  return summarize(planned, records, sendErrors);
-}
-
-/** Print the summary (table or JSON) with what to do about rows that did not plainly succeed. */
-function printSummary(
-  rows: readonly BackfillRow[],
-  request: BackfillRequest,
-  plan: BackfillPlan,
-  target: string,
-  json: boolean,
-): void {
-  const { job } = request;
-  const counts = countOutcomes(rows);
-  if (json) {
-    out(
-      toJson({
-        job,
-        backfillId: request.backfillId,
-        requestedBy: request.by,
-        reason: request.reason,
-        target,
-        requested: rows.length,
-        laterToday: plan.laterToday,
-        counts,
-        slots: rows,
-      }),
-    );
-    return;
-  }
-  out(
-    `Backfill of ${job}: ${rows.length} run(s) for ${plan.slots.length} slot(s) via ${target}, requested by ${request.by}: "${request.reason}"${laterTodayNote(plan)} [${request.backfillId}]`,
-  );
-  out(rowsTable(rows));
-  out(
+/** The summary as `cronfence backfill` prints it, with what to do about rows that did not plainly succeed. */
+export function backfillText(r: BackfillResult): string {
+  const { job, counts } = r;
+  const rows = r.slots;
+  const lines = [
+    `Backfill of ${job}: ${rows.length} run(s) for ${r.slotCount} slot(s) via ${r.target}, requested by ${r.requestedBy}: "${r.reason}"${laterTodayNote(r)} [${r.backfillId}]`,
+    rowsTable(rows),
     Object.entries(counts)
       .map(([k, v]) => `${k} ${v}`)
       .join(', '),
-  );
-  if (counts.pending) out(`Still pending: check later with \`cronfence runs ${job} --since 1h\`.`);
+  ];
+  if (counts.pending) lines.push(`Still pending: check later with \`cronfence runs ${job} --since 1h\`.`);
   // Each skip reason gets its own advice: a paused job's slots wait for `resume`, not for a lease.
-  const skipped = rows.filter((r) => r.outcome === 'skipped');
-  if (skipped.some((r) => r.reason === 'paused')) {
-    out(
+  const skipped = rows.filter((row) => row.outcome === 'skipped');
+  if (skipped.some((row) => row.reason === 'paused')) {
+    lines.push(
       `Paused slots did not run: the job is paused (\`cronfence jobs\`); re-run them after \`cronfence resume ${job}\`.`,
     );
   }
-  if (skipped.some((r) => r.reason !== 'paused')) {
-    out(
+  if (skipped.some((row) => row.reason !== 'paused')) {
+    lines.push(
       `Skipped slots did not run: another run held the lease (\`cronfence lease ${job}\`); re-run them after its leaseUntil.`,
     );
   }
   if (counts[NEEDS_REVIEW_OUTCOME]) {
-    out(
-      `needs-review: the run stopped at an effect whose outcome is unknown (${rows.flatMap((r) => r.needsReview ?? []).join(', ')}), recorded failed / effect-needs-review: the slot is not done; check the provider, then \`cronfence effects --job ${job}\` and \`cronfence effects resolve\`, then re-run the date.`,
+    lines.push(
+      `needs-review: the run stopped at an effect whose outcome is unknown (${rows.flatMap((row) => row.needsReview ?? []).join(', ')}), recorded failed / effect-needs-review: the slot is not done; check the provider, then \`cronfence effects --job ${job}\` and \`cronfence effects resolve\`, then re-run the date.`,
     );
   }
+  return lines.join('\n');
+}
+
+/** A progress bar on stderr when it is a terminal and the output is not JSON. */
+function progressBar(job: string, json: boolean): SingleBar | undefined {
+  return !json && process.stderr.isTTY
+    ? new SingleBar({
+        format: `backfill ${job} [{bar}] {value}/{total} {last}`,
+        hideCursor: true,
+        stream: process.stderr,
+      })
+    : undefined;
 }
 
 /** Register `backfill` on the program. @param defaults the job registry used without `--jobs`. */
@@ -245,54 +151,42 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
       'the lease VERSION you were shown (`trigger --dry-run`, pause, resume): refused, nothing invoked, if the lease changed since',
     );
   withJobsOption(withConnectionOptions(cmd)).action(
-    action(async (job: string, flags: BackfillFlags) => {
-      const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
-      const request: BackfillRequest = {
-        job,
-        by: textValue('--requested-by', flags.requestedBy, 128),
-        reason: textValue('--reason', flags.reason, 1024),
-        backfillId: `backfill-${randomUUID()}`,
+    operatorAction(defaults, async (ops, flags: BackfillFlags, job: string) => {
+      const range = {
+        from: flags.from,
+        to: flags.to,
+        ...(flags.yes && { yes: true }),
+        ...(flags.beforeStart && { beforeStart: true }),
       };
-      const plan = planBackfill(
-        handler.job,
-        handler.expression,
-        { from: flags.from, to: flags.to, yes: Boolean(flags.yes) },
-        Date.now(),
-      );
-      // Refused (exit 2, nothing read or invoked), dry run or not, before the job's start unless the
-      // operator checked: the whole range, so no part of it runs.
-      const early = beforeStartRefusal(handler.job.catchUp, plan.slots, Boolean(flags.beforeStart));
-      if (early) throw usage('--from', flags.from, early.message);
-      const shards = handler.job.shards > 1 ? [...Array(handler.job.shards).keys()] : [undefined];
       if (flags.dryRun) {
-        // A dry run sends nothing, but a broken table setting is still bad input (exit 2), as for a real run.
-        libraryTableName(flags, process.env, {});
-        printDryRun(job, handler, plan, shards.length, Boolean(flags.json));
-        return ExitCode.Ok;
+        // The same checks as a real run (who, why, the range, the table setting); nothing is sent.
+        textValue('--requested-by', flags.requestedBy, 128);
+        textValue('--reason', flags.reason, 1024);
+        const plan = await ops.job(job).planBackfill(range);
+        return { json: plan, text: () => dryRunText(plan) };
       }
-      const planned: PlannedRun[] = plan.slots.flatMap((slot) =>
-        shards.map((shard) => ({ slot, ...(shard !== undefined && { shard }) })),
-      );
-      const conn = await connect(flags);
-      let invoker: Invoker | undefined;
-      try {
-        // Refused (nothing invoked) while a live run holds a lease of the job, or when the lease is
-        // not at --expect; each run's claim then re-checks the lease atomically.
-        await checkLeases(conn, job, {
-          shards: handler.job.shards,
-          nowMs: Date.now(),
-          ...(flags.expect !== undefined && { expect: flags.expect }),
-        });
-        invoker = await openInvoker(conn, job, handler, flags);
-        const rows = await runPlanned(conn, invoker, handler, request, planned, flags);
-        printSummary(rows, request, plan, invoker.target, Boolean(flags.json));
-        // Exit 0 only when every requested run plainly succeeded (skipped, failed, stale, needs-review,
-        // pending or not-sent: 1).
-        return rows.every((r) => r.outcome === 'succeeded') ? ExitCode.Ok : ExitCode.Failure;
-      } finally {
-        invoker?.close();
-        conn.close();
-      }
+      const bar = progressBar(job, Boolean(flags.json));
+      const result = await ops.job(job).backfill({
+        ...range,
+        requestedBy: flags.requestedBy,
+        reason: flags.reason,
+        concurrency: flags.concurrency,
+        ...(flags.local && { local: true }),
+        ...(flags.function !== undefined && { functionName: flags.function }),
+        ...(flags.invokeAws && { invokeAws: true }),
+        ...(flags.wait !== undefined && { waitSeconds: flags.wait }),
+        ...(flags.expect !== undefined && { expect: flags.expect }),
+        onPlanned: (runs) => bar?.start(runs, 0, { last: '' }),
+        onProgress: (p, status) => bar?.increment(1, { last: `${p.slot.id} ${status}` }),
+      });
+      bar?.stop();
+      // Exit 0 only when every requested run plainly succeeded (skipped, failed, stale, needs-review,
+      // pending or not-sent: 1).
+      return {
+        json: result,
+        text: () => backfillText(result),
+        exitCode: result.succeeded ? ExitCode.Ok : ExitCode.Failure,
+      };
     }),
   );
 }

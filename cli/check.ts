@@ -4,77 +4,21 @@
  * zone's DST transitions of the next 12 months with what each does to the job, and every warning and
  * error of the one job schema and `checkJob` (lib/core/job-check.ts), the same checks `cdk synth` runs.
  * Exit 0: no errors (warnings allowed); 1: a definition is refused; 2: bad usage (module, job, flag).
- * Reads nothing from AWS.
+ * Reads nothing from AWS (`checkJobs` of the operator API).
  */
 import type { Command } from 'commander';
-import { checkJob, type Finding, type JobCheck } from '../lib/core/job-check.js';
-import { CronfenceError, ErrorCode, InvalidArgumentError } from '../lib/errors.js';
+import type { JobCheck } from '../lib/core/job-check.js';
+import { checkJobs } from '../operate/check.js';
+import type { HandlerSource } from '../operate/registry.js';
 import { instantArg } from './args.js';
-import { action, ExitCode, out, table, toJson, usage } from './output.js';
-import {
-  type HandlerSource,
-  handlerListOf,
-  importJobsFile,
-  type JobRegistry,
-  registryOf,
-  requireJob,
-  sourceOf,
-  withJobsOption,
-} from './registry.js';
+import { operatorAction, withJobsOption } from './command.js';
+import { ExitCode } from './exit-codes.js';
+import { table } from './output.js';
 
 interface CheckFlags {
   readonly jobs?: string;
   readonly json?: boolean;
   readonly now?: number;
-}
-
-/** What `cronfence check --json` prints. */
-export interface CheckReport {
-  /** The instant checked from, ISO-8601 UTC. */
-  readonly now: string;
-  /** The module the jobs came from: the `--jobs` module, the project's configured one, or `functions/index.ts`. */
-  readonly source: string;
-  readonly jobs: readonly JobCheck[];
-  /** Refusals raised while loading the module (a `defineJob` that threw at import). */
-  readonly errors: readonly Finding[];
-}
-
-const DEFINITION_CODES: readonly string[] = [ErrorCode.InvalidJobDefinition, ErrorCode.InvalidSchedule];
-
-/** A module whose import failed because `defineJob` refused a definition in it (not a usage error). */
-function refusal(err: unknown): Finding | undefined {
-  return err instanceof CronfenceError && DEFINITION_CODES.includes(err.code)
-    ? { code: 'definition', message: err.message }
-    : undefined;
-}
-
-async function load(
-  jobsFlag: string | undefined,
-  defaults: HandlerSource,
-): Promise<{ registry: JobRegistry } | { refused: Finding; source: string }> {
-  if (!jobsFlag) {
-    const source = sourceOf(defaults);
-    if (typeof defaults !== 'function') return { registry: registryOf(defaults, source) };
-    try {
-      return { registry: registryOf(await defaults(), source) };
-    } catch (err) {
-      const refused = refusal(err);
-      if (refused) return { refused, source };
-      if (err instanceof InvalidArgumentError) throw err;
-      throw usage('--jobs', source, `cannot be imported: ${(err as Error).message}`);
-    }
-  }
-  let mod: Record<string, unknown>;
-  try {
-    mod = await importJobsFile(jobsFlag);
-  } catch (err) {
-    const refused = refusal(err);
-    if (refused) return { refused, source: jobsFlag };
-    if (err instanceof InvalidArgumentError) throw err;
-    throw usage('--jobs', jobsFlag, `cannot be imported: ${(err as Error).message}`);
-  }
-  const list = handlerListOf(mod, jobsFlag);
-  return { registry: registryOf(list, jobsFlag) };
 }
 
 function section(title: string, lines: readonly string[], empty: string): string[] {
@@ -130,21 +74,6 @@ export function renderJobCheck(c: JobCheck): string {
   return lines.join('\n');
 }
 
-/**
- * Check jobs as of `nowMs`.
- * @param only one job's name, or every job of the registry.
- * @throws InvalidArgumentError (exit 2) for a job the registry does not know.
- */
-export function checkRegistry(registry: JobRegistry, nowMs: number, only?: string): CheckReport {
-  const handlers = only === undefined ? [...registry.jobs.values()] : [requireJob(registry, only)];
-  return {
-    now: new Date(nowMs).toISOString(),
-    source: registry.source,
-    jobs: handlers.map((h) => checkJob(h.job, nowMs)),
-    errors: [],
-  };
-}
-
 /** Register `cronfence check`. */
 export function registerCheck(program: Command, defaults: HandlerSource): void {
   const cmd = program
@@ -160,21 +89,19 @@ export function registerCheck(program: Command, defaults: HandlerSource): void {
       instantArg('--now'),
     );
   withJobsOption(cmd).action(
-    action(async (job: string | undefined, flags: CheckFlags) => {
-      const nowMs = flags.now ?? Date.now();
-      const loaded = await load(flags.jobs, defaults);
-      const report: CheckReport =
-        'refused' in loaded
-          ? { now: new Date(nowMs).toISOString(), source: loaded.source, jobs: [], errors: [loaded.refused] }
-          : checkRegistry(loaded.registry, nowMs, job);
-      if (flags.json) out(toJson(report));
-      else {
-        out(`cronfence check: ${report.source} as of ${report.now}\n`);
-        for (const c of report.jobs) out(`${renderJobCheck(c)}\n`);
-        for (const e of report.errors) out(`REFUSED (${report.source}): ${e.message}`);
-      }
+    operatorAction(defaults, async (_ops, flags: CheckFlags, job: string | undefined) => {
+      const report = await checkJobs(flags.jobs, defaults, flags.now ?? Date.now(), job);
       const refused = report.errors.length > 0 || report.jobs.some((c) => c.errors.length > 0);
-      return refused ? ExitCode.Failure : ExitCode.Ok;
+      return {
+        json: report,
+        text: () =>
+          [
+            `cronfence check: ${report.source} as of ${report.now}\n`,
+            ...report.jobs.map((c) => `${renderJobCheck(c)}\n`),
+            ...report.errors.map((e) => `REFUSED (${report.source}): ${e.message}`),
+          ].join('\n'),
+        exitCode: refused ? ExitCode.Failure : ExitCode.Ok,
+      };
     }),
   );
 }

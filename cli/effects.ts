@@ -1,75 +1,87 @@
 /**
  * `cronfence effects --status needs-review` (effects whose outcome is unknown, from the sparse
- * `problems` index) and `cronfence effects resolve <key> --as succeeded|failed|not-executed --note TEXT
+ * `problems` index: `Operator.effects`, `JobHandle.effects`) and `cronfence effects resolve <key> --as succeeded|failed|not-executed --note TEXT
  * [--expect VERSION]` (the recorded manual reconciliation, conditioned on the state the operator was
  * shown: the list prints each effect's VERSION, resolve takes it back, refuses a changed record and a
- * `sending` one whose holder's lease is live).
+ * `sending` one whose holder's lease is live: `JobHandle.resolveEffect`).
  */
 import type { Command } from 'commander';
+import { EffectStatus } from '../lib/core/effects.js';
 import {
-  EFFECT_UNSETTLED_AFTER_MS,
-  type EffectItem,
-  EffectStatus,
-  effectVersion,
-} from '../lib/core/effects.js';
-import { type EffectResolution, NOT_EXECUTED } from '../lib/core/ports.js';
-import { DynamoEffectStore } from '../lib/store/effect-store.js';
-import { UNSETTLED_PROBLEM } from '../lib/store/protocol/effect-operations.js';
+  EFFECT_LISTINGS,
+  type EffectListing,
+  type EffectView,
+  effectJob,
+  RESOLUTIONS,
+  type ResolvedEffectView,
+  type ResolveOptions,
+  UNSETTLED_AFTER_MS,
+  UNSETTLED_PROBLEM,
+} from '../operate/effects.js';
+import { iso } from '../operate/input.js';
 import { choiceArg, intArg, jobNameArg, sinceArg } from './args.js';
-import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, cell, ExitCode, iso, operatorValue, out, table, toJson, usage } from './output.js';
-import { type Item, publicView, queryProblems } from './run-queries.js';
+import { type OperatorFlags, operatorAction, withConnectionOptions } from './command.js';
+import { cell, table } from './output.js';
 
-/** Problems the `problems` index holds for effects: awaiting review, and not terminal (`sending`/`pending`). */
 const NEEDS_REVIEW = EffectStatus.NeedsReview;
-const PROBLEMS = [NEEDS_REVIEW, UNSETTLED_PROBLEM, 'all'] as const;
 
-/** An effect not terminal for longer than this is stuck: the `EffectUnsettled` alarm's period. ms. */
-export const UNSETTLED_AFTER_MS = EFFECT_UNSETTLED_AFTER_MS;
-
-/** What an operator may resolve an effect to. */
-const RESOLUTIONS = [EffectStatus.Succeeded, EffectStatus.Failed, NOT_EXECUTED] as const;
-
-interface ListFlags extends ConnectionFlags {
-  readonly status: string;
+interface ListFlags extends OperatorFlags {
+  readonly status: EffectListing;
   readonly since?: number;
   readonly job?: string;
   readonly limit: number;
 }
 
-interface ResolveFlags extends ConnectionFlags {
+interface ResolveFlags extends OperatorFlags {
   readonly job: string;
-  readonly as: EffectResolution['as'];
+  readonly as: ResolveOptions['as'];
   readonly note: string;
   readonly by?: string;
   readonly expect?: string;
 }
 
-/** The idempotency key of an effect item (its `key`, else from `EFFECT#<job>#<key>`). */
-function effectKey(item: Item): string {
-  return typeof item.key === 'string' ? item.key : String(item.pk ?? '').replace(/^EFFECT#[^#]*#/, '');
-}
-
-/** The job of an effect item (its `job`, else from the lease key `JOB#<job>[#<shard>]`). */
-function effectJob(item: Item): string {
-  return cell(item.job ?? (typeof item.leaseKey === 'string' ? item.leaseKey.split('#')[1] : undefined));
-}
-
-/** How long an effect has been flagged, e.g. `3m`, `2h05m`; `stuck` past the alarm's period. */
-function ageOf(item: Item, nowMs: number): string {
+/**
+ * How long an effect has been flagged, e.g. `3m`, `2h05m`; `stuck` past the alarm's period for one
+ * that is not terminal (every listed effect but a needs-review one).
+ */
+function ageOf(item: EffectView, nowMs: number): string {
   const ms = nowMs - Number(item.problemAtMs);
   if (!Number.isFinite(ms)) return '-';
   const min = Math.max(0, Math.floor(ms / 60_000));
   const text = min < 60 ? `${min}m` : `${Math.floor(min / 60)}h${String(min % 60).padStart(2, '0')}m`;
-  return item.problem === UNSETTLED_PROBLEM && ms >= UNSETTLED_AFTER_MS ? `${text} stuck` : text;
+  return item.status !== NEEDS_REVIEW && ms >= UNSETTLED_AFTER_MS ? `${text} stuck` : text;
 }
 
 /** The `lastError` of an effect as one cell: `Name: message` (cut to 60 characters). */
-function lastErrorOf(item: Item): string {
+function lastErrorOf(item: EffectView): string {
   const e = item.lastError as { name?: unknown; message?: unknown } | undefined;
   if (!e) return '-';
   const text = `${String(e.name)}: ${String(e.message)}`;
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/** A listing as `cronfence effects` prints it: one row per effect, then how to resolve one. */
+export function effectsText(items: readonly EffectView[], status: EffectListing, nowMs: number): string {
+  if (items.length === 0)
+    return `No effects ${status === 'all' ? 'in needs-review or unsettled' : `in ${status}`}.`;
+  return `${table(items, [
+    { header: 'KEY', cell: (i) => i.key },
+    { header: 'JOB', cell: effectJob },
+    { header: 'STATUS', cell: (i) => cell(i.status) },
+    { header: 'FENCE', cell: (i) => cell(i.fence) },
+    { header: 'ATTEMPTS', cell: (i) => cell(i.attempts) },
+    { header: 'FLAGGED', cell: (i) => iso(i.problemAtMs) },
+    { header: 'AGE', cell: (i) => ageOf(i, nowMs) },
+    { header: 'RUN ID', cell: (i) => cell(i.runId) },
+    { header: 'VERSION', cell: (i) => i.version },
+    { header: 'LAST ERROR', cell: lastErrorOf },
+    { header: 'WHY', cell: (i) => cell(i.reviewReason) },
+  ])}\nResolve one after checking the provider: cronfence effects resolve <KEY> --job <JOB> --expect <VERSION> --as succeeded|failed|not-executed --note "..."`;
+}
+
+/** A resolved effect as `cronfence effects resolve` prints it. */
+export function resolvedText(item: ResolvedEffectView): string {
+  return `Effect ${item.key}: resolved ${item.status === 'pending' ? 'not-executed (pending: the next run sends it)' : String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${String(item.reviewNote)}"); version ${String(item.previousVersion)} -> ${item.version}`;
 }
 
 /**
@@ -87,7 +99,7 @@ export function registerEffects(program: Command): void {
     .option(
       '--status <status>',
       `${NEEDS_REVIEW}, ${UNSETTLED_PROBLEM} (sending or pending for over ${UNSETTLED_AFTER_MS / 60_000} min, the EffectUnsettled alarm's period) or all (every needs-review and every not-terminal effect, whatever its age)`,
-      choiceArg('--status', PROBLEMS),
+      choiceArg('--status', EFFECT_LISTINGS),
       'all',
     )
     .option(
@@ -98,59 +110,17 @@ export function registerEffects(program: Command): void {
     .option('--job <name>', "only this job's effects", jobNameArg('--job'))
     .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50);
   withConnectionOptions(list).action(
-    action(async (flags: ListFlags) => {
-      const conn = await connect(flags);
-      try {
-        const nowMs = Date.now();
-        const found = await queryProblems(conn.doc, conn.tableName, {
-          problems: flags.status === 'all' ? [NEEDS_REVIEW, UNSETTLED_PROBLEM] : [flags.status],
-          sinceMs: flags.since ?? nowMs - 30 * 86_400_000,
-          ...(flags.job !== undefined && { job: flags.job }),
-          limit: flags.limit,
-        });
-        // `unsettled` marks every effect while it is not terminal; `--status unsettled` lists the stuck
-        // ones (past the alarm's period), `all` lists every one, whatever its age.
-        const stuck = (i: Item) => Number(i.problemAtMs) <= nowMs - UNSETTLED_AFTER_MS;
-        const items = found.filter(
-          (i) => flags.status !== UNSETTLED_PROBLEM || i.problem !== UNSETTLED_PROBLEM || stuck(i),
-        );
-        // The version an operator hands back (`--expect`): a sending effect under a live lease is `:in-flight`.
-        const versions = new Map<Item, string>();
-        for (const i of items) {
-          const store = new DynamoEffectStore(conn.doc, conn.tableName, effectJob(i));
-          versions.set(i, (await store.shown(i as unknown as EffectItem, nowMs)).version);
-        }
-        const versionOf = (i: Item) => versions.get(i) ?? effectVersion(i);
-        if (flags.json)
-          out(toJson(items.map((i) => ({ key: effectKey(i), version: versionOf(i), ...publicView(i) }))));
-        else if (items.length === 0)
-          out(
-            `No effects ${flags.status === 'all' ? 'in needs-review or unsettled' : `in ${flags.status}`}.`,
-          );
-        else {
-          out(
-            table(items, [
-              { header: 'KEY', cell: effectKey },
-              { header: 'JOB', cell: effectJob },
-              { header: 'STATUS', cell: (i) => cell(i.status) },
-              { header: 'FENCE', cell: (i) => cell(i.fence) },
-              { header: 'ATTEMPTS', cell: (i) => cell(i.attempts) },
-              { header: 'FLAGGED', cell: (i) => iso(i.problemAtMs) },
-              { header: 'AGE', cell: (i) => ageOf(i, nowMs) },
-              { header: 'RUN ID', cell: (i) => cell(i.runId) },
-              { header: 'VERSION', cell: versionOf },
-              { header: 'LAST ERROR', cell: lastErrorOf },
-              { header: 'WHY', cell: (i) => cell(i.reviewReason) },
-            ]),
-          );
-          out(
-            `Resolve one after checking the provider: cronfence effects resolve <KEY> --job <JOB> --expect <VERSION> --as succeeded|failed|not-executed --note "..."`,
-          );
-        }
-        return ExitCode.Ok;
-      } finally {
-        conn.close();
-      }
+    operatorAction(undefined, async (ops, flags: ListFlags) => {
+      const filters = {
+        status: flags.status,
+        ...(flags.since !== undefined && { sinceMs: flags.since }),
+        limit: flags.limit,
+      };
+      const items = await (flags.job !== undefined
+        ? ops.job(flags.job).effects(filters)
+        : ops.effects(filters));
+      const nowMs = ops.now();
+      return { json: items, text: () => effectsText(items, flags.status, nowMs) };
     }),
   );
 
@@ -176,35 +146,14 @@ export function registerEffects(program: Command): void {
       'the VERSION `cronfence effects` showed: refused (nothing changed) if the effect changed since (default: the version resolve reads and prints)',
     );
   withConnectionOptions(resolve).action(
-    action(async (key: string, flags: ResolveFlags) => {
-      const note = flags.note.trim();
-      if (note.length === 0 || note.length > 1024)
-        throw usage('--note', flags.note, 'must be 1 to 1024 characters');
-      const by = operatorValue('--by', flags.by, 128);
-      const conn = await connect(flags);
-      try {
-        const store = new DynamoEffectStore(conn.doc, conn.tableName, flags.job);
-        // The safe path: read, show, and condition the write on what was read (or on --expect).
-        const read = await store.get(key);
-        const shown = flags.expect ?? (read ? (await store.shown(read, Date.now())).version : undefined);
-        const item = await store.resolve({
-          key,
-          as: flags.as,
-          note,
-          by,
-          nowMs: Date.now(),
-          ...(shown !== undefined && { expect: shown }),
-        });
-        if (flags.json)
-          out(toJson({ key, version: effectVersion(item), ...publicView(item as unknown as Item) }));
-        else
-          out(
-            `Effect ${key}: resolved ${item.status === 'pending' ? 'not-executed (pending: the next run sends it)' : String(item.status)} by ${String(item.reviewedBy)} at ${iso(item.reviewedAtMs)} ("${note}"); version ${String(shown)} -> ${effectVersion(item)}`,
-          );
-        return ExitCode.Ok;
-      } finally {
-        conn.close();
-      }
+    operatorAction(undefined, async (ops, flags: ResolveFlags, key: string) => {
+      const item = await ops.job(flags.job).resolveEffect(key, {
+        as: flags.as,
+        note: flags.note,
+        ...(flags.by !== undefined && { by: flags.by }),
+        ...(flags.expect !== undefined && { expect: flags.expect }),
+      });
+      return { json: item, text: () => resolvedText(item) };
     }),
   );
 }

@@ -7,7 +7,6 @@
  */
 import type { Command } from 'commander';
 import { libraryTable } from '../lib/store/schema.js';
-import { action, ExitCode, out } from './output.js';
 import {
   type HandlerList,
   type HandlerSource,
@@ -15,8 +14,10 @@ import {
   importJobsFile,
   loadOrExplain,
   sourceOf,
-  withJobsOption,
-} from './registry.js';
+} from '../operate/registry.js';
+import { withJobsOption } from './command.js';
+import { ExitCode } from './exit-codes.js';
+import { action, out } from './output.js';
 
 interface LocalFlags {
   readonly hold?: boolean;

@@ -1,19 +1,9 @@
 /**
- * CLI output and exit codes: human tables by default, JSON with `--json`; bad input exits 2 with a
- * message naming the flag and value, operational failures exit 1.
+ * CLI output: human tables by default, JSON with `--json`; errors as one `cronfence: ...` line on
+ * stderr, their exit code from cli/exit-codes.ts.
  */
-import { userInfo } from 'node:os';
-import { InvalidArgumentError as CommanderArgumentError } from 'commander';
-import { ErrorCode, exitCodeOf, InvalidArgumentError, isCronfenceError, StoreError } from '../lib/errors.js';
-
-/** Exit codes of every subcommand. */
-export const ExitCode = {
-  Ok: 0,
-  /** The operation ran but found failures (failed runs, refused writes, invoke errors). */
-  Failure: 1,
-  /** Bad input: nothing was read, written or invoked. */
-  Usage: 2,
-} as const;
+import { EndpointUnreachableError } from '../lib/errors.js';
+import { ExitCode, exitCodeFor, requestErrorOf } from './exit-codes.js';
 
 /** One column of a table: header and how to render a row's cell. */
 export interface Column<T> {
@@ -92,93 +82,32 @@ export function out(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
-/** Epoch ms as an ISO-8601 UTC instant without milliseconds, or `-`. */
-export function iso(ms: unknown): string {
-  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0
-    ? `${new Date(ms).toISOString().slice(0, 19)}Z`
-    : '-';
-}
-
 /** A value as a table cell (`-` for missing). */
 export function cell(v: unknown): string {
   return v === undefined || v === null || v === '' ? '-' : String(v);
 }
 
-/** A usage error: exits 2. */
-export function usage(argument: string, value: unknown, problem: string): InvalidArgumentError {
-  return new InvalidArgumentError(argument, value, problem);
-}
-
 /**
- * A free-text value (who, why) trimmed, 1 to `max` characters: the limits the invocation event
- * enforces (lib/core/event.ts), checked before anything is invoked.
- * @param source the flag or environment variable the value came from (named in the error).
- * @throws InvalidArgumentError (exit 2) naming `source` and the value when it is empty or too long.
- */
-export function textValue(source: string, value: string, max: number): string {
-  const v = value.trim();
-  if (v.length === 0 || v.length > max) throw usage(source, value, `must be 1 to ${max} characters`);
-  return v;
-}
-
-/** The environment variable naming the operator when a command's who-flag is not given. */
-export const OPERATOR_ENV = 'CRONFENCE_OPERATOR';
-
-/** The OS user and where it came from (`userInfo()` throws for a uid without a passwd entry). */
-function osUser(env: NodeJS.ProcessEnv): { source: string; value: string } {
-  try {
-    return { source: 'the OS user name', value: userInfo().username };
-  } catch {
-    return { source: 'USER', value: env.USER ?? 'unknown' };
-  }
-}
-
-/**
- * Who runs a command (recorded on what it writes): `flag`'s value, else {@link OPERATOR_ENV}, else the
- * OS user; checked with {@link textValue} naming the source the value came from, so a bad
- * `CRONFENCE_OPERATOR` is named as such and never as the flag the operator did not give.
- * @param flag the command's who-flag (`--by`, `--requested-by`); @param given its value, if given.
- * @param max the longest name the record takes, characters.
- * @throws InvalidArgumentError (exit 2) naming the flag, `CRONFENCE_OPERATOR` or the OS user and the value.
- */
-export function operatorValue(
-  flag: string,
-  given: string | undefined,
-  max: number,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  if (given !== undefined) return textValue(flag, given, max);
-  const fromEnv = env[OPERATOR_ENV];
-  if (fromEnv !== undefined) return textValue(OPERATOR_ENV, fromEnv, max);
-  const user = osUser(env);
-  return textValue(user.source, user.value, max);
-}
-
-/**
- * Print an error as `cronfence: message` on stderr and return its exit code: the error's category
- * decides it ({@link exitCodeOf}: 2 for input and configuration, 1 otherwise); commander's own
- * argument errors are input too.
+ * Print an error as `cronfence: message` on stderr (with what to check when the table or the endpoint
+ * is not there) and return its exit code ({@link exitCodeFor}).
  */
 export function reportError(err: unknown): number {
-  const cause = err instanceof StoreError ? (err.cause as Error | undefined) : (err as Error | undefined);
+  const cause = requestErrorOf(err);
   if (cause?.name === 'ResourceNotFoundException') {
     process.stderr.write(
       `cronfence: ${cause.message}: check --table (or CRONFENCE_TABLE), --region and --endpoint\n`,
     );
-    return ExitCode.Usage;
-  }
-  if (isCronfenceError(cause) && cause.code === ErrorCode.EndpointUnreachable) {
+  } else if (cause instanceof EndpointUnreachableError) {
     // The request never reached DynamoDB: the endpoint and where it came from are the whole story.
     process.stderr.write(`cronfence: ${cause.message}\n`);
-    return exitCodeOf(cause);
+  } else {
+    const message = (err as Error)?.message ?? String(err);
+    const unreachable = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message)
+      ? ' (is the endpoint up? check --endpoint / DYNAMODB_ENDPOINT, or start DynamoDB Local with `npm start -- --hold`)'
+      : '';
+    process.stderr.write(`cronfence: ${message}${unreachable}\n`);
   }
-  const message = (err as Error)?.message ?? String(err);
-  const unreachable = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message)
-    ? ' (is the endpoint up? check --endpoint / DYNAMODB_ENDPOINT, or start DynamoDB Local with `npm start -- --hold`)'
-    : '';
-  process.stderr.write(`cronfence: ${message}${unreachable}\n`);
-  if (err instanceof CommanderArgumentError) return ExitCode.Usage;
-  return exitCodeOf(err);
+  return exitCodeFor(err);
 }
 
 /** Wrap a subcommand action: errors are reported and set the exit code (2 for bad input, else 1). */

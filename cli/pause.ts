@@ -1,33 +1,26 @@
 /**
- * `cronfence pause <job> --note TEXT [--until T] [--disable-schedule]` and `cronfence resume <job>`:
- * a pause is stored on the job's lease item (and its shard leases) and enforced by every claim
- * (docs/operations.md, docs/design.md "Pause"). Resume reports the slots that fell in the pause and
- * what the job's catch-up rule will do with them (the sweeper runs them, not this command).
+ * `cronfence pause <job> --note TEXT [--until T] [--disable-schedule]` and `cronfence resume <job>`
+ * (`JobHandle.pause` / `resume`): a pause is stored on the job's lease item (and its shard leases)
+ * and enforced by every claim (docs/operations.md, docs/design.md "Pause"). Resume reports the slots
+ * that fell in the pause and what the job's catch-up rule will do with them (the sweeper runs them).
  */
 import type { Command } from 'commander';
-import type { LeaseItem } from '../lib/core/lease.js';
-import { MAX_PAUSED_BY_CHARS, pauseInForce } from '../lib/core/pause.js';
-import { LeaseChangedError } from '../lib/errors.js';
-import type { JobHandler } from '../lib/runtime/define-job.js';
-import { DEFAULT_CATCH_UP } from '../lib/runtime/sweeper.js';
-import { DynamoPauseStore } from '../lib/store/pause-store.js';
-import { leaseVersion, liveHolder } from '../lib/store/protocol/pause-operations.js';
-import { DynamoRunStore } from '../lib/store/run-store.js';
+import { iso } from '../operate/input.js';
+import type { PauseView, ResumeView } from '../operate/pause.js';
+import type { PausedSlot } from '../operate/paused-slots.js';
+import type { HandlerSource } from '../operate/registry.js';
 import { instantArg } from './args.js';
-import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, ExitCode, iso, operatorValue, out, table, toJson } from './output.js';
-import { type PausedSlot, pausedSlots } from './paused-slots.js';
-import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
-import { setScheduleState } from './schedule-state.js';
+import { type OperatorFlags, operatorAction, withConnectionOptions, withJobsOption } from './command.js';
+import { ExitCode } from './exit-codes.js';
+import { table } from './output.js';
 
-interface PauseFlags extends ConnectionFlags {
+interface PauseFlags extends OperatorFlags {
   readonly note: string;
   readonly by?: string;
   readonly until?: number;
   readonly disableSchedule?: boolean;
   readonly enableSchedule?: boolean;
   readonly scheduleGroup?: string;
-  readonly jobs?: string;
   readonly expect?: string;
 }
 
@@ -35,22 +28,11 @@ const EXPECT_HELP =
   'the lease VERSION you were shown (`<fence>:<pausedAtMs>`, printed by pause, resume and `trigger --dry-run`): refused, nothing changed, if the lease changed since (default: the version read now)';
 
 /** The holder a pause lets finish, as one line (or nothing). */
-function holderLine(item: LeaseItem | undefined, nowMs: number): string {
-  const h = liveHolder(item, nowMs);
+function holderLine(view: PauseView): string {
+  const h = view.holder;
   return h
-    ? `\nrun ${h.runId} (slot ${String(h.slot)}, fence ${String(h.fence)}) holds the lease until ${iso(h.leaseUntilMs)} and finishes its run.`
+    ? `\nrun ${h.runId} (slot ${h.slot}, fence ${h.fence}) holds the lease until ${iso(h.leaseUntilMs)} and finishes its run.`
     : '';
-}
-
-async function scheduleState(
-  conn: Awaited<ReturnType<typeof connect>>,
-  job: string,
-  state: 'ENABLED' | 'DISABLED',
-  group: string | undefined,
-): Promise<string> {
-  if (conn.mode === 'local')
-    return 'local: no EventBridge Scheduler schedule (the emulator delivers; the lease refuses them)';
-  return setScheduleState(conn.clientConfig, job, state, group);
 }
 
 function pausedTable(rows: readonly PausedSlot[]): string {
@@ -60,6 +42,23 @@ function pausedTable(rows: readonly PausedSlot[]): string {
     { header: 'PAUSED SKIPS', cell: (r) => String(r.pausedSkips) },
     { header: 'CATCH-UP', cell: (r) => r.catchUp },
   ]);
+}
+
+/** A pause as `cronfence pause` prints it. */
+export function pauseText(view: PauseView): string {
+  return `paused ${view.job} (${view.leases} lease item${view.leases > 1 ? 's' : ''}) by ${view.by} at ${view.pausedAt}${view.until ? ` until ${view.until}` : ''}: "${view.note}"; lease version ${view.version}${view.schedule ? `\nschedule: ${view.schedule}` : ''}${holderLine(view)}\nA run holding the lease now finishes; every later delivery is recorded skipped/paused.`;
+}
+
+/** A resumed pause as `cronfence resume` prints it. */
+export function resumeText(view: Extract<ResumeView, { resumed: true }>): string {
+  const slots = view.skippedSlots;
+  return [
+    `resumed ${view.job}: paused by ${view.pause.by} at ${view.pause.pausedAt} ("${view.pause.note}")${view.pause.inForce ? '' : ' (its --until had passed)'}; lease version ${view.version}`,
+    slots.length === 0
+      ? 'no occurrence fell in the pause'
+      : `${slots.length} occurrence(s) fell in the pause; catch-up ${view.catchUp} decides (the sweeper runs them):\n${pausedTable(slots)}`,
+    ...(view.schedule ? [`schedule: ${view.schedule}`] : []),
+  ].join('\n');
 }
 
 /** Register `pause` and `resume`. @param defaults the job registry used without `--jobs`. */
@@ -82,51 +81,16 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
     .option('--schedule-group <name>', 'schedule group of the job (default: found by ListSchedules)')
     .option('--expect <version>', EXPECT_HELP);
   withJobsOption(withConnectionOptions(p)).action(
-    action(async (job: string, flags: PauseFlags) => {
-      const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
-      // Checked here, naming where the name came from (--by, CRONFENCE_OPERATOR, the OS user): exit 2,
-      // nothing written (the store checks it again, for library callers, as `--by`).
-      const by = operatorValue('--by', flags.by, MAX_PAUSED_BY_CHARS);
-      const conn = await connect(flags);
-      try {
-        const store = new DynamoPauseStore(conn.doc, conn.tableName);
-        const nowMs = Date.now();
-        // The safe path: read the lease, condition the pause on what was read (or on --expect).
-        const before = await store.lease(job);
-        const shown = flags.expect ?? leaseVersion(before);
-        const pause = await store.pause({
-          job,
-          shards: handler.job.shards,
-          by,
-          note: flags.note,
-          ...(flags.until !== undefined && { untilMs: flags.until }),
-          nowMs,
-          expect: shown,
-        });
-        const version = `${shown} -> ${leaseVersion({ fence: before?.fence, pausedAtMs: pause.atMs })}`;
-        const schedule = flags.disableSchedule
-          ? await scheduleState(conn, job, 'DISABLED', flags.scheduleGroup)
-          : undefined;
-        const view = {
-          job,
-          paused: true,
-          by: pause.by,
-          pausedAt: iso(pause.atMs),
-          note: pause.note,
-          ...(pause.untilMs !== undefined && { until: iso(pause.untilMs) }),
-          leases: handler.job.shards > 1 ? handler.job.shards + 1 : 1,
-          version,
-          ...(schedule !== undefined && { schedule }),
-        };
-        if (flags.json) out(toJson(view));
-        else
-          out(
-            `paused ${job} (${view.leases} lease item${view.leases > 1 ? 's' : ''}) by ${view.by} at ${view.pausedAt}${view.until ? ` until ${view.until}` : ''}: "${view.note}"; lease version ${version}${schedule ? `\nschedule: ${schedule}` : ''}${holderLine(before, nowMs)}\nA run holding the lease now finishes; every later delivery is recorded skipped/paused.`,
-          );
-        return ExitCode.Ok;
-      } finally {
-        conn.close();
-      }
+    operatorAction(defaults, async (ops, flags: PauseFlags, job: string) => {
+      const view = await ops.job(job).pause({
+        note: flags.note,
+        ...(flags.by !== undefined && { by: flags.by }),
+        ...(flags.until !== undefined && { untilMs: flags.until }),
+        ...(flags.disableSchedule && { disableSchedule: true }),
+        ...(flags.scheduleGroup !== undefined && { scheduleGroup: flags.scheduleGroup }),
+        ...(flags.expect !== undefined && { expect: flags.expect }),
+      });
+      return { json: view, text: () => pauseText(view) };
     }),
   );
 
@@ -142,73 +106,16 @@ export function registerPause(program: Command, defaults: HandlerSource): void {
     .option('--by <name>', 'who resumes, kept on the lease (default: CRONFENCE_OPERATOR, then the OS user)')
     .option('--expect <version>', EXPECT_HELP);
   withJobsOption(withConnectionOptions(r)).action(
-    action(async (job: string, flags: Omit<PauseFlags, 'note'>) => {
-      const by = operatorValue('--by', flags.by, MAX_PAUSED_BY_CHARS);
-      const handler: JobHandler = requireJob(await loadRegistry(flags.jobs, defaults), job);
-      const conn = await connect(flags);
-      try {
-        const store = new DynamoPauseStore(conn.doc, conn.tableName);
-        const nowMs = Date.now();
-        const item = await store.lease(job);
-        const pausedAtMs = item?.pausedAtMs;
-        if (pausedAtMs === undefined) {
-          process.stderr.write(`cronfence: job ${job} is not paused: nothing changed\n`);
-          return ExitCode.Failure;
-        }
-        if (flags.expect !== undefined && flags.expect !== leaseVersion(item))
-          throw new LeaseChangedError(job, flags.expect, item as Record<string, unknown>);
-        const inForce = pauseInForce(item, nowMs);
-        await store.resume({
-          job,
-          shards: handler.job.shards,
-          pausedAtMs,
-          by,
-          nowMs,
-          ...(item?.fence !== undefined && { fence: item.fence }),
-        });
-        const version = `${leaseVersion(item)} -> ${leaseVersion({ fence: item?.fence })}`;
-        const endMs = Math.min(nowMs, item?.pausedUntilMs ?? nowMs);
-        const slots = await pausedSlots(handler, new DynamoRunStore(conn.doc, conn.tableName), {
-          fromMs: pausedAtMs,
-          toMs: endMs,
-          nowMs,
-        });
-        const schedule = flags.enableSchedule
-          ? await scheduleState(conn, job, 'ENABLED', flags.scheduleGroup)
-          : undefined;
-        const catchUp = handler.job.catchUp ?? DEFAULT_CATCH_UP;
-        const view = {
-          job,
-          resumed: true,
-          pause: {
-            by: String(item?.pausedBy),
-            pausedAt: iso(pausedAtMs),
-            note: String(item?.pauseNote ?? ''),
-            ...(item?.pausedUntilMs !== undefined && { until: iso(item.pausedUntilMs) }),
-            ...(item?.pausedRuns !== undefined && { runIds: [...item.pausedRuns] }),
-            inForce: inForce !== undefined,
-          },
-          catchUp: catchUp.mode,
-          version,
-          skippedSlots: slots,
-          ...(schedule !== undefined && { schedule }),
-        };
-        if (flags.json) out(toJson(view));
-        else {
-          out(
-            `resumed ${job}: paused by ${view.pause.by} at ${view.pause.pausedAt} ("${view.pause.note}")${inForce ? '' : ' (its --until had passed)'}; lease version ${version}`,
-          );
-          out(
-            slots.length === 0
-              ? 'no occurrence fell in the pause'
-              : `${slots.length} occurrence(s) fell in the pause; catch-up ${catchUp.mode} decides (the sweeper runs them):\n${pausedTable(slots)}`,
-          );
-          if (schedule) out(`schedule: ${schedule}`);
-        }
-        return ExitCode.Ok;
-      } finally {
-        conn.close();
-      }
+    operatorAction(defaults, async (ops, flags: Omit<PauseFlags, 'note'>, job: string) => {
+      const view = await ops.job(job).resume({
+        ...(flags.by !== undefined && { by: flags.by }),
+        ...(flags.enableSchedule && { enableSchedule: true }),
+        ...(flags.scheduleGroup !== undefined && { scheduleGroup: flags.scheduleGroup }),
+        ...(flags.expect !== undefined && { expect: flags.expect }),
+      });
+      if (!view.resumed)
+        return { refused: `job ${job} is not paused: nothing changed`, exitCode: ExitCode.Failure };
+      return { json: view, text: () => resumeText(view) };
     }),
   );
 }

@@ -1,25 +1,23 @@
 /**
- * `cronfence runs <job>` (a job's attempts, newest slot first) and `cronfence runs --failed`
- * (every problem record across jobs — failed, stale, abandoned, and skips for a reason in
- * PROBLEM_REASONS such as `not-on-schedule` — from the sparse `problems` index: exactly what
- * `cronfence jobs` counts).
+ * `cronfence runs <job>` (a job's attempts, newest slot first: `JobHandle.runs`) and `cronfence runs
+ * --failed` (every problem record across jobs from the sparse `problems` index: `Operator.problems`).
  */
 import type { Command } from 'commander';
-import { Outcome, PROBLEM_REASONS, RUN_PROBLEM_PARTITIONS } from '../lib/core/outcomes.js';
+import { Outcome, PROBLEM_REASONS } from '../lib/core/outcomes.js';
+import { iso, usage } from '../operate/input.js';
+import type { Item } from '../operate/run-queries.js';
+import { checkProblemOutcomes } from '../operate/runs.js';
 import { intArg, jobNameArg, listArg, sinceArg, slotArg } from './args.js';
-import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, type Column, cell, ExitCode, iso, out, table, toJson, usage } from './output.js';
-import { type Item, publicView, queryJobRuns, queryProblems } from './run-queries.js';
+import { type OperatorFlags, operatorAction, withConnectionOptions } from './command.js';
+import { type Column, cell, table, toJson } from './output.js';
 
-interface RunsFlags extends ConnectionFlags {
+interface RunsFlags extends OperatorFlags {
   readonly slot?: string;
   readonly since?: number;
   readonly outcome?: string[];
   readonly failed?: boolean;
   readonly limit: number;
 }
-
-const DAY_MS = 86_400_000;
 
 function note(r: Item): string {
   const err = r.error as { name?: string; message?: string } | undefined;
@@ -75,48 +73,34 @@ export function registerRuns(program: Command): void {
     )
     .option('--limit <n>', 'at most this many records', intArg('--limit', 1, 10_000), 20);
   withConnectionOptions(cmd).action(
-    action(async (job: string | undefined, flags: RunsFlags) => {
+    operatorAction(undefined, async (ops, flags: RunsFlags, job: string | undefined) => {
       if (!flags.failed && job === undefined) {
         throw usage('<job>', '(none)', 'name a job, or pass --failed to list problem runs across jobs');
       }
       if (flags.failed) {
-        const bad = flags.outcome?.find((o) => !RUN_PROBLEM_PARTITIONS.includes(o as Outcome));
-        if (bad)
-          throw usage(
-            '--outcome',
-            bad,
-            `--failed lists only ${RUN_PROBLEM_PARTITIONS.join(', ')} (skipped: ${PROBLEM_REASONS.join(', ')})`,
-          );
+        checkProblemOutcomes(flags.outcome);
         if (flags.slot) throw usage('--slot', flags.slot, 'cannot be combined with --failed');
       }
-      const conn = await connect(flags);
-      try {
-        const rows = flags.failed
-          ? await queryProblems(conn.doc, conn.tableName, {
-              problems: flags.outcome ?? RUN_PROBLEM_PARTITIONS,
-              sinceMs: flags.since ?? Date.now() - DAY_MS,
-              ...(job !== undefined && { job }),
-              limit: flags.limit,
-            })
-          : await queryJobRuns(conn.doc, conn.tableName, {
-              job: job as string,
-              ...(flags.slot !== undefined && { slot: flags.slot }),
-              ...(flags.since !== undefined && { sinceMs: flags.since }),
-              ...(flags.outcome && { outcomes: flags.outcome }),
-              limit: flags.limit,
-            });
-        if (flags.json) out(toJson(rows.map(publicView)));
-        else if (rows.length === 0)
-          out(
-            flags.failed
+      const filters = {
+        ...(flags.since !== undefined && { sinceMs: flags.since }),
+        ...(flags.outcome && { outcomes: flags.outcome }),
+        limit: flags.limit,
+      };
+      const rows = flags.failed
+        ? await ops.problems({ ...filters, ...(job !== undefined && { job }) })
+        : await ops
+            .job(job as string)
+            .runs({ ...filters, ...(flags.slot !== undefined && { slot: flags.slot }) });
+      const tableName = (await ops.connection()).tableName;
+      return {
+        json: rows,
+        text: () =>
+          rows.length > 0
+            ? table(rows, runColumns(Boolean(flags.failed)))
+            : flags.failed
               ? 'No problem runs in that window.'
-              : `No run records for ${job} in table ${conn.tableName} match.`,
-          );
-        else out(table(rows, runColumns(Boolean(flags.failed))));
-        return ExitCode.Ok;
-      } finally {
-        conn.close();
-      }
+              : `No run records for ${job} in table ${tableName} match.`,
+      };
     }),
   );
 }

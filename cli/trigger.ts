@@ -1,40 +1,23 @@
 /**
- * `cronfence trigger <job> [--slot <id>]`: run a job now, through the same path as a manual re-run
+ * `cronfence trigger <job> [--slot <id>]` (`JobHandle.trigger`; `--dry-run`: `previewTrigger`): run a job now, through the same path as a manual re-run
  * (`backfill`): the event of trigger `manual` goes to the deployed function (Lambda async Invoke) or,
  * with `--local`, to the handler in this process; then the run record it produced is read back and
  * printed. Default slot: the latest due one (the newest occurrence at or before now). A future slot is
  * bad input (exit 2), and so is a slot before the job's start (`catchUp.since`) without `--before-start`.
  * A paused job records the run `skipped / paused` like any delivery.
  */
-import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { BEFORE_START_FLAG, beforeStartRefusal } from '../lib/core/schedule/catch-up.js';
-import { enumerateSlots } from '../lib/core/schedule/enumerate.js';
-import type { Slot } from '../lib/core/schedule/slot.js';
-import type { JobHandler } from '../lib/runtime/define-job.js';
+import { BEFORE_START_FLAG } from '../lib/core/schedule/catch-up.js';
+import { iso } from '../operate/input.js';
+import type { HandlerSource } from '../operate/registry.js';
+import type { RunView } from '../operate/runs.js';
+import type { TriggerPreview } from '../operate/trigger.js';
 import { intArg } from './args.js';
-import { openInvoker } from './backfill.js';
-import { checkLeases } from './backfill-guard.js';
-import type { Invoker } from './backfill-invoke.js';
-import { parseBound, planBackfill } from './backfill-plan.js';
-import { executeBackfill } from './backfill-run.js';
-import { backfillRecords, type PlannedRun } from './backfill-summary.js';
-import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import {
-  action,
-  cell,
-  ExitCode,
-  iso,
-  operatorValue,
-  out,
-  table,
-  textValue,
-  toJson,
-  usage,
-} from './output.js';
-import { type HandlerSource, loadRegistry, requireJob, withJobsOption } from './registry.js';
+import { type OperatorFlags, operatorAction, withConnectionOptions, withJobsOption } from './command.js';
+import { ExitCode } from './exit-codes.js';
+import { cell, table } from './output.js';
 
-interface TriggerFlags extends ConnectionFlags {
+interface TriggerFlags extends OperatorFlags {
   readonly slot?: string;
   readonly requestedBy?: string;
   readonly reason: string;
@@ -42,52 +25,9 @@ interface TriggerFlags extends ConnectionFlags {
   readonly function?: string;
   readonly invokeAws?: boolean;
   readonly wait?: number;
-  readonly jobs?: string;
   readonly expect?: string;
   readonly dryRun?: boolean;
   readonly beforeStart?: boolean;
-}
-
-const DAY_MS = 86_400_000;
-
-/** The newest occurrence of the job at or before `nowMs` (looks back a day, then a year). */
-export function latestDueSlot(handler: JobHandler, nowMs: number): Slot | undefined {
-  const src = { ...handler.job, schedule: handler.expression, startMs: handler.job.rateAnchorMs ?? 0 };
-  for (const back of [DAY_MS, 366 * DAY_MS]) {
-    const slots = enumerateSlots(src, nowMs - back, nowMs);
-    const last = slots[slots.length - 1];
-    if (last) return last;
-  }
-  return undefined;
-}
-
-/**
- * The slot to run: `--slot` (a local slot time, ISO instant) or the latest due one.
- * @throws InvalidArgumentError naming `--slot` for a non-slot or a future slot.
- */
-export function triggerSlot(handler: JobHandler, value: string | undefined, nowMs: number): Slot {
-  if (value === undefined) {
-    const latest = latestDueSlot(handler, nowMs);
-    if (!latest)
-      throw usage(
-        '--slot',
-        '(not given)',
-        `job ${handler.job.name} has no occurrence in the last year: name one`,
-      );
-    return latest;
-  }
-  const bound = parseBound('--slot', value, handler.job, handler.expression);
-  if (bound.kind !== 'slot')
-    throw usage('--slot', value, 'names a day, not one slot: give yyyy-mm-ddTHH:mm or an instant');
-  if (bound.ms > nowMs)
-    throw usage(
-      '--slot',
-      value,
-      `is in the future (scheduled ${iso(bound.ms)}, now ${iso(nowMs)}): trigger runs due slots only`,
-    );
-  const [slot] = planBackfill(handler.job, handler.expression, { from: value, to: value }, nowMs).slots;
-  if (!slot) throw usage('--slot', value, `is not a slot of job ${handler.job.name}`);
-  return slot;
 }
 
 /** A run record's error summary as `Name: message`, or `-` when the run recorded none. */
@@ -96,6 +36,12 @@ function errorText(error: unknown): string {
   const e = error as { name?: unknown; message?: unknown } | undefined;
   if (!e || typeof e.message !== 'string') return '-';
   return typeof e.name === 'string' ? `${e.name}: ${e.message}` : e.message;
+}
+
+/** A trigger's dry run as `cronfence trigger --dry-run` prints it: the slot, the lease, the command to run it. */
+export function previewText(view: TriggerPreview): string {
+  const { job, lease } = view;
+  return `Dry run: ${job} slot ${view.slot} (scheduled ${view.scheduledTime}); lease version ${lease.version}; ${lease.holder ? `held by run ${lease.holder.runId} (slot ${String(lease.holder.slot)}) until ${iso(lease.holder.leaseUntilMs)}` : 'no live holder'}; nothing invoked.\nRun it: cronfence trigger ${job} --slot ${view.slot} --expect ${lease.version}`;
 }
 
 /** Register `trigger`. @param defaults the job registry used without `--jobs`. */
@@ -134,84 +80,42 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
       'the lease VERSION you were shown (`--dry-run`, pause, resume): refused, nothing invoked, if the lease changed since',
     );
   withJobsOption(withConnectionOptions(cmd)).action(
-    action(async (job: string, flags: TriggerFlags) => {
-      const handler = requireJob(await loadRegistry(flags.jobs, defaults), job);
-      const slot = triggerSlot(handler, flags.slot, Date.now());
-      // Refused (exit 2, nothing read or invoked) before the job's start unless the operator checked.
-      const early = beforeStartRefusal(handler.job.catchUp, [slot], Boolean(flags.beforeStart));
-      if (early) throw usage('--slot', flags.slot ?? slot.id, early.message);
-      // The same limits as backfill and the invocation event: refused here (exit 2, nothing invoked),
-      // never cut short silently or left for the handler to reject.
-      const by = operatorValue('--requested-by', flags.requestedBy, 128);
-      const reason = textValue('--reason', flags.reason, 1024);
-      const request = { job, by, reason, backfillId: `trigger-${randomUUID()}` };
-      const shards = handler.job.shards > 1 ? [...Array(handler.job.shards).keys()] : [undefined];
-      const planned: PlannedRun[] = shards.map((shard) => ({ slot, ...(shard !== undefined && { shard }) }));
-      const conn = await connect(flags);
-      let invoker: Invoker | undefined;
-      try {
-        // Refused (nothing invoked) while a live run holds a lease of the job, or when the lease is
-        // not at --expect; the run's claim then re-checks the lease atomically.
-        const lease = await checkLeases(conn, job, {
-          shards: handler.job.shards,
-          nowMs: Date.now(),
-          ...(flags.expect !== undefined && { expect: flags.expect }),
-          refuseHeld: !flags.dryRun,
-        });
-        if (flags.dryRun) {
-          const view = { job, slot: slot.id, scheduledTime: iso(slot.scheduledTimeMs), lease };
-          if (flags.json) out(toJson(view));
-          else
-            out(
-              `Dry run: ${job} slot ${slot.id} (scheduled ${view.scheduledTime}); lease version ${lease.version}; ${lease.holder ? `held by run ${lease.holder.runId} (slot ${String(lease.holder.slot)}) until ${iso(lease.holder.leaseUntilMs)}` : 'no live holder'}; nothing invoked.\nRun it: cronfence trigger ${job} --slot ${slot.id} --expect ${lease.version}`,
-            );
-          return ExitCode.Ok;
-        }
-        invoker = await openInvoker(conn, job, handler, flags);
-        const errors = await executeBackfill({
-          conn,
-          invoker,
-          request,
-          planned,
-          concurrency: planned.length,
-          waitPerSlotMs: Number(flags.wait ?? handler.job.timeoutSeconds + 60) * 1000,
-        });
-        const records = await backfillRecords(conn.doc, conn.tableName, job, planned, request);
-        if (flags.json)
-          out(
-            toJson(
-              planned.length === 1
-                ? (records[0] ?? { error: [...errors.values()][0] ?? 'pending' })
-                : records,
-            ),
-          );
-        else if (records.length === 0)
-          out(
-            `no run record yet for ${job} slot ${slot.id} via ${invoker.target}${errors.size ? `: ${[...errors.values()].join('; ')}` : ' (check later with `cronfence runs`)'}`,
-          );
-        else
-          out(
-            table(records, [
-              { header: 'SLOT', cell: (r) => String(r.slot) },
-              ...(shards.length > 1
-                ? [{ header: 'SHARD', cell: (r: Record<string, unknown>) => cell(r.shard) }]
-                : []),
-              { header: 'TRIGGER', cell: (r) => String(r.trigger) },
-              { header: 'OUTCOME', cell: (r) => String(r.outcome) },
-              { header: 'REASON', cell: (r) => cell(r.reason) },
-              { header: 'FENCE', cell: (r) => cell(r.fence) },
-              { header: 'RUN ID', cell: (r) => cell(r.runId) },
-              { header: 'REQUESTED BY', cell: (r) => cell(r.requestedBy) },
-              { header: 'ERROR', cell: (r) => errorText(r.error) },
-            ]),
-          );
-        return records.length === planned.length && records.every((r) => r.outcome === 'succeeded')
-          ? ExitCode.Ok
-          : ExitCode.Failure;
-      } finally {
-        invoker?.close();
-        conn.close();
+    operatorAction(defaults, async (ops, flags: TriggerFlags, job: string) => {
+      const o = {
+        ...(flags.slot !== undefined && { slot: flags.slot }),
+        ...(flags.requestedBy !== undefined && { requestedBy: flags.requestedBy }),
+        reason: flags.reason,
+        ...(flags.local && { local: true }),
+        ...(flags.function !== undefined && { functionName: flags.function }),
+        ...(flags.invokeAws && { invokeAws: true }),
+        ...(flags.wait !== undefined && { waitSeconds: flags.wait }),
+        ...(flags.expect !== undefined && { expect: flags.expect }),
+        ...(flags.beforeStart && { beforeStart: true }),
+      };
+      if (flags.dryRun) {
+        const view = await ops.job(job).previewTrigger(o);
+        return { json: view, text: () => previewText(view) };
       }
+      const run = await ops.job(job).trigger(o);
+      const { records, errors } = run;
+      return {
+        json: run.shards === 1 ? (records[0] ?? { error: errors[0] ?? 'pending' }) : records,
+        text: () =>
+          records.length === 0
+            ? `no run record yet for ${job} slot ${run.slot} via ${run.target}${errors.length ? `: ${errors.join('; ')}` : ' (check later with `cronfence runs`)'}`
+            : table(records, [
+                { header: 'SLOT', cell: (r) => String(r.slot) },
+                ...(run.shards > 1 ? [{ header: 'SHARD', cell: (r: RunView) => cell(r.shard) }] : []),
+                { header: 'TRIGGER', cell: (r) => String(r.trigger) },
+                { header: 'OUTCOME', cell: (r) => String(r.outcome) },
+                { header: 'REASON', cell: (r) => cell(r.reason) },
+                { header: 'FENCE', cell: (r) => cell(r.fence) },
+                { header: 'RUN ID', cell: (r) => cell(r.runId) },
+                { header: 'REQUESTED BY', cell: (r) => cell(r.requestedBy) },
+                { header: 'ERROR', cell: (r) => errorText(r.error) },
+              ]),
+        exitCode: run.succeeded ? ExitCode.Ok : ExitCode.Failure,
+      };
     }),
   );
 }

@@ -10,14 +10,18 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Command } from 'commander';
 import { jobKeyOf } from '../lib/core/job-definition.js';
+import { type ConnectionOptions, connect } from '../operate/connection.js';
+import { usage } from '../operate/input.js';
+import { type HandlerSource, loadRegistry } from '../operate/registry.js';
 import { explainJob, type WhyJob } from '../operate/why/explain.js';
 import { formatReport } from '../operate/why/render.js';
 import { type DayOrInstant, dayOrInstantArg, jobNameArg, slotArg } from './args.js';
-import { type ConnectionFlags, connect, withConnectionOptions } from './connection.js';
-import { action, ExitCode, out, toJson, usage } from './output.js';
-import { type HandlerSource, loadRegistry, withJobsOption } from './registry.js';
+import { withConnectionOptions, withJobsOption } from './command.js';
+import { ExitCode } from './exit-codes.js';
+import { action, out, toJson } from './output.js';
 
-interface WhyFlags extends ConnectionFlags {
+interface WhyFlags extends ConnectionOptions {
+  readonly json?: boolean;
   readonly slot?: string;
   readonly from?: DayOrInstant;
   readonly to?: DayOrInstant;

@@ -194,6 +194,51 @@ for args in "runs nightly" "lease nightly --json" "effects --job nightly"; do
   echo "consumer: cronfence $args: the same without job code"
 done
 
+# The operator API (cronfence/operate) from the project's own script: pause, trigger (skipped /
+# paused), resume, trigger an earlier slot (succeeded) and read the runs, on the held local table
+# (found through .cronfence/local.json, as the CLI finds it); then the installed binary lists only
+# the commands that work in a project.
+cat > "$app/ops.mjs" <<'JS'
+import { openOperator } from 'cronfence/operate';
+import { handlers } from './dist/src/jobs.js';
+
+const ops = openOperator({ jobs: handlers });
+try {
+  const job = ops.job('nightly');
+  const [first] = await job.runs({ outcomes: ['succeeded'] });
+  if (!first) throw new Error('no succeeded run of nightly to start from');
+  await job.pause({ note: 'consumer test', by: 'consumer' });
+  const paused = await job.trigger({ local: true, requestedBy: 'consumer', reason: 'while paused', slot: first.slot });
+  const resumed = await job.resume({ by: 'consumer' });
+  const day = new Date(Date.parse(first.slot.slice(0, 10)) - 86_400_000).toISOString().slice(0, 10);
+  const ran = await job.trigger({ local: true, requestedBy: 'consumer', reason: 'after resume', slot: `${day}T03:00` });
+  const runs = await job.runs();
+  const got = {
+    paused: `${paused.records[0]?.outcome}/${paused.records[0]?.reason}`,
+    resumed: resumed.resumed,
+    ran: `${ran.slot} ${ran.records[0]?.outcome}`,
+    manual: runs.filter((r) => r.requestedBy === 'consumer').map((r) => `${r.slot} ${r.outcome}`).sort(),
+  };
+  console.log(JSON.stringify(got));
+  const want = JSON.stringify({
+    paused: 'skipped/paused',
+    resumed: true,
+    ran: `${day}T03:00 succeeded`,
+    manual: [`${day}T03:00 succeeded`, `${first.slot} skipped`],
+  });
+  if (JSON.stringify(got) !== want) throw new Error(`expected ${want}`);
+} finally {
+  ops.close();
+}
+JS
+(cd "$app" && node ops.mjs) 2>&1 | sed 's/^/  | /' || fail "ops.mjs: the operator API did not pause, trigger and list runs as expected"
+help_text="$("$app/node_modules/.bin/cronfence" --help)"
+for cmd in runs lease effects jobs pause resume trigger backfill check report local; do
+  grep -Eq "^  $cmd( |$)" <<<"$help_text" || fail "cronfence --help does not list $cmd"
+done
+if grep -Eq '^  (start|drill|explore)( |$)' <<<"$help_text"; then fail "cronfence --help lists a development command (start, drill, explore)"; fi
+echo "consumer: operator API ok (pause, trigger, resume, runs from the project's script); the binary lists only project commands"
+
 node -e "import('cronfence').then((m) => { if (typeof m.defineJob !== 'function') process.exit(1); console.log('consumer: import ok'); })"
 
 stop_held

@@ -5,8 +5,8 @@
  * live here too. valibot: small and tree-shakable (the Lambda bundle stays near the bare baseline).
  */
 import * as v from 'valibot';
-import { InvalidJobDefinitionError } from './input-errors.js';
 import { CheckInSchema } from './check-in.js';
+import { InvalidJobDefinitionError } from './input-errors.js';
 import {
   JOB_RUNTIMES,
   type JobDefinition,

@@ -81,7 +81,7 @@ describe('adding a job: one file plus one registry entry, as the README says', (
   it('is fired by npm start, which creates its table and verifies one run record per invocation', async () => {
     // 10:00Z-12:59:59Z on 2026-03-28 holds three hourly slots (11:00-13:00 Berlin) and no daily one.
     const r = await copy.tsx(
-      'bin/cronfence.ts',
+      'bin/dev.ts',
       [
         'start',
         '--from',
@@ -144,11 +144,7 @@ describe('a broken job file', () => {
   it.each([[['start']]])(
     'fails `cronfence %s` with exit 2 and one line naming the job',
     async (args) => {
-      const r = await copy.tsx(
-        'bin/cronfence.ts',
-        args,
-        offlineEnv({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' }),
-      );
+      const r = await copy.tsx('bin/dev.ts', args, offlineEnv({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' }));
       expect(r).toMatchObject({ code: 2, stdout: '', stderr: message });
     },
     120_000,
@@ -184,7 +180,7 @@ describe('a broken job file', () => {
   it('leaves the commands that need no jobs working', async () => {
     const help = await copy.tsx('bin/cronfence.ts', ['--help'], offlineEnv());
     expect(help.code).toBe(0);
-    const list = await copy.tsx('bin/cronfence.ts', ['drill', '--list'], offlineEnv());
+    const list = await copy.tsx('bin/dev.ts', ['drill', '--list'], offlineEnv());
     expect(list.code).toBe(0);
     expect(list.stdout).toContain('holder-killed-mid-run');
   }, 120_000);

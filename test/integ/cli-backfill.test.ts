@@ -1,15 +1,21 @@
 /**
- * `cronfence backfill` (integ: the CLI as a subprocess on DynamoDB Local): real slots only, DST-aware,
- * recorded as manual runs; asynchronous Lambda invocations against a stand-in for the Lambda Invoke
- * API that runs the real handler; bad input refused with exit code 2 and nothing invoked.
+ * Backfill (integ, on DynamoDB Local): `JobHandle.backfill` / `planBackfill` in process — real slots
+ * only, DST-aware, recorded as manual runs; asynchronous Lambda invocations against a stand-in for the
+ * Lambda Invoke API (the response shapes of the Lambda API reference: 202 for an `Event` invocation,
+ * 204 for a `DryRun`, 404 ResourceNotFoundException) that runs the real handler; bad input refused
+ * naming the field (exit 2) and nothing invoked. Two refusals go through the binary.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfillText } from '../../cli/backfill.js';
+import { exitCodeFor } from '../../cli/exit-codes.js';
 import { handler as settlement } from '../../functions/merchant-settlement.js';
 import { lambdaContext } from '../../harness/local/scheduler-emulator.js';
+import type { Operator } from '../../operate/operator.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
-import { cli, json, stackEnv } from './cli-harness.js';
+import { cli, stackEnv } from './cli-harness.js';
+import { operatorOn, rejection } from './operate-harness.js';
 
 let stack: LocalStack;
 let lambda: Server;
@@ -54,15 +60,27 @@ function startLambda(): Promise<void> {
   );
 }
 
+let op: Operator;
+const lambdaBefore = process.env.AWS_ENDPOINT_URL_LAMBDA;
+
 beforeAll(async () => {
   stack = await localStack();
   await startLambda();
+  // The Lambda client reads its endpoint from the SDK's documented variable, as in the CLI's process.
+  process.env.AWS_ENDPOINT_URL_LAMBDA = lambdaUrl;
+  op = operatorOn(stack);
 });
-afterAll(() => new Promise<void>((done) => lambda.close(() => done())));
+afterAll(async () => {
+  op?.close();
+  if (lambdaBefore === undefined) delete process.env.AWS_ENDPOINT_URL_LAMBDA;
+  else process.env.AWS_ENDPOINT_URL_LAMBDA = lambdaBefore;
+  await new Promise<void>((done) => lambda.close(() => done()));
+});
 
 const env = (extra: Record<string, string> = {}) =>
   stackEnv(stack, { AWS_ENDPOINT_URL_LAMBDA: lambdaUrl, ...extra });
 const who = ['--requested-by', 'alice', '--reason', 'provider outage'];
+const alice = { requestedBy: 'alice', reason: 'provider outage' };
 
 async function expectNothingInvoked(): Promise<void> {
   const byEve = (await stack.runRecords('merchant-settlement')).filter((x) => x.requestedBy === 'eve');
@@ -70,31 +88,12 @@ async function expectNothingInvoked(): Promise<void> {
   expect(events.filter((e) => e.requestedBy === 'eve')).toEqual([]);
 }
 
-type Summary = {
-  backfillId: string;
-  counts: Record<string, number>;
-  target: string;
-  slots: Record<string, unknown>[];
-};
-
 describe('backfill --local', () => {
   it('runs each real slot once as a manual run and summarizes the run records it wrote', async () => {
-    const r = await cli(
-      [
-        'backfill',
-        'merchant-settlement',
-        '--from',
-        '2026-03-27',
-        '--to',
-        '2026-03-29',
-        '--local',
-        ...who,
-        '--json',
-      ],
-      env(),
-    );
-    expect(r.code).toBe(0);
-    const s = json<Summary>(r);
+    const s = await op
+      .job('merchant-settlement')
+      .backfill({ from: '2026-03-27', to: '2026-03-29', local: true, ...alice });
+    expect(s.succeeded).toBe(true);
     expect(s.counts).toEqual({ succeeded: 3 });
     expect(s.slots.map((x) => [x.slot, x.scheduledTime, x.outcome, x.fence, x.attempts])).toEqual([
       ['2026-03-27T01:00', '2026-03-26T17:00:00Z', 'succeeded', 1, 1],
@@ -117,25 +116,16 @@ describe('backfill --local', () => {
   });
 
   it('re-runs a settled slot without a second result and prints the summary table', async () => {
-    const r = await cli(
-      [
-        'backfill',
-        'merchant-settlement',
-        '--from',
-        '2026-03-28T01:00',
-        '--to',
-        '2026-03-28T01:00',
-        '--local',
-        ...who,
-      ],
-      env(),
-    );
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(
+    const result = await op
+      .job('merchant-settlement')
+      .backfill({ from: '2026-03-28T01:00', to: '2026-03-28T01:00', local: true, ...alice });
+    expect(result.succeeded).toBe(true);
+    const text = backfillText(result);
+    expect(text).toMatch(
       /^Backfill of merchant-settlement: 1 run\(s\) for 1 slot\(s\) via local handler, requested by alice: "provider outage" \[backfill-[0-9a-f-]{36}\]$/m,
     );
-    expect(r.stdout).toMatch(/^2026-03-28T01:00\s+2026-03-27T17:00:00Z\s+succeeded\s+-\s+4\s+1\s+\S+\s+-$/m);
-    expect(r.stdout).toMatch(/^succeeded 1$/m);
+    expect(text).toMatch(/^2026-03-28T01:00\s+2026-03-27T17:00:00Z\s+succeeded\s+-\s+4\s+1\s+\S+\s+-$/m);
+    expect(text).toMatch(/^succeeded 1$/m);
     expect(await stack.scan(stack.settlements)).toHaveLength(36);
     const latest = (await stack.runRecords('merchant-settlement')).filter((x) => x.fence === 4);
     expect(latest.map((x) => x.details)).toEqual([
@@ -144,22 +134,7 @@ describe('backfill --local', () => {
   });
 
   it('enumerates the DST-gap slot of Europe/Berlin and runs it at the first instant after the gap', async () => {
-    const dry = json<{ slots: Record<string, unknown>[] }>(
-      await cli(
-        [
-          'backfill',
-          'daily-report',
-          '--from',
-          '2026-03-28',
-          '--to',
-          '2026-03-30',
-          '--dry-run',
-          ...who,
-          '--json',
-        ],
-        env(),
-      ),
-    );
+    const dry = await op.job('daily-report').planBackfill({ from: '2026-03-28', to: '2026-03-30' });
     expect(dry.slots).toEqual([
       { slot: '2026-03-28T02:30', scheduledTime: '2026-03-28T01:30:00Z', businessDate: '2026-03-28' },
       {
@@ -171,21 +146,10 @@ describe('backfill --local', () => {
       { slot: '2026-03-30T02:30', scheduledTime: '2026-03-30T00:30:00Z', businessDate: '2026-03-30' },
     ]);
     expect(await stack.runRecords('daily-report')).toEqual([]);
-    const r = await cli(
-      [
-        'backfill',
-        'daily-report',
-        '--from',
-        '2026-03-29T02:30',
-        '--to',
-        '2026-03-29T02:30',
-        '--local',
-        ...who,
-        '--json',
-      ],
-      env(),
-    );
-    expect(json<Summary>(r).counts).toEqual({ succeeded: 1 });
+    const r = await op
+      .job('daily-report')
+      .backfill({ from: '2026-03-29T02:30', to: '2026-03-29T02:30', local: true, ...alice });
+    expect(r.counts).toEqual({ succeeded: 1 });
     const [record] = await stack.runRecords('daily-report');
     expect([record?.slot, record?.scheduledTime, record?.businessDate]).toEqual([
       '2026-03-29T02:30',
@@ -198,25 +162,11 @@ describe('backfill --local', () => {
 
 describe('backfill on the deployed function', () => {
   it('invokes asynchronously, one slot at a time, then reports the run records the function wrote', async () => {
-    const r = await cli(
-      [
-        'backfill',
-        'merchant-settlement',
-        '--from',
-        '2026-03-20',
-        '--to',
-        '2026-03-21',
-        '--requested-by',
-        'bob',
-        '--reason',
-        'missed',
-        '--json',
-      ],
-      env(),
-    );
-    expect(r.code).toBe(0);
+    const s = await op
+      .job('merchant-settlement')
+      .backfill({ from: '2026-03-20', to: '2026-03-21', requestedBy: 'bob', reason: 'missed' });
+    expect(s.succeeded).toBe(true);
     expect(dryRuns).toEqual(['cronfence-merchant-settlement']);
-    const s = json<Summary>(r);
     const manual = { job: 'merchant-settlement', trigger: 'manual', requestedBy: 'bob', reason: 'missed' };
     expect(s.backfillId).toMatch(/^backfill-[0-9a-f-]{36}$/);
     expect(events).toEqual([
@@ -230,49 +180,48 @@ describe('backfill on the deployed function', () => {
 });
 
 describe.concurrent('backfill refuses bad input with exit code 2 and invokes nothing', () => {
-  const cases: [string, string[], RegExp][] = [
+  const cases: [string, { from: string; to: string; functionName?: string }, RegExp][] = [
     [
       'an inverted range',
-      ['--from', '2026-03-10', '--to', '2026-03-01'],
+      { from: '2026-03-10', to: '2026-03-01' },
       /invalid --to "2026-03-01": is before --from 2026-03-10/,
     ],
     [
       'more than 1,000 slots without --yes',
-      ['--from', '2020-01-01', '--to', '2026-01-01'],
+      { from: '2020-01-01', to: '2026-01-01' },
       /invalid --from\/--to "2020-01-01\.\.2026-01-01": has more than 1,000 slots of job merchant-settlement: narrow the range or pass --yes/,
     ],
     [
       'a malformed date',
-      ['--from', '2026-13-01', '--to', '2026-03-01'],
+      { from: '2026-13-01', to: '2026-03-01' },
       /invalid --from "2026-13-01": is not a real date/,
     ],
     [
       'a time that is not a slot',
-      ['--from', '2026-03-01T02:00', '--to', '2026-03-02'],
+      { from: '2026-03-01T02:00', to: '2026-03-02' },
       /invalid --from "2026-03-01T02:00": is not a slot of job merchant-settlement \(cron\(0 1 \* \* \? \*\), Asia\/Shanghai\); nearest slots: 2026-03-01T01:00, 2026-03-02T01:00/,
     ],
     [
       'a future date',
-      ['--from', '2026-03-01', '--to', '2099-01-01'],
+      { from: '2026-03-01', to: '2099-01-01' },
       /invalid --to "2099-01-01": is in the future/,
     ],
     [
       'a function that does not exist',
-      ['--from', '2026-03-01', '--to', '2026-03-01', '--function', 'nope'],
+      { from: '2026-03-01', to: '2026-03-01', functionName: 'nope' },
       /invalid --function "nope": cannot be invoked \(ResourceNotFoundException: Function not found: nope\)/,
     ],
   ];
   it.each(cases)('refuses %s', async (_name, range, message) => {
-    const r = await cli(
-      ['backfill', 'merchant-settlement', ...range, '--requested-by', 'eve', '--reason', 'bad'],
-      env(),
+    const err = await rejection(
+      op.job('merchant-settlement').backfill({ ...range, requestedBy: 'eve', reason: 'bad' }),
     );
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(message);
+    expect(exitCodeFor(err)).toBe(2);
+    expect(err.message).toMatch(message);
     await expectNothingInvoked();
   });
 
-  it('refuses an unknown job and a missing --requested-by', async () => {
+  it('refuses an unknown job and a missing --requested-by through the binary', async () => {
     const unknown = await cli(
       ['backfill', 'nope', '--from', '2026-03-01', '--to', '2026-03-01', ...who],
       env(),

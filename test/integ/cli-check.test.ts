@@ -1,6 +1,6 @@
 /** integ: `cronfence check` as a subprocess — exit codes 0 / 1 / 2 and the JSON shape, from a fixed --now. */
 import { describe, expect, it } from 'vitest';
-import type { CheckReport } from '../../cli/check.js';
+import type { CheckReport } from '../../operate/check.js';
 import { type CliResult, cli, json } from './cli-harness.js';
 
 const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };

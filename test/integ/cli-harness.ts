@@ -11,6 +11,9 @@ import type { LocalStack } from '../helpers/local-stack.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 const BIN = resolve(ROOT, 'bin/cronfence.ts');
+/** This repository's development entry: the same commands plus `start`, `drill`, `explore`. */
+const DEV_BIN = resolve(ROOT, 'bin/dev.ts');
+const DEV_COMMANDS: readonly string[] = ['start', 'drill', 'explore'];
 
 /** What a CLI run printed and its exit code. */
 export interface CliResult {
@@ -36,14 +39,18 @@ export function stackEnv(stack: LocalStack, extra: Record<string, string> = {}):
   };
 }
 
-/** Run `cronfence <args>` with exactly `env`; never rejects. */
+/**
+ * Run `cronfence <args>` with exactly `env` (`start`, `drill` and `explore` through bin/dev.ts, the
+ * repository's development entry); never rejects.
+ */
 export function cli(
   args: readonly string[],
   env: Record<string, string>,
   cwd: string = ROOT,
 ): Promise<CliResult> {
   return new Promise((done) => {
-    execFile(TSX, [BIN, ...args], { env, cwd, timeout: 50_000 }, (err, stdout, stderr) => {
+    const bin = DEV_COMMANDS.includes(String(args[0])) ? DEV_BIN : BIN;
+    execFile(TSX, [bin, ...args], { env, cwd, timeout: 50_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       done({ code, stdout, stderr });
     });

@@ -1,17 +1,20 @@
 /**
- * `cronfence jobs` against real deliveries (integ: the handler on DynamoDB Local, the CLI as a
- * subprocess): the LAST column is the newest occurrence of the schedule by its instant, never a
+ * `cronfence jobs` against real deliveries (integ: the handler on DynamoDB Local; the binary once,
+ * the rest in process on the operator API, `Operator.jobs` and `Operator.problems`): the LAST column is the newest occurrence of the schedule by its instant, never a
  * `not-on-schedule` record whose UTC-minute slot id sorts after the local slot ids as text. PROBLEMS
  * 7D counts exactly the records `runs --failed` lists (the junk skips, and a re-run of an old slot
  * that failed today), each with its reason.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { table } from '../../cli/output.js';
+import { runColumns } from '../../cli/runs.js';
 import { handler as dailyReport } from '../../functions/daily-report.js';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
 import { enumerateSlots } from '../../lib/core/schedule/enumerate.js';
 import type { Slot } from '../../lib/core/schedule/slot.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
-import { cli, json, runRecord, seedRuns, stackEnv } from './cli-harness.js';
+import { cli, runRecord, seedRuns, stackEnv } from './cli-harness.js';
+import { operatorOn } from './operate-harness.js';
 
 const DAY_MS = 86_400_000;
 let stack: LocalStack;
@@ -76,36 +79,38 @@ describe('cronfence jobs', () => {
   }, 60_000);
 
   it('counts as PROBLEMS 7D exactly the records runs --failed lists, not-on-schedule skips included', async () => {
-    const rows = json<{ job: string; problems7d: number }[]>(await cli(['jobs', '--json'], env));
-    expect(rows.map((r) => [r.job, r.problems7d])).toEqual([
-      ['daily-report', 4],
-      ['merchant-settlement', 0],
-    ]);
-    const failed = await cli(['runs', '--failed', '--since', '7d', '--json'], env);
-    expect(failed.code, failed.stderr).toBe(0);
-    const listed = json<{ job: string; slot: string; outcome: string; reason: string }[]>(failed);
-    expect(listed.map((r) => [r.job, r.slot, r.outcome, r.reason]).sort()).toEqual(
-      [
-        ...junkMs.map((ms) => [
-          'daily-report',
-          `${new Date(ms).toISOString().slice(0, 16)}Z`,
-          'skipped',
-          'not-on-schedule',
-        ]),
-        ['daily-report', '2026-01-05T02:30', 'failed', 'error'],
-      ].sort(),
-    );
-
-    // The tester's case: --since 1h found nothing; now the table names each skip's reason.
-    const table = await cli(['runs', '--failed', '--since', '1h', '--outcome', 'skipped'], env);
-    expect(table.code, table.stderr).toBe(0);
-    const lines = table.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(2 + junkMs.length);
-    for (const ms of junkMs) {
-      const slot = `${new Date(ms).toISOString().slice(0, 16)}Z`;
-      expect(lines.find((l) => l.includes(slot))).toMatch(
-        new RegExp(`^daily-report\\s+${slot}\\s+schedule\\s+skipped\\s+not-on-schedule\\s`),
+    const op = operatorOn(stack);
+    try {
+      const rows = await op.jobs();
+      expect(rows.map((r) => [r.job, r.problems7d])).toEqual([
+        ['daily-report', 4],
+        ['merchant-settlement', 0],
+      ]);
+      const listed = await op.problems({ sinceMs: Date.now() - 7 * DAY_MS });
+      expect(listed.map((r) => [r.job, r.slot, r.outcome, r.reason]).sort()).toEqual(
+        [
+          ...junkMs.map((ms) => [
+            'daily-report',
+            `${new Date(ms).toISOString().slice(0, 16)}Z`,
+            'skipped',
+            'not-on-schedule',
+          ]),
+          ['daily-report', '2026-01-05T02:30', 'failed', 'error'],
+        ].sort(),
       );
+
+      // The tester's case: --since 1h found nothing; now the table names each skip's reason.
+      const skipped = await op.problems({ sinceMs: Date.now() - 3_600_000, outcomes: ['skipped'] });
+      const lines = table(skipped, runColumns(true)).split('\n');
+      expect(lines).toHaveLength(2 + junkMs.length);
+      for (const ms of junkMs) {
+        const slot = `${new Date(ms).toISOString().slice(0, 16)}Z`;
+        expect(lines.find((l) => l.includes(slot))).toMatch(
+          new RegExp(`^daily-report\\s+${slot}\\s+schedule\\s+skipped\\s+not-on-schedule\\s`),
+        );
+      }
+    } finally {
+      op.close();
     }
   }, 60_000);
 });

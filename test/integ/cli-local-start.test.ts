@@ -50,7 +50,7 @@ beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'cronfence-hold-'));
   start = spawn(
     resolve(ROOT, 'node_modules/.bin/tsx'),
-    [resolve(ROOT, 'bin/cronfence.ts'), 'start', '--hold', '--from', '2026-11-20', '--to', '2026-11-20'],
+    [resolve(ROOT, 'bin/dev.ts'), 'start', '--hold', '--from', '2026-11-20', '--to', '2026-11-20'],
     {
       cwd,
       detached: true, // its own process group, as a terminal's job is

@@ -1,8 +1,10 @@
 /**
- * The commands that only read records (`runs`, `lease`, `effects`) work from the job's name alone
- * (integ: the CLI as a subprocess on DynamoDB Local): with no jobs module, and with one that cannot be
- * loaded, they print exactly what they print in the repository with its job registry. A sharded
- * job's lease items record the shard count, so `lease` lists every shard without the job's code.
+ * The operations that only read records (`runs`, `lease`, `effects`, `problems`) work from the job's
+ * name alone (integ, on DynamoDB Local): on the operator API they return exactly the same views with
+ * the job registry, with no jobs, and with a jobs loader that throws (never called); through the
+ * binary, `runs` prints the same in the repository, with no jobs module and with one that cannot be
+ * loaded. A sharded job's lease items record the shard count, so `lease` lists every shard without
+ * the job's code.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +15,10 @@ import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
 import type { RuntimeDeps } from '../../lib/runtime/deps.js';
 import { InProcessShardDispatcher } from '../../lib/runtime/fan-out.js';
 import { DynamoLeaseStore } from '../../lib/store/lease-store.js';
+import type { Operator } from '../../operate/operator.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
-import { cli, json, stackEnv } from './cli-harness.js';
+import { cli, stackEnv } from './cli-harness.js';
+import { operatorOn, rejection } from './operate-harness.js';
 
 const SLOT_MS = Date.parse('2026-03-28T17:00:00Z');
 let stack: LocalStack;
@@ -60,49 +64,57 @@ describe('runs, lease and effects without job code', () => {
   });
 
   it('lease lists every shard of a job no registry knows', async () => {
-    const r = await cli(['lease', 'ledger-export', '--json'], stackEnv(stack), bare);
-    expect(r.stderr).toBe('');
-    const views = json<{ shard: number; state: string; fence: number }[]>(r);
-    expect(views.map((v) => [v.shard, v.state, v.fence])).toEqual([
-      [0, 'released', 1],
-      [1, 'released', 1],
-      [2, 'released', 1],
-    ]);
-    const one = await cli(['lease', 'ledger-export', '--shard', '2', '--json'], stackEnv(stack), bare);
-    expect(json<{ shard: number }>(one).shard).toBe(2);
-    const past = await cli(['lease', 'ledger-export', '--shard', '3'], stackEnv(stack), bare);
-    expect(past).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: 'cronfence: invalid --shard 3: job ledger-export has 3 shards: 0..2\n',
-    });
+    const op = operatorOn(stack, { jobs: [] });
+    try {
+      const views = await op.job('ledger-export').lease();
+      expect(views.map((v) => [v.shard, v.state, v.fence])).toEqual([
+        [0, 'released', 1],
+        [1, 'released', 1],
+        [2, 'released', 1],
+      ]);
+      const [one] = await op.job('ledger-export').lease({ shard: 2 });
+      expect(one?.shard).toBe(2);
+      const past = await rejection(op.job('ledger-export').lease({ shard: 3 }));
+      expect(past.message).toBe('invalid --shard 3: job ledger-export has 3 shards: 0..2');
+    } finally {
+      op.close();
+    }
   });
 
   it.each([
-    ['runs', ['runs', 'ledger-export']],
-    ['runs --json', ['runs', 'ledger-export', '--json']],
-    ['lease', ['lease', 'ledger-export']],
-    ['lease of a never-claimed job', ['lease', 'daily-report']],
-    ['effects', ['effects', '--job', 'ledger-export']],
-    ['runs --failed', ['runs', '--failed']],
+    ['runs', (o: Operator) => o.job('ledger-export').runs()],
+    ['lease', (o: Operator) => o.job('ledger-export').lease()],
+    ['lease of a never-claimed job', (o: Operator) => o.job('daily-report').lease()],
+    ['effects', (o: Operator) => o.job('ledger-export').effects()],
+    ['problems', (o: Operator) => o.problems()],
   ])(
-    '%s prints the same with the registry, with no jobs module and with an unloadable one',
-    async (_n, args) => {
-      const env = stackEnv(stack);
-      const withRegistry = await cli(args, env);
-      expect(withRegistry.code, withRegistry.stderr).toBe(0);
-      // `lease` shows seconds left and ages, computed from the clock: compare without them.
-      const strip = (s: string) => s.replace(/\d+s (left|ago)/g, 'Ns $1');
-      for (const cwd of [bare, broken]) {
-        const r = await cli(args, env, cwd);
-        expect({ ...r, stdout: strip(r.stdout) }).toEqual({
-          ...withRegistry,
-          stdout: strip(withRegistry.stdout),
-        });
+    '%s returns the same with the registry, with no jobs and with a loader that throws',
+    async (_n, read) => {
+      let loads = 0;
+      const throwing = async () => {
+        loads++;
+        throw new Error('jobs module must not be imported');
+      };
+      const ops = [operatorOn(stack), operatorOn(stack, { jobs: [] }), operatorOn(stack, { jobs: throwing })];
+      try {
+        const [withRegistry, ...others] = await Promise.all(ops.map((o): Promise<unknown> => read(o)));
+        for (const v of others) expect(v).toEqual(withRegistry);
+        expect(loads).toBe(0);
+        if (_n === 'runs') expect(JSON.stringify(withRegistry)).toMatch(/succeeded/);
+      } finally {
+        for (const o of ops) o.close();
       }
-      if (args[0] === 'runs' && args[1] === 'ledger-export') expect(withRegistry.stdout).toMatch(/succeeded/);
     },
   );
+
+  it('runs through the binary prints the same with the registry, with no jobs module and with an unloadable one', async () => {
+    const env = stackEnv(stack);
+    const args = ['runs', 'ledger-export'];
+    const withRegistry = await cli(args, env);
+    expect(withRegistry.code, withRegistry.stderr).toBe(0);
+    expect(withRegistry.stdout).toMatch(/succeeded/);
+    for (const cwd of [bare, broken]) expect(await cli(args, env, cwd)).toEqual(withRegistry);
+  });
 
   it('an unknown job reads as nothing recorded, naming the table', async () => {
     const r = await cli(['runs', 'no-such-job'], stackEnv(stack), bare);
@@ -111,11 +123,12 @@ describe('runs, lease and effects without job code', () => {
       stdout: `No run records for no-such-job in table ${stack.tableName} match.\n`,
       stderr: '',
     });
-    // effects takes no job code either: an unknown --job lists nothing (exit 0), as docs/operations.md says.
-    expect(await cli(['effects', '--job', 'no-such-job'], stackEnv(stack), bare)).toEqual({
-      code: 0,
-      stdout: 'No effects in needs-review or unsettled.\n',
-      stderr: '',
-    });
+    // effects takes no job code either: an unknown job lists nothing, as docs/operations.md says.
+    const op = operatorOn(stack, { jobs: [] });
+    try {
+      expect(await op.job('no-such-job').effects()).toEqual([]);
+    } finally {
+      op.close();
+    }
   });
 });

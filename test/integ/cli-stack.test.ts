@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../cli/connection.js';
-import { readStackSettings, stackJobFunction } from '../../cli/stack-outputs.js';
+import { connect } from '../../operate/connection.js';
+import { readStackSettings, stackJobFunction } from '../../operate/stack-outputs.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { cli, json, runRecord, seedRuns } from './cli-harness.js';
 

@@ -34,7 +34,7 @@ describe('npm run drill as a process', () => {
       execFile(
         resolve(ROOT, 'node_modules/.bin/tsx'),
         [
-          resolve(ROOT, 'bin/cronfence.ts'),
+          resolve(ROOT, 'bin/dev.ts'),
           'drill',
           'holder-killed-mid-run',
           '--endpoint',

@@ -5,7 +5,6 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { pausedSlots } from '../../cli/paused-slots.js';
 import { ControlledClock } from '../../harness/faults/clock.js';
 import { deliver, lambdaContext } from '../../harness/local/scheduler-emulator.js';
 import { JobPausedError } from '../../lib/errors.js';
@@ -16,6 +15,7 @@ import { catchUpPayload, sweep } from '../../lib/runtime/sweeper.js';
 import { DynamoPauseStore } from '../../lib/store/pause-store.js';
 import { DynamoRunStore } from '../../lib/store/run-store.js';
 import { Keys } from '../../lib/store/schema.js';
+import { pausedSlots } from '../../operate/paused-slots.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 
 const H = 3_600_000;

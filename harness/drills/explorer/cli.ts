@@ -1,5 +1,5 @@
 /**
- * `npm run explore` (`cronfence explore`, registered in cli/explore.ts): a long seeded exploration of
+ * `npm run explore` (`cronfence explore`, registered in harness/commands/explore.ts): a long seeded exploration of
  * histories on the in-memory store, plus an optional sample on DynamoDB (Local by default). Prints what
  * was explored, the invariants, faults by kind and outcomes; on a violation, the shrunk history as JSON
  * and a timeline of it.

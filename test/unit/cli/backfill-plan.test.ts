@@ -1,6 +1,6 @@
 /** unit: what a backfill plan says about the slots later today than now (a `--to` date of today). */
 import { describe, expect, it } from 'vitest';
-import { laterTodayNote, planBackfill } from '../../../cli/backfill-plan.js';
+import { laterTodayNote, planBackfill } from '../../../operate/backfill-plan.js';
 import { hourly } from '../../helpers/hourly-job.js';
 
 const plan = (to: string, now: string) =>

@@ -1,9 +1,9 @@
 /** unit: how `--slot` (trigger) and `--from`/`--to` (backfill) read a local slot time. */
 import { describe, expect, it } from 'vitest';
 import { dayOrInstantArg, instantArg, sinceArg } from '../../../cli/args.js';
-import { planBackfill } from '../../../cli/backfill-plan.js';
-import { triggerSlot } from '../../../cli/trigger.js';
 import { defineJob } from '../../../lib/runtime/define-job.js';
+import { planBackfill } from '../../../operate/backfill-plan.js';
+import { triggerSlot } from '../../../operate/trigger.js';
 
 /** daily-report's schedule: 02:30 Berlin every day. */
 const berlin = defineJob({

@@ -1,7 +1,8 @@
 /**
  * Layering (unit): the shipped runtime is apart from its harness. Walks the relative imports (type
  * imports too) from the runtime entry point and the example Lambda handlers, and checks that
- * imports flow one way — core ← store ← runtime ← (cdk, cli, harness) — with no cycle in lib/.
+ * imports flow one way — core ← store ← runtime ← operate ← cli, and runtime ← (cdk, harness,
+ * testing) — with no cycle in lib/ or operate/.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -99,8 +100,31 @@ describe('import graph', () => {
     expect(bad).toEqual([]);
   });
 
-  it('has no import cycle in lib/ (type imports included)', () => {
-    const files = filesUnder('lib');
+  it('keeps the operator API between the runtime and the CLI: operate/ imports no CLI, CDK or test file', () => {
+    const bad = filesUnder('operate').flatMap((f) =>
+      importsOf(f)
+        .filter((t) => /^(cli|cdk|testing|test|bench|functions|bin|scripts)\//.test(t))
+        .map((t) => `${f} -> ${t}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('lets operate/ reach only the harness parts the package ships (the local state file, the Lambda context)', () => {
+    const harness = [...reachable(['operate/index.ts'])].filter((f) => f.startsWith('harness/')).sort();
+    expect(harness).toEqual(['harness/local/local-state.ts', 'harness/local/scheduler-emulator.ts']);
+  });
+
+  it('has the CLI reach stores, effects and the runtime only through the operator API', () => {
+    const bad = filesUnder('cli').flatMap((f) =>
+      importsOf(f)
+        .filter((t) => /^lib\/(store|effects|runtime)\//.test(t) && t !== 'lib/store/schema.ts')
+        .map((t) => `${f} -> ${t}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it.each([['lib'], ['operate']])('has no import cycle in %s/ (type imports included)', (dir) => {
+    const files = filesUnder(dir);
     const state = new Map<string, 'open' | 'done'>();
     const cycles: string[] = [];
     const visit = (f: string, path: string[]) => {

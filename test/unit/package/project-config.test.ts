@@ -1,21 +1,21 @@
 /**
- * The CLI's project settings (cli/config.ts) and the packaged sweeper entry's job list
+ * The CLI's project settings (operate/config.ts) and the packaged sweeper entry's job list
  * (lib/entries/sweeper.ts): what a project that installed cronfence relies on.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { handler as dailyReport } from '../../../functions/daily-report.js';
+import { compiledDefinitions } from '../../../lib/entries/sweeper.js';
+import { ConfigurationError } from '../../../lib/errors.js';
+import { encodeSweeperDefinitions } from '../../../lib/runtime/sweeper-handler.js';
 import {
   applyProjectConfig,
   loadProjectConfig,
   type ProjectConfig,
   settingName,
-} from '../../../cli/config.js';
-import { handler as dailyReport } from '../../../functions/daily-report.js';
-import { compiledDefinitions } from '../../../lib/entries/sweeper.js';
-import { ConfigurationError } from '../../../lib/errors.js';
-import { encodeSweeperDefinitions } from '../../../lib/runtime/sweeper-handler.js';
+} from '../../../operate/config.js';
 
 describe('project config', () => {
   let dir: string;

@@ -1,13 +1,12 @@
 /**
- * Where the CLI reads and writes: DynamoDB Local or AWS. Resolution order for the endpoint:
+ * Where the operator API (and the CLI on it) reads and writes: DynamoDB Local or AWS. Resolution order for the endpoint:
  * `--endpoint`, `DYNAMODB_ENDPOINT`, then a running `npm start` (its `.cronfence/local.json`) unless
  * `--region`/`--profile` ask for AWS; without an endpoint, AWS with the SDK's region and credential chain.
  * Against AWS, a stack's name (`CRONFENCE_STACK`, or `"stack"` in the project config) is enough: the
- * library table and the functions come from its CloudFormation outputs (cli/stack-outputs.ts).
+ * library table and the functions come from its CloudFormation outputs (operate/stack-outputs.ts).
  */
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Command } from 'commander';
 import { findLocalState } from '../harness/local/local-state.js';
 import { defaultFunctionName } from '../lib/core/job-definition.js';
 import {
@@ -19,19 +18,22 @@ import {
 } from '../lib/store/client.js';
 import { libraryTable } from '../lib/store/schema.js';
 import { settingName } from './config.js';
-import { usage } from './output.js';
+import { usage } from './input.js';
 import { readStackSettings, STACK_ENV, type StackSettings, stackJobFunction } from './stack-outputs.js';
 
-/** The flags every data subcommand takes. */
-export interface ConnectionFlags {
-  /** DynamoDB endpoint URL (DynamoDB Local). */
+/**
+ * Where to connect (the CLI's `--endpoint`, `--region`, `--profile`, `--table`); every field optional,
+ * each falling back as the module's summary says.
+ */
+export interface ConnectionOptions {
+  /** DynamoDB endpoint URL (DynamoDB Local). @default `DYNAMODB_ENDPOINT`, then `.cronfence/local.json` */
   readonly endpoint?: string;
+  /** AWS region. @default `AWS_REGION` / the profile's */
   readonly region?: string;
+  /** AWS shared-config profile. @default `AWS_PROFILE` / the SDK's default chain */
   readonly profile?: string;
-  /** Library table name. */
+  /** Library table name. @default `CRONFENCE_TABLE`, then the stack's output, then `cronfence` */
   readonly table?: string;
-  /** Print JSON instead of tables. */
-  readonly json?: boolean;
 }
 
 /** An open connection to the library table. */
@@ -63,22 +65,6 @@ export interface Connection {
   close(): void;
 }
 
-/** Add `--endpoint`, `--region`, `--profile`, `--table` and `--json` to a command. */
-export function withConnectionOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      '--endpoint <url>',
-      'DynamoDB endpoint, e.g. DynamoDB Local (default: DYNAMODB_ENDPOINT, then a running `npm start`)',
-    )
-    .option('--region <region>', 'AWS region (default: AWS_REGION / the profile)')
-    .option('--profile <name>', 'AWS shared-config profile (default: AWS_PROFILE / the default chain)')
-    .option(
-      '--table <name>',
-      `library table (default: ${libraryTable.envVar}, then "${libraryTable.defaultName}")`,
-    )
-    .option('--json', 'print JSON instead of a table');
-}
-
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
@@ -89,7 +75,7 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
  *   EndpointUnreachableError naming where the endpoint came from and its value.
  */
 export async function connect(
-  flags: ConnectionFlags,
+  flags: ConnectionOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Connection> {
   // An empty DYNAMODB_ENDPOINT is refused (naming it), never read as "unset".
@@ -171,7 +157,7 @@ export async function connect(
  *   `$(aws cloudformation ...)` leaves it so).
  */
 export function libraryTableName(
-  flags: ConnectionFlags,
+  flags: ConnectionOptions,
   env: NodeJS.ProcessEnv,
   tables: Readonly<Record<string, string>>,
 ): string {
@@ -203,7 +189,7 @@ function stackFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   return value;
 }
 
-async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionFlags): Promise<void> {
+async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionOptions): Promise<void> {
   // The SDK takes an empty AWS_REGION (or --region "") as a region and fails at the first request
   // with "Region is missing": refuse it here, naming where it came from.
   const region = await client.config.region().catch(() => undefined);

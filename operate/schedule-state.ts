@@ -13,7 +13,7 @@ import {
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
 import type { Connection } from './connection.js';
-import { usage } from './output.js';
+import { usage } from './input.js';
 
 /** The schedule group holding the schedule named `job`: `group`, else the only match of ListSchedules. */
 async function findGroup(client: SchedulerClient, job: string, group: string | undefined): Promise<string> {

@@ -9,10 +9,9 @@
  */
 import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Command } from 'commander';
 import { InvalidArgumentError } from '../lib/errors.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
-import { usage } from './output.js';
+import { usage } from './input.js';
 
 /** Handlers by job name, and where they came from (for messages). */
 export interface JobRegistry {
@@ -42,14 +41,6 @@ export function sourceOf(defaults: HandlerSource): string {
 
 /** Where the default registry lives (for messages). */
 export const DEFAULT_REGISTRY = 'functions/index.ts';
-
-/** Add `--jobs <module>` to a command. */
-export function withJobsOption(cmd: Command): Command {
-  return cmd.option(
-    '--jobs <module>',
-    "module (.js, or .ts through tsx) exporting `jobs` (a defineRegistry list) or `handlers` (defineJob handlers) (default: the project config's `jobs`, else functions/index.ts)",
-  );
-}
 
 function isHandler(h: unknown): h is JobHandler {
   return typeof h === 'function' && typeof (h as JobHandler).job?.name === 'string';
@@ -111,7 +102,7 @@ export async function importJobsFile(file: string, option = '--jobs'): Promise<R
 }
 
 /**
- * The loader of a project's configured jobs module (cli/config.ts `jobs`, an absolute path), named in
+ * The loader of a project's configured jobs module (operate/config.ts `jobs`, an absolute path), named in
  * messages by its path relative to `cwd`.
  */
 export function projectJobs(file: string, cwd: string = process.cwd()): HandlerLoader {

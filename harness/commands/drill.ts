@@ -5,9 +5,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { LocalApp } from '../harness/local/run-local.js';
-import { checkedEndpoint } from '../lib/store/client.js';
-import { writableDirArg } from './args.js';
+import { writableDirArg } from '../../cli/args.js';
+import { checkedEndpoint } from '../../lib/store/client.js';
+import type { LocalApp } from '../local/run-local.js';
 
 /**
  * The drill harness, loaded only when `drill` runs: its catalog uses the example app's jobs, which an
@@ -15,10 +15,10 @@ import { writableDirArg } from './args.js';
  */
 async function harness() {
   const [catalog, env, run, report] = await Promise.all([
-    import('../harness/drills/catalog/index.js'),
-    import('../harness/drills/dynamo-env.js'),
-    import('../harness/drills/run-drills.js'),
-    import('../harness/report/timeline.js'),
+    import('../drills/catalog/index.js'),
+    import('../drills/dynamo-env.js'),
+    import('../drills/run-drills.js'),
+    import('../report/timeline.js'),
   ]);
   return { ...catalog, ...env, ...run, ...report };
 }

@@ -7,7 +7,7 @@
  */
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
 import { stackFunctionName } from '../lib/core/function-name.js';
-import { usage } from './output.js';
+import { usage } from './input.js';
 
 /** The environment variable naming the stack (the config's `stack` fills it when unset). */
 export const STACK_ENV = 'CRONFENCE_STACK';

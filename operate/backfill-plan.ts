@@ -8,8 +8,7 @@ import type { JobDefinition } from '../lib/core/job-definition.js';
 import { compareSlots, iterateSlots, type SlotSource } from '../lib/core/schedule/enumerate.js';
 import type { ScheduleExpression } from '../lib/core/schedule/expression.js';
 import { type Slot, slotFromScheduledTime } from '../lib/core/schedule/slot.js';
-import { EARLIEST_MS, EARLIEST_REASON } from './args.js';
-import { iso, usage } from './output.js';
+import { EARLIEST_MS, EARLIEST_REASON, iso, usage } from './input.js';
 
 /** More slots than this need `--yes`. */
 export const MAX_SLOTS_WITHOUT_YES = 1000;

@@ -10,10 +10,10 @@ import { TablePauseStore } from '../lib/store/pause-store.js';
 import { DynamoBackend } from '../lib/store/protocol/dynamo-backend.js';
 import { leaseVersion, liveHolder } from '../lib/store/protocol/pause-operations.js';
 import type { Connection } from './connection.js';
-import { iso } from './output.js';
+import { iso } from './input.js';
 
 /** What the check read: the job lease's version and its live holder, if any. */
-export interface LeaseView {
+export interface LeaseVersionView {
   readonly version: string;
   readonly holder?: ReturnType<typeof liveHolder>;
 }
@@ -30,7 +30,7 @@ export async function checkLeases(
   conn: Connection,
   job: string,
   o: { shards: number; nowMs: number; expect?: string; refuseHeld?: boolean },
-): Promise<LeaseView> {
+): Promise<LeaseVersionView> {
   const store = new TablePauseStore(new DynamoBackend(conn.doc), conn.tableName);
   const shards = o.shards > 1 ? [...Array(o.shards).keys()] : [];
   const [jobLease, ...shardLeases] = await Promise.all([

@@ -3,7 +3,7 @@
  * options parsed and checked by commander like every other subcommand.
  */
 import type { Command } from 'commander';
-import { intArg, writableDirArg } from './args.js';
+import { intArg, writableDirArg } from '../../cli/args.js';
 
 interface ExploreFlags {
   readonly runs: number;
@@ -40,7 +40,7 @@ export function registerExplore(program: Command): void {
     )
     .action(async (flags: ExploreFlags) => {
       // fast-check (a development dependency) loads only when the explorer runs, never with the CLI.
-      const { runExplorer } = await import('../harness/drills/explorer/cli.js');
+      const { runExplorer } = await import('../drills/explorer/cli.js');
       const ok = await runExplorer({
         runs: flags.runs,
         dynamo: flags.dynamo,

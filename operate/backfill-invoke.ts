@@ -1,6 +1,7 @@
 /**
  * How a backfill hands each manual event to the job: the deployed function (Lambda Invoke,
  * InvocationType `Event`: asynchronous, like Scheduler) or the job's handler in this process (`--local`).
+ * Used by trigger and backfill alike.
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { lambdaContext } from '../harness/local/scheduler-emulator.js';
@@ -9,7 +10,7 @@ import { createDeps } from '../lib/runtime/deps.js';
 import { summaryOfError } from '../lib/runtime/middleware.js';
 import type { RunSummary } from '../lib/runtime/run-session.js';
 import type { Connection } from './connection.js';
-import { usage } from './output.js';
+import { usage } from './input.js';
 
 /** What one hand-off produced: accepted (async), a finished run (local), or an error. */
 export interface InvokeResult {
@@ -85,4 +86,36 @@ export function localInvoker(conn: Connection, handler: JobHandler): Invoker {
     }
   };
   return Object.assign(send, { target: 'local handler', close: () => undefined });
+}
+
+/** Where a manual run's events go. */
+export interface InvokeTarget {
+  /** Run the job's handler in this process instead of invoking the deployed function. @default false */
+  readonly local?: boolean;
+  /** Invoke the deployed function in AWS although the records are read from DynamoDB Local. @default false */
+  readonly invokeAws?: boolean;
+  /** The deployed function's name or ARN. @default the stack's (`<stack>-<job>`), else `cronfence-<job>` */
+  readonly functionName?: string;
+}
+
+/**
+ * Where the events go: this process (`local`) or the deployed function. Refuses to mix a local
+ * table (DynamoDB Local) with invocations of a function in AWS unless `invokeAws` asks for it
+ * (or `AWS_ENDPOINT_URL_LAMBDA` points the Lambda client at a local emulator).
+ * @throws InvalidArgumentError naming `--local` or `--function` before anything is sent.
+ */
+export async function openInvoker(
+  conn: Connection,
+  handler: JobHandler,
+  target: InvokeTarget,
+): Promise<Invoker> {
+  if (target.local) return localInvoker(conn, handler);
+  if (conn.mode === 'local' && !target.invokeAws && !process.env.AWS_ENDPOINT_URL_LAMBDA) {
+    throw usage(
+      '--local',
+      '(not given)',
+      `the run records are read from DynamoDB Local (${conn.endpoint}, from ${conn.source}) but the runs would be sent to the deployed function in AWS; pass --local to run the handler here, --region/--profile to use AWS for both, or --invoke-aws to mix them on purpose`,
+    );
+  }
+  return lambdaInvoker(conn, target.functionName ?? conn.functionName(handler.job.name));
 }

@@ -2,9 +2,9 @@
  * `cronfence start` (`npm start`): the app on DynamoDB Local under the Scheduler emulator.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { type EcsLocalApp, runEcsLocal } from '../harness/local/run-ecs-local.js';
-import { DEFAULT_RANGE_DAYS, type LocalApp, runLocal } from '../harness/local/run-local.js';
-import { type DayOrInstant, dayOrInstantArg, intArg } from './args.js';
+import { type DayOrInstant, dayOrInstantArg, intArg } from '../../cli/args.js';
+import { type EcsLocalApp, runEcsLocal } from '../local/run-ecs-local.js';
+import { DEFAULT_RANGE_DAYS, type LocalApp, runLocal } from '../local/run-local.js';
 
 interface StartFlags {
   readonly from?: DayOrInstant;

@@ -9,7 +9,7 @@ import { planCatchUp, sweepWindow } from '../lib/core/schedule/catch-up.js';
 import { enumerateSlots } from '../lib/core/schedule/enumerate.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { DEFAULT_CATCH_UP } from '../lib/runtime/sweeper.js';
-import { iso } from './output.js';
+import { iso } from './input.js';
 
 /** One occurrence in the pause. */
 export interface PausedSlot {
