@@ -16,6 +16,9 @@ export const ENTRY_POINTS: Readonly<Record<string, string>> = {
   'cronfence/sweeper': 'lib/entries/sweeper.ts',
   'cronfence/cdk': 'cdk/constructs/index.ts',
   'cronfence/testing': 'testing/index.ts',
+  'cronfence/operate': 'operate/index.ts',
+  'cronfence/ecs-task': 'lib/entries/ecs-task.ts',
+  'cronfence/tracing': 'lib/entries/tracing.ts',
 };
 
 const FLAGS =

@@ -109,6 +109,7 @@ const CLASSES: ReadonlyArray<readonly [string, () => CronfenceError, string, num
   ],
   ['LeaseHeldError', () => new errors.LeaseHeldError('2026-03-28T01:00', 'r1', 0), 'transient', 1, true],
   ['DeadlineError', () => new errors.DeadlineError(500, 'claim'), 'transient', 1, true],
+  ['TerminatedError', () => new errors.TerminatedError('SIGTERM', 30_000), 'transient', 1, true],
   [
     'EffectOutcomeUnknownError',
     () => new errors.EffectOutcomeUnknownError('k1', 'timeout'),

@@ -80,6 +80,7 @@ describe('shipped files', () => {
       'harness/faults/sdk-faults.ts',
       'harness/faults/virtual-time.ts',
       'harness/local/dynamodb-local.ts',
+      'harness/local/ecs-task-process.ts',
       'harness/local/local-state.ts',
       'harness/local/scheduler-emulator.ts',
       'harness/local/tables.ts',
