@@ -9,6 +9,7 @@
  */
 import type { EffectProvider } from '../lib/core/effects.js';
 import { httpJsonProvider, parseCapabilities } from '../lib/effects/http-provider.js';
+import { createObserver } from '../lib/entries/observability.js';
 import { defineJob, type JobContext, type JobHandler } from '../lib/index.js';
 import type { EmailRequest } from './merchant-settlement.js';
 import { exportsTable, tableName } from './tables.js';
@@ -74,6 +75,8 @@ export function exportJob(options: ExportJobOptions = {}): JobHandler {
   return defineJob({
     name: options.name ?? 'nightly-export',
     runtime: 'ecs',
+    // One log line per decision and the EMF metrics the alarms read (the task's stdout, awslogs).
+    observe: createObserver,
     schedule: 'cron(30 0 * * ? *)',
     timeZone: 'Europe/London',
     businessDate: 'previous-day',

@@ -52,6 +52,7 @@ describe('an ECS job', () => {
             },
             { Name: 'CRONFENCE_JOB', Value: 'merchant-settlement' },
             { Name: 'CRONFENCE_JOBS_MODULE', Value: '/app/jobs.mjs' },
+            { Name: 'CRONFENCE_STOP_TIMEOUT_SECONDS', Value: '120' },
             { Name: 'SETTLEMENTS_TABLE', Value: { Ref: Match.stringLikeRegexp('settlementsTable') } },
           ],
           LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }),
@@ -204,6 +205,10 @@ describe('an ECS job', () => {
       'DeadLetters',
       'FailedTasks',
       'NoSuccess',
+      // Its schedule alone in its group: Scheduler's per-group metrics are this job's.
+      'TargetErrorCount',
+      'TargetErrorThrottledCount',
+      'InvocationDroppedCount',
     ]);
   });
 
@@ -315,6 +320,7 @@ describe('ECS job options', () => {
   it.each([
     ['CRONFENCE_OCCURRENCE', 'cronfence sets it'],
     ['CRONFENCE_JOB', 'cronfence sets it'],
+    ['CRONFENCE_STOP_TIMEOUT_SECONDS', 'cronfence sets it'],
     ['SETTLEMENTS_TABLE', 'cronfence sets it'],
     ['AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'ECS sets it in every task'],
     ['ECS_CONTAINER_METADATA_URI_V4', 'ECS sets it in every task'],
