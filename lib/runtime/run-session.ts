@@ -99,7 +99,7 @@ export class RunSession {
   ) {
     this.startedAtMs = deps.clock.now();
     this.runId = newRunId(this.startedAtMs);
-    this.defId = definitionId(def);
+    this.defId = definitionIdOf(def);
     const slot =
       event.slotLocalTime !== undefined && expression.kind === 'cron'
         ? slotFromLocalTime(event.slotLocalTime, expression, def.timeZone, def.businessDate)
@@ -175,11 +175,17 @@ export class RunSession {
       ownWrite: decision.ownWrite,
       ...(decision.previous && { previousRunId: decision.previous.runId }),
     });
-    await this.markDisplaced(decision, nowMs);
-    const late = await this.lateCopyDone();
-    if (late) return { kind: 'skipped', summary: late };
+    // The common claim finds no one to mark and no done check to make: no await on that path (each is
+    // a microtask hop between the claim's response and the body).
+    const toMark = this.holdersToMark(decision);
+    if (toMark.length > 0) await this.markDisplaced(toMark, decision, nowMs);
+    else this.marked = true;
+    if (this.needsLateCheck()) {
+      const late = await this.lateCopyDone();
+      if (late) return { kind: 'skipped', summary: late };
+    }
     this.keeper = this.startKeeper(decision.fence, leaseMs, untilMs);
-    await this.pause('after-claim');
+    if (this.deps.pausePoint) await this.pause('after-claim');
     return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
   }
 
@@ -295,9 +301,13 @@ export class RunSession {
    * already succeeded (the normal path never reads; manual re-runs run on purpose). Returns the skip's
    * summary when it did (the lease released, the slot left as it was).
    */
+  /** Whether the done set the claim returned may have dropped this slot (see {@link lateCopyDone}). */
+  private needsLateCheck(): boolean {
+    return this.event.trigger !== Trigger.Manual && needsDoneCheck(this.doneSlots, this.slot.id);
+  }
+
   private async lateCopyDone(): Promise<RunSummary | undefined> {
-    if (this.event.trigger === Trigger.Manual || !needsDoneCheck(this.doneSlots, this.slot.id))
-      return undefined;
+    if (!this.needsLateCheck()) return undefined;
     const doneBy = await this.deps.runs.findSucceeded(
       this.jobKey,
       this.slot.id,
@@ -342,18 +352,24 @@ export class RunSession {
   }
 
   /** Mark abandoned every earlier open claim and the holder we displaced (any depth). */
+  /**
+   * Every earlier claim that never released (however deep the chain of lost claim responses), and the
+   * holder we displaced: the runs {@link markDisplaced} marks.
+   */
+  private holdersToMark(decision: Extract<ClaimDecision, { kind: 'acquired' }>) {
+    if (decision.open.length === 0 && !decision.previous?.abandoned && !decision.previous?.displaced)
+      return [];
+    return holdersToMark([...decision.open, ...displacedOf(decision)], this.runId);
+  }
+
+  /** Mark `toMark` abandoned. Marking is conditional: a holder that wrote its own record keeps it. */
   private async markDisplaced(
+    toMark: ReturnType<typeof holdersToMark>,
     decision: Extract<ClaimDecision, { kind: 'acquired' }>,
     nowMs: number,
   ): Promise<void> {
-    // Every earlier claim that never released (however deep the chain of lost claim responses), and
-    // the holder we displaced. Marking is conditional: a holder that wrote its own record keeps it.
-    const displaced = [decision.previous?.displaced, decision.previous].flatMap((p) =>
-      p?.abandoned ? [p] : [],
-    );
-    const toMark = holdersToMark([...decision.open, ...displaced], this.runId);
     // An open entry names only run, slot and lease end: the claim's returned item may say more of it.
-    const known = new Map(displaced.map((p) => [p.runId, p]));
+    const known = new Map(displacedOf(decision).map((p) => [p.runId, p]));
     for (const p of toMark) {
       const marked = await this.deps.runs.markAbandoned(
         this.jobKey,
@@ -728,6 +744,22 @@ export class RunSession {
       ...(this.restoredAtMs !== undefined && { restoredAtMs: this.restoredAtMs }),
     });
   }
+}
+
+/** Definition ids, computed once per definition (they depend on nothing else). */
+const definitionIds = new WeakMap<JobDefinition, string>();
+
+function definitionIdOf(def: JobDefinition): string {
+  const known = definitionIds.get(def);
+  if (known !== undefined) return known;
+  const id = definitionId(def);
+  definitionIds.set(def, id);
+  return id;
+}
+
+/** The previous holders a claim's returned item shows abandoned (the one displaced, and its own). */
+function displacedOf(decision: Extract<ClaimDecision, { kind: 'acquired' }>) {
+  return [decision.previous?.displaced, decision.previous].flatMap((p) => (p?.abandoned ? [p] : []));
 }
 
 /**

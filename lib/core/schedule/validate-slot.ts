@@ -30,7 +30,8 @@ export function validateSlot(
   nowMs: number,
 ): void {
   const field = nominal ? 'slot' : 'scheduledTime';
-  const shown = nominal ? slot.localTime : new Date(scheduledTimeMs).toISOString();
+  // Only a refusal shows the value: no string is built on the path of a valid slot.
+  const shown = () => (nominal ? slot.localTime : new Date(scheduledTimeMs).toISOString());
   if (scheduledTimeMs > nowMs + MAX_SLOT_AHEAD_MS) {
     throw new InvalidEventError(
       'scheduledTime',
@@ -50,7 +51,7 @@ export function validateSlot(
     if (naive === undefined || !matchesCron(expr.fields, naive)) {
       throw new InvalidEventError(
         field,
-        shown,
+        shown(),
         `is not an occurrence of ${expr.expression} (local ${slot.localTime})`,
       );
     }
@@ -62,7 +63,7 @@ export function validateSlot(
       );
     }
   } else if (expr.kind === 'at' && slot.localTime !== expr.localDateTime.slice(0, 16)) {
-    throw new InvalidEventError(field, shown, `is not the one-time slot of ${expr.expression}`);
+    throw new InvalidEventError(field, shown(), `is not the one-time slot of ${expr.expression}`);
   }
   // rate(): occurrences depend on the schedule's StartDate, which the function does not know.
 }
