@@ -39,9 +39,9 @@ export async function lambdaInvoker(conn: Connection, functionName: string): Pro
     lambda.destroy();
     const e = err as Error;
     throw usage(
-      '--function',
+      'functionName',
       functionName,
-      `cannot be invoked (${e.name}: ${e.message}); pass --function with the deployed function's name or ARN`,
+      `cannot be invoked (${e.name}: ${e.message}); pass \`functionName\` with the deployed function's name or ARN`,
     );
   }
   const send = async (event: Record<string, unknown>): Promise<InvokeResult> => {
@@ -112,9 +112,9 @@ export async function openInvoker(
   if (target.local) return localInvoker(conn, handler);
   if (conn.mode === 'local' && !target.invokeAws && !process.env.AWS_ENDPOINT_URL_LAMBDA) {
     throw usage(
-      '--local',
+      'local',
       '(not given)',
-      `the run records are read from DynamoDB Local (${conn.endpoint}, from ${conn.source}) but the runs would be sent to the deployed function in AWS; pass --local to run the handler here, --region/--profile to use AWS for both, or --invoke-aws to mix them on purpose`,
+      `the run records are read from DynamoDB Local (${conn.endpoint}, from ${conn.source}) but the runs would be sent to the deployed function in AWS; pass \`local: true\` to run the handler here, \`region\`/\`profile\` to use AWS for both, or \`invokeAws: true\` to mix them on purpose`,
     );
   }
   return lambdaInvoker(conn, target.functionName ?? conn.functionName(handler.job.name));

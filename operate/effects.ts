@@ -89,7 +89,7 @@ export function effectJob(item: Readonly<Record<string, unknown>>): string {
 export async function listEffects(s: Session, o: EffectsOptions = {}): Promise<EffectView[]> {
   const status = o.status ?? 'all';
   if (!EFFECT_LISTINGS.includes(status))
-    throw usage('--status', status, `must be one of ${EFFECT_LISTINGS.join(', ')}`);
+    throw usage('status', status, `must be one of ${EFFECT_LISTINGS.join(', ')}`);
   const conn = await s.connection();
   const nowMs = s.now();
   const found = await queryProblems(conn.doc, conn.tableName, {
@@ -125,9 +125,9 @@ export async function resolveEffect(
   o: ResolveOptions,
 ): Promise<ResolvedEffectView> {
   const note = o.note.trim();
-  if (note.length === 0 || note.length > 1024) throw usage('--note', o.note, 'must be 1 to 1024 characters');
-  if (!RESOLUTIONS.includes(o.as)) throw usage('--as', o.as, `must be one of ${RESOLUTIONS.join(', ')}`);
-  const by = operatorValue('--by', o.by, 128);
+  if (note.length === 0 || note.length > 1024) throw usage('note', o.note, 'must be 1 to 1024 characters');
+  if (!RESOLUTIONS.includes(o.as)) throw usage('as', o.as, `must be one of ${RESOLUTIONS.join(', ')}`);
+  const by = operatorValue('by', o.by, 128);
   const conn = await s.connection();
   const store = new DynamoEffectStore(conn.doc, conn.tableName, job);
   // The safe path: read, show, and condition the write on what was read (or on `expect`).

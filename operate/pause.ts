@@ -115,7 +115,7 @@ export async function pauseJob(s: Session, handler: JobHandler, o: PauseOptions)
   const job = handler.job.name;
   // Checked first, naming where the name came from (--by, CRONFENCE_OPERATOR, the OS user): nothing
   // written (the store checks it again, as `--by`).
-  const by = operatorValue('--by', o.by, MAX_PAUSED_BY_CHARS);
+  const by = operatorValue('by', o.by, MAX_PAUSED_BY_CHARS);
   const conn = await s.connection();
   const nowMs = s.now();
   const store = new DynamoPauseStore(conn.doc, conn.tableName);
@@ -157,7 +157,7 @@ export async function pauseJob(s: Session, handler: JobHandler, o: PauseOptions)
  */
 export async function resumeJob(s: Session, handler: JobHandler, o: ResumeOptions): Promise<ResumeView> {
   const job = handler.job.name;
-  const by = operatorValue('--by', o.by, MAX_PAUSED_BY_CHARS);
+  const by = operatorValue('by', o.by, MAX_PAUSED_BY_CHARS);
   const conn = await s.connection();
   const nowMs = s.now();
   const store = new DynamoPauseStore(conn.doc, conn.tableName);

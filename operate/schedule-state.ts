@@ -28,7 +28,7 @@ async function findGroup(client: SchedulerClient, job: string, group: string | u
   const [only, ...more] = [...groups];
   if (only === undefined || more.length > 0)
     throw usage(
-      '--schedule-group',
+      'scheduleGroup',
       '(not given)',
       only === undefined
         ? `no Scheduler schedule named ${job} in this account and region`

@@ -90,16 +90,16 @@ export function validatePause(
   const note = input.note.trim();
   if (note.length === 0 || note.length > MAX_PAUSE_NOTE_CHARS)
     throw new InvalidArgumentError(
-      '--note',
+      'note',
       input.note,
       `must be 1 to ${MAX_PAUSE_NOTE_CHARS} characters (it is stored on the lease item)`,
     );
   const by = input.by.trim();
   if (by.length === 0 || by.length > MAX_PAUSED_BY_CHARS)
-    throw new InvalidArgumentError('--by', input.by, `must be 1 to ${MAX_PAUSED_BY_CHARS} characters`);
+    throw new InvalidArgumentError('by', input.by, `must be 1 to ${MAX_PAUSED_BY_CHARS} characters`);
   if (input.untilMs !== undefined && !(input.untilMs > nowMs))
     throw new InvalidArgumentError(
-      '--until',
+      'untilMs',
       new Date(input.untilMs).toISOString(),
       'must be in the future (a pause that already ended pauses nothing)',
     );
