@@ -10,6 +10,7 @@ import {
   EFFECT_UNSETTLED_AFTER_MS,
   type EffectItem,
   EffectStatus,
+  effectItemOf,
   effectVersion,
 } from '../lib/core/effects.js';
 import { type EffectResolution, NOT_EXECUTED } from '../lib/core/ports.js';
@@ -107,7 +108,7 @@ export async function listEffects(s: Session, o: EffectsOptions = {}): Promise<E
   const views: EffectView[] = [];
   for (const i of items) {
     const store = new DynamoEffectStore(conn.doc, conn.tableName, effectJob(i));
-    const { version } = await store.shown(i as unknown as EffectItem, nowMs);
+    const { version } = await store.shown(effectItemOf(i), nowMs);
     views.push({ key: effectKey(i), version, ...publicView(i) });
   }
   return views;
