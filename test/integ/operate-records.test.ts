@@ -168,12 +168,12 @@ describe('runs', () => {
     [
       'an unknown outcome',
       () => op.job('daily-report').runs({ outcomes: ['failed', 'weird'] }),
-      'invalid --outcome "weird": is not one of running, succeeded, failed, skipped, stale, abandoned',
+      'invalid outcome "weird": is not one of running, succeeded, failed, skipped, stale, abandoned',
     ],
     [
       'problems of a non-problem outcome',
       () => op.problems({ outcomes: ['succeeded'] }),
-      'invalid --outcome "succeeded": --failed lists only failed, stale, abandoned, skipped (skipped: not-on-schedule, catch-up-limit)',
+      'invalid outcome "succeeded": problem runs are listed only as failed, stale, abandoned, skipped (skipped: not-on-schedule, catch-up-limit)',
     ],
     [
       'a job name of a form no job has',
@@ -273,7 +273,7 @@ describe('lease', () => {
   it('refuses a shard the job does not have, naming it (exit 2)', async () => {
     const err = await rejection(leaseOp.job('daily-report').lease({ shard: 3 }));
     expect(err.message).toBe(
-      `invalid --shard 3: job daily-report is not sharded in table ${lease.tableName} (one lease, JOB#daily-report): drop --shard`,
+      `invalid shard 3: job daily-report is not sharded in table ${lease.tableName} (one lease, JOB#daily-report): drop \`shard\``,
     );
     expect(exitCodeFor(err)).toBe(2);
   });
@@ -281,7 +281,7 @@ describe('lease', () => {
   it('refuses an endpoint that is not a URL before any request (exit 2)', async () => {
     const bad = operatorOn(lease, { endpoint: 'localhost:8000x' });
     const err = await rejection(bad.job('daily-report').lease());
-    expect(err.message).toMatch(/^invalid --endpoint "localhost:8000x": is not a URL/);
+    expect(err.message).toMatch(/^invalid endpoint "localhost:8000x": is not a URL/);
     expect(exitCodeFor(err)).toBe(2);
   });
 
