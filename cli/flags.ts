@@ -2,9 +2,8 @@
  * The operator API's options as the CLI's flags. The API's messages name its options (`beforeStart`,
  * `expect`: it is called from code); the CLI renders an error with the flag its user typed instead.
  */
-import { InvalidArgumentError } from '../lib/core/input-errors.js';
 import { showValue } from '../lib/core/show-value.js';
-import { EndpointUnreachableError } from '../lib/store/errors.js';
+import { EndpointUnreachableError, InvalidArgumentError } from '../lib/errors.js';
 
 /** The CLI flag of each operator API option a message may name. */
 export const CLI_FLAGS: Readonly<Record<string, string>> = {
