@@ -29,7 +29,7 @@ export type Invoker = ((event: Record<string, unknown>) => Promise<InvokeResult>
 /**
  * An invoker on the deployed function. Checks first with a `DryRun` invocation (parameters and
  * permission, nothing runs) so a wrong name fails before any event is sent.
- * @throws InvalidArgumentError naming `--function` when the function is missing or not invokable.
+ * @throws InvalidArgumentError naming `functionName` when the function is missing or not invokable.
  */
 export async function lambdaInvoker(conn: Connection, functionName: string): Promise<Invoker> {
   const lambda = new LambdaClient({ ...conn.clientConfig, maxAttempts: 3 });
@@ -102,7 +102,7 @@ export interface InvokeTarget {
  * Where the events go: this process (`local`) or the deployed function. Refuses to mix a local
  * table (DynamoDB Local) with invocations of a function in AWS unless `invokeAws` asks for it
  * (or `AWS_ENDPOINT_URL_LAMBDA` points the Lambda client at a local emulator).
- * @throws InvalidArgumentError naming `--local` or `--function` before anything is sent.
+ * @throws InvalidArgumentError naming `local` or `functionName` before anything is sent.
  */
 export async function openInvoker(
   conn: Connection,

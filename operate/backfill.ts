@@ -117,7 +117,7 @@ function checkedPlan(s: Session, handler: JobHandler, range: BackfillRange): Bac
 
 /**
  * The slots a backfill of `range` would run; reads and invokes nothing.
- * @throws InvalidArgumentError naming `--from`, `--to` or `--from/--to` (not a slot, future,
+ * @throws InvalidArgumentError naming `from`, `to` or `from/to` (not a slot, future,
  *   inverted, empty, over 1,000 slots without `yes`, before the job's start).
  */
 export function planJobBackfill(s: Session, handler: JobHandler, range: BackfillRange): BackfillPlanView {
@@ -142,7 +142,7 @@ export function planJobBackfill(s: Session, handler: JobHandler, range: Backfill
 
 /**
  * Run the backfill and summarize its run records.
- * @throws InvalidArgumentError naming the field (see {@link planJobBackfill}, `--requested-by`,
+ * @throws InvalidArgumentError naming the field (see {@link planJobBackfill}, `requestedBy`,
  *   `reason`, `local`, `functionName`); LeaseChangedError; LeaseBusyError: nothing invoked.
  */
 export async function backfillJob(

@@ -70,8 +70,8 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 /**
  * Resolve flags into a connection. Against AWS, checks before any request that a region and
  * credentials resolve.
- * @throws InvalidArgumentError naming `--endpoint`, `DYNAMODB_ENDPOINT` (empty or not a URL), `--region`
- *   or `--profile` (exit code 2). Requests on an endpoint that cannot be reached fail with
+ * @throws InvalidArgumentError naming `endpoint`, `DYNAMODB_ENDPOINT` (empty or not a URL), `region`
+ *   or `profile` (exit code 2). Requests on an endpoint that cannot be reached fail with
  *   EndpointUnreachableError naming where the endpoint came from and its value.
  */
 export async function connect(
@@ -153,7 +153,7 @@ export async function connect(
 
 /**
  * The library table's name: `--table`, else `CRONFENCE_TABLE`, else `npm start`'s, else the default.
- * @throws InvalidArgumentError naming `--table` or `CRONFENCE_TABLE` when it is set but empty (a failed
+ * @throws InvalidArgumentError naming `table` or `CRONFENCE_TABLE` when it is set but empty (a failed
  *   `$(aws cloudformation ...)` leaves it so).
  */
 export function libraryTableName(

@@ -116,7 +116,7 @@ export async function listEffects(s: Session, o: EffectsOptions = {}): Promise<E
 
 /**
  * Settle one effect of `job`: read it, then condition the write on the version read (or `expect`).
- * @throws InvalidArgumentError naming `--note` or `--by`; EffectChangedError when it changed since
+ * @throws InvalidArgumentError naming `note` or `by`; EffectChangedError when it changed since
  *   `expect`; EffectInFlightError for a `sending` effect whose holder's lease is live; StoreError
  */
 export async function resolveEffect(

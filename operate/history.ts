@@ -29,7 +29,7 @@ export interface JobHistory {
 
 /**
  * Check a history range before anything is read.
- * @throws InvalidArgumentError naming `--to` (before `--from`) or `--from/--to` (over 92 days).
+ * @throws InvalidArgumentError naming `to` (before `from`) or `from/to` (over 92 days).
  */
 export function checkHistoryRange(fromMs: number, toMs: number): void {
   if (toMs < fromMs) throw usage('to', iso(toMs), `is before \`from\` ${iso(fromMs)}`);

@@ -97,7 +97,7 @@ export async function readLeases(
 /**
  * The job's lease views as of now (by this machine's clock): one for an unsharded job, one per
  * shard of a sharded one, or only `shard`'s.
- * @throws InvalidArgumentError naming `--shard` when the job is not sharded in the table or has no
+ * @throws InvalidArgumentError naming `shard` when the job is not sharded in the table or has no
  *   such shard; StoreError
  */
 export async function leaseViews(s: Session, job: string, shard?: number): Promise<LeaseView[]> {

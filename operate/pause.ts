@@ -108,7 +108,7 @@ async function scheduleState(
 
 /**
  * Pause `handler`'s job: read the lease, condition the pause on what was read (or on `expect`).
- * @throws InvalidArgumentError naming `--by`, `--note` or `--until`; LeaseChangedError when the
+ * @throws InvalidArgumentError naming `by`, `note` or `untilMs`; LeaseChangedError when the
  *   lease is not at `expect`; StoreError
  */
 export async function pauseJob(s: Session, handler: JobHandler, o: PauseOptions): Promise<PauseView> {
@@ -152,7 +152,7 @@ export async function pauseJob(s: Session, handler: JobHandler, o: PauseOptions)
 
 /**
  * Clear `handler`'s job's pause and list the slots it skipped.
- * @throws InvalidArgumentError naming `--by`; LeaseChangedError when the lease is not at `expect`;
+ * @throws InvalidArgumentError naming `by`; LeaseChangedError when the lease is not at `expect`;
  *   StoreError
  */
 export async function resumeJob(s: Session, handler: JobHandler, o: ResumeOptions): Promise<ResumeView> {

@@ -39,7 +39,7 @@ async function findGroup(client: SchedulerClient, job: string, group: string | u
 
 /**
  * Set the schedule `job`'s state. @returns a line for the operator.
- * @throws InvalidArgumentError naming `--schedule-group` when the schedule cannot be found; the SDK's
+ * @throws InvalidArgumentError naming `scheduleGroup` when the schedule cannot be found; the SDK's
  *   error (e.g. AccessDeniedException) otherwise.
  */
 export async function setScheduleState(

@@ -77,7 +77,7 @@ export function latestDueSlot(handler: JobHandler, nowMs: number): Slot | undefi
 
 /**
  * The slot to run: `value` (a local slot time, ISO instant) or the latest due one.
- * @throws InvalidArgumentError naming `--slot` for a non-slot or a future slot.
+ * @throws InvalidArgumentError naming `slot` for a non-slot or a future slot.
  */
 export function triggerSlot(handler: JobHandler, value: string | undefined, nowMs: number): Slot {
   if (value === undefined) {
@@ -143,8 +143,8 @@ export async function previewTrigger(
 
 /**
  * Run one slot of the job now as a manual run (every shard of a sharded job) and read its records back.
- * @throws InvalidArgumentError naming `--slot`, `--requested-by`, `--reason`, `--local` or
- *   `--function`; LeaseChangedError (lease not at `expect`); LeaseBusyError (a live run holds a lease
+ * @throws InvalidArgumentError naming `slot`, `requestedBy`, `reason`, `local` or
+ *   `functionName`; LeaseChangedError (lease not at `expect`); LeaseBusyError (a live run holds a lease
  *   of the job): nothing invoked.
  */
 export async function triggerJob(

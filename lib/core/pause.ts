@@ -80,8 +80,8 @@ export function pauseInForce(item: PauseFields | undefined, nowMs: number): Paus
 
 /**
  * Check what an operator asks to store. Returns the trimmed note and name.
- * @throws InvalidArgumentError naming `--note` (empty or longer than {@link MAX_PAUSE_NOTE_CHARS}),
- *   `--by` (empty or longer than {@link MAX_PAUSED_BY_CHARS}) or `--until` (not after `nowMs`).
+ * @throws InvalidArgumentError naming `note` (empty or longer than {@link MAX_PAUSE_NOTE_CHARS}),
+ *   `by` (empty or longer than {@link MAX_PAUSED_BY_CHARS}) or `untilMs` (not after `nowMs`).
  */
 export function validatePause(
   input: { note: string; by: string; untilMs?: number },
