@@ -1,5 +1,5 @@
 /**
- * Figure 4 — cold start: esbuild bundles (ESM, minified, AWS SDK included, node22 target) of a
+ * Figure 4 — cold start: esbuild bundles (the settings cdk/ deploys a job with, `JOB_BUNDLING`) of a
  * cronfence job handler with the default observability off (no `observe`) and on (`observe:
  * createObserver`, Powertools Logger + Metrics), a bare middy + DynamoDB Document client handler, and
  * a handler made idempotent with Powertools for AWS Lambda (idempotency utility, a devDependency).
@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { ESBUILD_TARGET } from '../cdk/constructs/defaults.js';
+import { JOB_BUNDLING } from '../cdk/constructs/job-function.js';
 import { emit, median, OUT_DIR, round } from './support/report.js';
 
 const REPS = Number(process.argv[2] ?? 15);
@@ -35,7 +37,11 @@ const LABEL: Record<Name, string> = {
   jobTraced: 'job with tracing (cronfence/tracing), observability off',
 };
 
-/** Bundle one entry the way a Lambda deployment would (CDK NodejsFunction-like settings). */
+/**
+ * Bundle one entry as cdk/ bundles a job's function (`JOB_BUNDLING` of cdk/constructs/job-function.ts,
+ * which `NodejsFunction` passes to esbuild): ESM, minified, the SDK inside, its target and main fields,
+ * its banner and a linked source map (written beside the bundle, not counted in its size).
+ */
 async function bundle(name: Name): Promise<string> {
   const outfile = join(OUT_DIR, 'cold-start', `${name}.mjs`);
   await build({
@@ -43,12 +49,14 @@ async function bundle(name: Name): Promise<string> {
     bundle: true,
     format: 'esm',
     platform: 'node',
-    target: 'node22',
-    minify: true,
+    target: ESBUILD_TARGET,
+    minify: JOB_BUNDLING.minify ?? false,
+    sourcemap: JOB_BUNDLING.sourceMap ? 'linked' : false,
+    sourcesContent: JOB_BUNDLING.sourcesContent ?? true,
+    mainFields: [...(JOB_BUNDLING.mainFields ?? [])],
+    banner: { js: JOB_BUNDLING.banner ?? '' },
     outfile,
     logLevel: 'error',
-    // CommonJS dependencies (the SDK's) call require() for Node built-ins.
-    banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
   });
   return outfile;
 }
@@ -111,7 +119,14 @@ async function main(): Promise<void> {
     {
       command: 'npx tsx bench/cold-start.ts',
       reps: REPS,
-      esbuild: { format: 'esm', platform: 'node', target: 'node22', minify: true, sdkIncluded: true },
+      esbuild: {
+        format: 'esm',
+        platform: 'node',
+        target: ESBUILD_TARGET,
+        mainFields: JOB_BUNDLING.mainFields,
+        minify: JOB_BUNDLING.minify,
+        sdkIncluded: JOB_BUNDLING.bundleAwsSDK,
+      },
       sizeKb: size,
       sizeBytes: bytes,
       importMedianMs: imp,

@@ -8,7 +8,6 @@
  */
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { BEFORE_START_FLAG } from '../lib/core/schedule/catch-up.js';
 import type { BackfillPlanView, BackfillResult } from '../operate/backfill.js';
 import { laterTodayNote } from '../operate/backfill-plan.js';
 import { type BackfillRow, NEEDS_REVIEW_OUTCOME } from '../operate/backfill-summary.js';
@@ -17,6 +16,7 @@ import type { HandlerSource } from '../operate/registry.js';
 import { intArg } from './args.js';
 import { type OperatorFlags, operatorAction, withConnectionOptions, withJobsOption } from './command.js';
 import { ExitCode } from './exit-codes.js';
+import { CLI_FLAGS } from './flags.js';
 import { cell, table } from './output.js';
 
 interface BackfillFlags extends OperatorFlags {
@@ -129,7 +129,7 @@ export function registerBackfill(program: Command, defaults: HandlerSource): voi
     .option('--dry-run', 'list the slots that would run; invoke nothing')
     .option('--yes', 'allow more than 1,000 slots')
     .option(
-      BEFORE_START_FLAG,
+      CLI_FLAGS.beforeStart as string,
       "run slots before the job's start (catchUp.since), which the scheduler this job replaced may have paid: only after checking they were not",
     )
     .option('--local', "run the job's handler in this process instead of invoking the deployed function")

@@ -4,6 +4,7 @@
  */
 import { EndpointUnreachableError } from '../lib/errors.js';
 import { ExitCode, exitCodeFor, requestErrorOf } from './exit-codes.js';
+import { cliMessage } from './flags.js';
 
 /** One column of a table: header and how to render a row's cell. */
 export interface Column<T> {
@@ -89,7 +90,8 @@ export function cell(v: unknown): string {
 
 /**
  * Print an error as `cronfence: message` on stderr (with what to check when the table or the endpoint
- * is not there) and return its exit code ({@link exitCodeFor}).
+ * is not there) and return its exit code ({@link exitCodeFor}). The API options the message names are
+ * printed as their flags ({@link cliMessage}).
  */
 export function reportError(err: unknown): number {
   const cause = requestErrorOf(err);
@@ -99,9 +101,9 @@ export function reportError(err: unknown): number {
     );
   } else if (cause instanceof EndpointUnreachableError) {
     // The request never reached DynamoDB: the endpoint and where it came from are the whole story.
-    process.stderr.write(`cronfence: ${cause.message}\n`);
+    process.stderr.write(`cronfence: ${cliMessage(cause)}\n`);
   } else {
-    const message = (err as Error)?.message ?? String(err);
+    const message = cliMessage(err);
     const unreachable = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message)
       ? ' (is the endpoint up? check --endpoint / DYNAMODB_ENDPOINT, or start DynamoDB Local with `npm start -- --hold`)'
       : '';

@@ -7,7 +7,6 @@
  * A paused job records the run `skipped / paused` like any delivery.
  */
 import type { Command } from 'commander';
-import { BEFORE_START_FLAG } from '../lib/core/schedule/catch-up.js';
 import { iso } from '../operate/input.js';
 import type { HandlerSource } from '../operate/registry.js';
 import type { RunView } from '../operate/runs.js';
@@ -15,6 +14,7 @@ import type { TriggerPreview } from '../operate/trigger.js';
 import { intArg } from './args.js';
 import { type OperatorFlags, operatorAction, withConnectionOptions, withJobsOption } from './command.js';
 import { ExitCode } from './exit-codes.js';
+import { CLI_FLAGS } from './flags.js';
 import { cell, table } from './output.js';
 
 interface TriggerFlags extends OperatorFlags {
@@ -71,7 +71,7 @@ export function registerTrigger(program: Command, defaults: HandlerSource): void
       intArg('--wait', 0, 3600),
     )
     .option(
-      BEFORE_START_FLAG,
+      CLI_FLAGS.beforeStart as string,
       "run a slot before the job's start (catchUp.since), which the scheduler this job replaced may have paid: only after checking it was not",
     )
     .option('--dry-run', "show the slot, the job's lease (holder, until) and its VERSION; invoke nothing")

@@ -18,6 +18,7 @@ import { formatReport } from '../operate/why/render.js';
 import { type DayOrInstant, dayOrInstantArg, jobNameArg, slotArg } from './args.js';
 import { withConnectionOptions, withJobsOption } from './command.js';
 import { ExitCode } from './exit-codes.js';
+import { withFlags } from './flags.js';
 import { action, out, toJson } from './output.js';
 
 interface WhyFlags extends ConnectionOptions {
@@ -128,7 +129,7 @@ export function registerWhy(program: Command, defaults: HandlerSource): void {
               },
         });
         const shown = { ...report, jobCode: handler ? 'loaded' : 'not loaded' };
-        out(flags.json ? toJson(shown) : formatReport(shown));
+        out(flags.json ? toJson(shown) : withFlags(formatReport(shown)));
         return ExitCode.Ok;
       } finally {
         for (const c of Object.values(clients ?? {})) c.destroy();

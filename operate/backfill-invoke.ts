@@ -29,7 +29,7 @@ export type Invoker = ((event: Record<string, unknown>) => Promise<InvokeResult>
 /**
  * An invoker on the deployed function. Checks first with a `DryRun` invocation (parameters and
  * permission, nothing runs) so a wrong name fails before any event is sent.
- * @throws InvalidArgumentError naming `--function` when the function is missing or not invokable.
+ * @throws InvalidArgumentError naming `functionName` when the function is missing or not invokable.
  */
 export async function lambdaInvoker(conn: Connection, functionName: string): Promise<Invoker> {
   const lambda = new LambdaClient({ ...conn.clientConfig, maxAttempts: 3 });
@@ -39,9 +39,9 @@ export async function lambdaInvoker(conn: Connection, functionName: string): Pro
     lambda.destroy();
     const e = err as Error;
     throw usage(
-      '--function',
+      'functionName',
       functionName,
-      `cannot be invoked (${e.name}: ${e.message}); pass --function with the deployed function's name or ARN`,
+      `cannot be invoked (${e.name}: ${e.message}); pass \`functionName\` with the deployed function's name or ARN`,
     );
   }
   const send = async (event: Record<string, unknown>): Promise<InvokeResult> => {
@@ -102,7 +102,7 @@ export interface InvokeTarget {
  * Where the events go: this process (`local`) or the deployed function. Refuses to mix a local
  * table (DynamoDB Local) with invocations of a function in AWS unless `invokeAws` asks for it
  * (or `AWS_ENDPOINT_URL_LAMBDA` points the Lambda client at a local emulator).
- * @throws InvalidArgumentError naming `--local` or `--function` before anything is sent.
+ * @throws InvalidArgumentError naming `local` or `functionName` before anything is sent.
  */
 export async function openInvoker(
   conn: Connection,
@@ -112,9 +112,9 @@ export async function openInvoker(
   if (target.local) return localInvoker(conn, handler);
   if (conn.mode === 'local' && !target.invokeAws && !process.env.AWS_ENDPOINT_URL_LAMBDA) {
     throw usage(
-      '--local',
+      'local',
       '(not given)',
-      `the run records are read from DynamoDB Local (${conn.endpoint}, from ${conn.source}) but the runs would be sent to the deployed function in AWS; pass --local to run the handler here, --region/--profile to use AWS for both, or --invoke-aws to mix them on purpose`,
+      `the run records are read from DynamoDB Local (${conn.endpoint}, from ${conn.source}) but the runs would be sent to the deployed function in AWS; pass \`local: true\` to run the handler here, \`region\`/\`profile\` to use AWS for both, or \`invokeAws: true\` to mix them on purpose`,
     );
   }
   return lambdaInvoker(conn, target.functionName ?? conn.functionName(handler.job.name));

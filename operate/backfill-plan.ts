@@ -10,7 +10,7 @@ import type { ScheduleExpression } from '../lib/core/schedule/expression.js';
 import { type Slot, slotFromScheduledTime } from '../lib/core/schedule/slot.js';
 import { EARLIEST_MS, EARLIEST_REASON, iso, usage } from './input.js';
 
-/** More slots than this need `--yes`. */
+/** More slots than this need `yes`. */
 export const MAX_SLOTS_WITHOUT_YES = 1000;
 
 const DAY_MS = 86_400_000;
@@ -33,9 +33,9 @@ interface Bound {
 /** What a backfill will run. */
 export interface BackfillPlan {
   readonly slots: readonly Slot[];
-  /** Slots later today than now (a `--to` date of today): not run. 0 when none is left or the range ends before now. */
+  /** Slots later today than now (a `to` date of today): not run. 0 when none is left or the range ends before now. */
   readonly laterToday: number;
-  /** True when the range reaches past now (a `--to` date of today) and was cut at now. */
+  /** True when the range reaches past now (a `to` date of today) and was cut at now. */
   readonly endsNow: boolean;
   readonly fromMs: number;
   readonly toMs: number;
@@ -137,15 +137,15 @@ export function planBackfill(
   range: { from: string; to: string; yes?: boolean },
   nowMs: number,
 ): BackfillPlan {
-  const from = parseBound('--from', range.from, def, expr);
-  const to = parseBound('--to', range.to, def, expr);
+  const from = parseBound('from', range.from, def, expr);
+  const to = parseBound('to', range.to, def, expr);
   if (from.ms > nowMs)
-    throw usage('--from', range.from, `is in the future (now is ${iso(nowMs)}); backfill runs past slots`);
+    throw usage('from', range.from, `is in the future (now is ${iso(nowMs)}); backfill runs past slots`);
   if (to.ms > nowMs)
-    throw usage('--to', range.to, `is in the future (now is ${iso(nowMs)}); backfill runs past slots`);
+    throw usage('to', range.to, `is in the future (now is ${iso(nowMs)}); backfill runs past slots`);
   const fromMs = from.ms;
   const rangeEndMs = to.endMs - 1;
-  if (rangeEndMs < fromMs) throw usage('--to', range.to, `is before --from ${range.from}`);
+  if (rangeEndMs < fromMs) throw usage('to', range.to, `is before \`from\` ${range.from}`);
   const toMs = Math.min(rangeEndMs, nowMs);
   const src = source(def, expr, fromMs);
   const slots: Slot[] = [];
@@ -153,15 +153,15 @@ export function planBackfill(
     slots.push(slot);
     if (slots.length > MAX_SLOTS_WITHOUT_YES && !range.yes) {
       throw usage(
-        '--from/--to',
+        'from/to',
         `${range.from}..${range.to}`,
-        `has more than ${MAX_SLOTS_WITHOUT_YES.toLocaleString('en-US')} slots of job ${def.name}: narrow the range or pass --yes`,
+        `has more than ${MAX_SLOTS_WITHOUT_YES.toLocaleString('en-US')} slots of job ${def.name}: narrow the range or pass \`yes: true\``,
       );
     }
   }
   if (slots.length === 0) {
     throw usage(
-      '--from/--to',
+      'from/to',
       `${range.from}..${range.to}`,
       `contains no past slot of job ${def.name} (${def.schedule}, ${def.timeZone})`,
     );

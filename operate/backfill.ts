@@ -98,7 +98,7 @@ export interface BackfillResult {
   readonly succeeded: boolean;
 }
 
-/** The plan, checked against the job's start. @throws InvalidArgumentError naming `--from`/`--to` */
+/** The plan, checked against the job's start. @throws InvalidArgumentError naming `from`/`to` */
 function checkedPlan(s: Session, handler: JobHandler, range: BackfillRange): BackfillPlan {
   const plan = planBackfill(
     handler.job,
@@ -108,14 +108,16 @@ function checkedPlan(s: Session, handler: JobHandler, range: BackfillRange): Bac
   );
   // Refused (nothing read or invoked), dry run or not, before the job's start unless the operator
   // checked: the whole range, so no part of it runs.
-  const early = beforeStartRefusal(handler.job.catchUp, plan.slots, Boolean(range.beforeStart));
-  if (early) throw usage('--from', range.from, early.message);
+  const early = beforeStartRefusal(handler.job.catchUp, plan.slots, {
+    allowBeforeStart: range.beforeStart === true,
+  });
+  if (early) throw usage('from', range.from, early.message);
   return plan;
 }
 
 /**
  * The slots a backfill of `range` would run; reads and invokes nothing.
- * @throws InvalidArgumentError naming `--from`, `--to` or `--from/--to` (not a slot, future,
+ * @throws InvalidArgumentError naming `from`, `to` or `from/to` (not a slot, future,
  *   inverted, empty, over 1,000 slots without `yes`, before the job's start).
  */
 export function planJobBackfill(s: Session, handler: JobHandler, range: BackfillRange): BackfillPlanView {
@@ -140,8 +142,8 @@ export function planJobBackfill(s: Session, handler: JobHandler, range: Backfill
 
 /**
  * Run the backfill and summarize its run records.
- * @throws InvalidArgumentError naming the field (see {@link planJobBackfill}, `--requested-by`,
- *   `--reason`, `--local`, `--function`); LeaseChangedError; LeaseBusyError: nothing invoked.
+ * @throws InvalidArgumentError naming the field (see {@link planJobBackfill}, `requestedBy`,
+ *   `reason`, `local`, `functionName`); LeaseChangedError; LeaseBusyError: nothing invoked.
  */
 export async function backfillJob(
   s: Session,
@@ -151,8 +153,8 @@ export async function backfillJob(
   const job = handler.job.name;
   const request: BackfillRequest = {
     job,
-    by: textValue('--requested-by', o.requestedBy, 128),
-    reason: textValue('--reason', o.reason, 1024),
+    by: textValue('requestedBy', o.requestedBy, 128),
+    reason: textValue('reason', o.reason, 1024),
     backfillId: `backfill-${randomUUID()}`,
   };
   const plan = checkedPlan(s, handler, o);

@@ -43,7 +43,7 @@ export interface Connection {
   /** `local` when an endpoint is used (DynamoDB Local), else `aws`. */
   readonly mode: 'local' | 'aws';
   readonly endpoint?: string;
-  /** Where the endpoint came from: `--endpoint`, `DYNAMODB_ENDPOINT`, the state file's path, or `aws`. */
+  /** Where the endpoint came from: the `endpoint` option, `DYNAMODB_ENDPOINT`, the state file's path, or `aws`. */
   readonly source: string;
   /** Table names by environment variable, from `npm start`'s state file (empty otherwise). */
   readonly tables: Readonly<Record<string, string>>;
@@ -70,8 +70,8 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 /**
  * Resolve flags into a connection. Against AWS, checks before any request that a region and
  * credentials resolve.
- * @throws InvalidArgumentError naming `--endpoint`, `DYNAMODB_ENDPOINT` (empty or not a URL), `--region`
- *   or `--profile` (exit code 2). Requests on an endpoint that cannot be reached fail with
+ * @throws InvalidArgumentError naming `endpoint`, `DYNAMODB_ENDPOINT` (empty or not a URL), `region`
+ *   or `profile` (exit code 2). Requests on an endpoint that cannot be reached fail with
  *   EndpointUnreachableError naming where the endpoint came from and its value.
  */
 export async function connect(
@@ -80,7 +80,7 @@ export async function connect(
 ): Promise<Connection> {
   // An empty DYNAMODB_ENDPOINT is refused (naming it), never read as "unset".
   let endpoint = flags.endpoint ?? dynamoEndpointFromEnv(env);
-  let source = flags.endpoint !== undefined ? '--endpoint' : endpoint ? DYNAMODB_ENDPOINT_ENV : 'aws';
+  let source = flags.endpoint !== undefined ? 'endpoint' : endpoint ? DYNAMODB_ENDPOINT_ENV : 'aws';
   let tables: Record<string, string> = {};
   let appEnv: Record<string, string> = {};
   let stateRegion: string | undefined;
@@ -94,7 +94,7 @@ export async function connect(
       stateRegion = found.state.region;
     }
   }
-  if (endpoint !== undefined) checkedEndpoint(flags.endpoint ? '--endpoint' : source, endpoint);
+  if (endpoint !== undefined) checkedEndpoint(flags.endpoint ? 'endpoint' : source, endpoint);
   // Checked before any request: a bad --table or CRONFENCE_TABLE is named even when a stack is set.
   let tableName = libraryTableName(flags, env, tables);
   const local = endpoint !== undefined;
@@ -120,7 +120,7 @@ export async function connect(
       doc,
       source,
       endpoint,
-      `is DynamoDB Local up there? Start it with \`npm start -- --hold\`, or fix ${source}`,
+      `is DynamoDB Local up there? Start it with \`npm start -- --hold\`, or fix ${source === 'endpoint' ? '`endpoint`' : source}`,
     );
   let stack: StackSettings | undefined;
   if (!local) {
@@ -153,7 +153,7 @@ export async function connect(
 
 /**
  * The library table's name: `--table`, else `CRONFENCE_TABLE`, else `npm start`'s, else the default.
- * @throws InvalidArgumentError naming `--table` or `CRONFENCE_TABLE` when it is set but empty (a failed
+ * @throws InvalidArgumentError naming `table` or `CRONFENCE_TABLE` when it is set but empty (a failed
  *   `$(aws cloudformation ...)` leaves it so).
  */
 export function libraryTableName(
@@ -162,13 +162,13 @@ export function libraryTableName(
   tables: Readonly<Record<string, string>>,
 ): string {
   if (flags.table !== undefined && flags.table.trim() === '')
-    throw usage('--table', flags.table, 'is empty: pass the library table name');
+    throw usage('table', flags.table, 'is empty: pass the library table name');
   const fromEnv = env[libraryTable.envVar];
   if (flags.table === undefined && fromEnv !== undefined && fromEnv.trim() === '') {
     throw usage(
       libraryTable.envVar,
       fromEnv,
-      `is set but empty (did the command that set it fail?): export ${libraryTable.envVar}=<LibraryTableName output>, unset it, or pass --table`,
+      `is set but empty (did the command that set it fail?): export ${libraryTable.envVar}=<LibraryTableName output>, unset it, or pass \`table\``,
     );
   }
   return flags.table ?? fromEnv ?? tables[libraryTable.envVar] ?? libraryTable.defaultName;
@@ -196,9 +196,9 @@ async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionOptions
   if (!region) {
     const fromEnv = flags.region === undefined && process.env.AWS_REGION !== undefined;
     throw usage(
-      fromEnv ? 'AWS_REGION' : '--region',
+      fromEnv ? 'AWS_REGION' : 'region',
       (fromEnv ? process.env.AWS_REGION : flags.region) ?? '(unset)',
-      'no AWS region: pass --region, set AWS_REGION, or use --endpoint for DynamoDB Local',
+      'no AWS region: pass `region`, set AWS_REGION, or use `endpoint` for DynamoDB Local',
     );
   }
   try {
@@ -208,9 +208,9 @@ async function checkAws(client: DynamoDBDocumentClient, flags: ConnectionOptions
     // Named as the operator set it: --profile, else AWS_PROFILE, else the SDK's default chain.
     const profileFromEnv = flags.profile === undefined && process.env.AWS_PROFILE !== undefined;
     throw usage(
-      profileFromEnv ? 'AWS_PROFILE' : '--profile',
+      profileFromEnv ? 'AWS_PROFILE' : 'profile',
       (profileFromEnv ? process.env.AWS_PROFILE : flags.profile) ?? '(default credential chain)',
-      `no AWS credentials found (${(err as Error).message}): pass --profile NAME, set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or use --endpoint for DynamoDB Local`,
+      `no AWS credentials found (${(err as Error).message}): pass \`profile\`, set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or use \`endpoint\` for DynamoDB Local`,
     );
   }
 }

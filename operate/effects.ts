@@ -10,6 +10,7 @@ import {
   EFFECT_UNSETTLED_AFTER_MS,
   type EffectItem,
   EffectStatus,
+  effectItemOf,
   effectVersion,
 } from '../lib/core/effects.js';
 import { type EffectResolution, NOT_EXECUTED } from '../lib/core/ports.js';
@@ -89,7 +90,7 @@ export function effectJob(item: Readonly<Record<string, unknown>>): string {
 export async function listEffects(s: Session, o: EffectsOptions = {}): Promise<EffectView[]> {
   const status = o.status ?? 'all';
   if (!EFFECT_LISTINGS.includes(status))
-    throw usage('--status', status, `must be one of ${EFFECT_LISTINGS.join(', ')}`);
+    throw usage('status', status, `must be one of ${EFFECT_LISTINGS.join(', ')}`);
   const conn = await s.connection();
   const nowMs = s.now();
   const found = await queryProblems(conn.doc, conn.tableName, {
@@ -107,7 +108,7 @@ export async function listEffects(s: Session, o: EffectsOptions = {}): Promise<E
   const views: EffectView[] = [];
   for (const i of items) {
     const store = new DynamoEffectStore(conn.doc, conn.tableName, effectJob(i));
-    const { version } = await store.shown(i as unknown as EffectItem, nowMs);
+    const { version } = await store.shown(effectItemOf(i), nowMs);
     views.push({ key: effectKey(i), version, ...publicView(i) });
   }
   return views;
@@ -115,7 +116,7 @@ export async function listEffects(s: Session, o: EffectsOptions = {}): Promise<E
 
 /**
  * Settle one effect of `job`: read it, then condition the write on the version read (or `expect`).
- * @throws InvalidArgumentError naming `--note` or `--by`; EffectChangedError when it changed since
+ * @throws InvalidArgumentError naming `note` or `by`; EffectChangedError when it changed since
  *   `expect`; EffectInFlightError for a `sending` effect whose holder's lease is live; StoreError
  */
 export async function resolveEffect(
@@ -125,9 +126,9 @@ export async function resolveEffect(
   o: ResolveOptions,
 ): Promise<ResolvedEffectView> {
   const note = o.note.trim();
-  if (note.length === 0 || note.length > 1024) throw usage('--note', o.note, 'must be 1 to 1024 characters');
-  if (!RESOLUTIONS.includes(o.as)) throw usage('--as', o.as, `must be one of ${RESOLUTIONS.join(', ')}`);
-  const by = operatorValue('--by', o.by, 128);
+  if (note.length === 0 || note.length > 1024) throw usage('note', o.note, 'must be 1 to 1024 characters');
+  if (!RESOLUTIONS.includes(o.as)) throw usage('as', o.as, `must be one of ${RESOLUTIONS.join(', ')}`);
+  const by = operatorValue('by', o.by, 128);
   const conn = await s.connection();
   const store = new DynamoEffectStore(conn.doc, conn.tableName, job);
   // The safe path: read, show, and condition the write on what was read (or on `expect`).

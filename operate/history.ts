@@ -29,13 +29,13 @@ export interface JobHistory {
 
 /**
  * Check a history range before anything is read.
- * @throws InvalidArgumentError naming `--to` (before `--from`) or `--from/--to` (over 92 days).
+ * @throws InvalidArgumentError naming `to` (before `from`) or `from/to` (over 92 days).
  */
 export function checkHistoryRange(fromMs: number, toMs: number): void {
-  if (toMs < fromMs) throw usage('--to', iso(toMs), `is before --from ${iso(fromMs)}`);
+  if (toMs < fromMs) throw usage('to', iso(toMs), `is before \`from\` ${iso(fromMs)}`);
   if (toMs - fromMs > MAX_HISTORY_DAYS * DAY_MS)
     throw usage(
-      '--from/--to',
+      'from/to',
       `${iso(fromMs)}..${iso(toMs)}`,
       `spans more than ${MAX_HISTORY_DAYS} days: draw a shorter range`,
     );

@@ -84,7 +84,7 @@ export class JobHandle {
 
   /**
    * The job's lease (one view, or one per shard of a sharded job; only `shard`'s when given). No job code.
-   * @throws InvalidArgumentError naming `--shard`; StoreError
+   * @throws InvalidArgumentError naming `shard`; StoreError
    */
   async lease(o: { readonly shard?: number } = {}): Promise<LeaseView[]> {
     return leaseViews(this.#s, this.#checkedName(), o.shard);

@@ -97,7 +97,7 @@ export async function readLeases(
 /**
  * The job's lease views as of now (by this machine's clock): one for an unsharded job, one per
  * shard of a sharded one, or only `shard`'s.
- * @throws InvalidArgumentError naming `--shard` when the job is not sharded in the table or has no
+ * @throws InvalidArgumentError naming `shard` when the job is not sharded in the table or has no
  *   such shard; StoreError
  */
 export async function leaseViews(s: Session, job: string, shard?: number): Promise<LeaseView[]> {
@@ -106,13 +106,13 @@ export async function leaseViews(s: Session, job: string, shard?: number): Promi
   const { shards, leases } = await readLeases(store, job);
   if (shard !== undefined && shards === 1) {
     throw usage(
-      '--shard',
+      'shard',
       shard,
-      `job ${job} is not sharded in table ${conn.tableName} (one lease, JOB#${job}): drop --shard`,
+      `job ${job} is not sharded in table ${conn.tableName} (one lease, JOB#${job}): drop \`shard\``,
     );
   }
   if (shard !== undefined && shard >= shards) {
-    throw usage('--shard', shard, `job ${job} has ${shards} shards: 0..${shards - 1}`);
+    throw usage('shard', shard, `job ${job} has ${shards} shards: 0..${shards - 1}`);
   }
   const nowMs = s.now();
   return leases

@@ -56,8 +56,8 @@ export class Operator implements JobSession {
   }
 
   /**
-   * The connection, opened on the first call. @throws InvalidArgumentError naming `--endpoint`,
-   * `DYNAMODB_ENDPOINT`, `--table`, `CRONFENCE_TABLE`, `--region`, `--profile` or the stack setting
+   * The connection, opened on the first call. @throws InvalidArgumentError naming `endpoint`,
+   * `DYNAMODB_ENDPOINT`, `table`, `CRONFENCE_TABLE`, `region`, `profile` or the stack setting
    */
   connection(): Promise<Connection> {
     this.#connection ??= connect(this.#options, this.#env).then((c) => {
@@ -70,7 +70,7 @@ export class Operator implements JobSession {
   /**
    * Refuse a broken library-table setting (`table`, `CRONFENCE_TABLE`) without connecting: for
    * operations that send nothing (a backfill plan) but must fail as the real one would.
-   * @throws InvalidArgumentError naming `--table` or `CRONFENCE_TABLE`
+   * @throws InvalidArgumentError naming `table` or `CRONFENCE_TABLE`
    */
   checkTableSetting(): void {
     libraryTableName(this.#options, this.#env, {});

@@ -108,14 +108,14 @@ async function scheduleState(
 
 /**
  * Pause `handler`'s job: read the lease, condition the pause on what was read (or on `expect`).
- * @throws InvalidArgumentError naming `--by`, `--note` or `--until`; LeaseChangedError when the
+ * @throws InvalidArgumentError naming `by`, `note` or `untilMs`; LeaseChangedError when the
  *   lease is not at `expect`; StoreError
  */
 export async function pauseJob(s: Session, handler: JobHandler, o: PauseOptions): Promise<PauseView> {
   const job = handler.job.name;
   // Checked first, naming where the name came from (--by, CRONFENCE_OPERATOR, the OS user): nothing
   // written (the store checks it again, as `--by`).
-  const by = operatorValue('--by', o.by, MAX_PAUSED_BY_CHARS);
+  const by = operatorValue('by', o.by, MAX_PAUSED_BY_CHARS);
   const conn = await s.connection();
   const nowMs = s.now();
   const store = new DynamoPauseStore(conn.doc, conn.tableName);
@@ -152,12 +152,12 @@ export async function pauseJob(s: Session, handler: JobHandler, o: PauseOptions)
 
 /**
  * Clear `handler`'s job's pause and list the slots it skipped.
- * @throws InvalidArgumentError naming `--by`; LeaseChangedError when the lease is not at `expect`;
+ * @throws InvalidArgumentError naming `by`; LeaseChangedError when the lease is not at `expect`;
  *   StoreError
  */
 export async function resumeJob(s: Session, handler: JobHandler, o: ResumeOptions): Promise<ResumeView> {
   const job = handler.job.name;
-  const by = operatorValue('--by', o.by, MAX_PAUSED_BY_CHARS);
+  const by = operatorValue('by', o.by, MAX_PAUSED_BY_CHARS);
   const conn = await s.connection();
   const nowMs = s.now();
   const store = new DynamoPauseStore(conn.doc, conn.tableName);

@@ -42,11 +42,11 @@ const OUTCOMES: readonly string[] = Object.values(Outcome);
 
 /**
  * A job's run records, newest slot first: one Query on `JOB#<job>`.
- * @throws InvalidArgumentError naming `--outcome` for an outcome that does not exist; StoreError
+ * @throws InvalidArgumentError naming `outcome` for an outcome that does not exist; StoreError
  */
 export async function jobRuns(s: Session, job: string, o: JobRunsOptions = {}): Promise<RunView[]> {
   const bad = o.outcomes?.find((x) => !OUTCOMES.includes(x));
-  if (bad !== undefined) throw usage('--outcome', bad, `is not one of ${OUTCOMES.join(', ')}`);
+  if (bad !== undefined) throw usage('outcome', bad, `is not one of ${OUTCOMES.join(', ')}`);
   const conn = await s.connection();
   const items = await queryJobRuns(conn.doc, conn.tableName, {
     job,
@@ -60,15 +60,15 @@ export async function jobRuns(s: Session, job: string, o: JobRunsOptions = {}): 
 
 /**
  * Refuse problem filters the `problems` index cannot answer, before anything is read.
- * @throws InvalidArgumentError naming `--outcome` for an outcome that is no problem partition.
+ * @throws InvalidArgumentError naming `outcome` for an outcome that is no problem partition.
  */
 export function checkProblemOutcomes(outcomes: readonly string[] | undefined): void {
   const bad = outcomes?.find((o) => !RUN_PROBLEM_PARTITIONS.includes(o as Outcome));
   if (bad)
     throw usage(
-      '--outcome',
+      'outcome',
       bad,
-      `--failed lists only ${RUN_PROBLEM_PARTITIONS.join(', ')} (skipped: ${PROBLEM_REASONS.join(', ')})`,
+      `problem runs are listed only as ${RUN_PROBLEM_PARTITIONS.join(', ')} (skipped: ${PROBLEM_REASONS.join(', ')})`,
     );
 }
 

@@ -28,7 +28,7 @@ async function findGroup(client: SchedulerClient, job: string, group: string | u
   const [only, ...more] = [...groups];
   if (only === undefined || more.length > 0)
     throw usage(
-      '--schedule-group',
+      'scheduleGroup',
       '(not given)',
       only === undefined
         ? `no Scheduler schedule named ${job} in this account and region`
@@ -39,7 +39,7 @@ async function findGroup(client: SchedulerClient, job: string, group: string | u
 
 /**
  * Set the schedule `job`'s state. @returns a line for the operator.
- * @throws InvalidArgumentError naming `--schedule-group` when the schedule cannot be found; the SDK's
+ * @throws InvalidArgumentError naming `scheduleGroup` when the schedule cannot be found; the SDK's
  *   error (e.g. AccessDeniedException) otherwise.
  */
 export async function setScheduleState(

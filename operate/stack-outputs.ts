@@ -76,8 +76,8 @@ export async function readStackSettings(
       setting,
       stackName,
       tables.length === 0
-        ? `the stack has no LibraryTableName output (its outputs: ${keys}): is CronfenceJobs in it? Pass --table or set CRONFENCE_TABLE otherwise`
-        : `the stack has ${tables.length} LibraryTableName outputs (${tables.map((o) => o.OutputKey).join(', ')}): pass --table or set CRONFENCE_TABLE to choose`,
+        ? `the stack has no LibraryTableName output (its outputs: ${keys}): is CronfenceJobs in it? Pass \`table\` or set CRONFENCE_TABLE otherwise`
+        : `the stack has ${tables.length} LibraryTableName outputs (${tables.map((o) => o.OutputKey).join(', ')}): pass \`table\` or set CRONFENCE_TABLE to choose`,
     );
   const [functions] = outputsNamed(outputs, 'JobFunctionNames');
   let functionNames: Record<string, string> = {};

@@ -77,52 +77,52 @@ export function latestDueSlot(handler: JobHandler, nowMs: number): Slot | undefi
 
 /**
  * The slot to run: `value` (a local slot time, ISO instant) or the latest due one.
- * @throws InvalidArgumentError naming `--slot` for a non-slot or a future slot.
+ * @throws InvalidArgumentError naming `slot` for a non-slot or a future slot.
  */
 export function triggerSlot(handler: JobHandler, value: string | undefined, nowMs: number): Slot {
   if (value === undefined) {
     const latest = latestDueSlot(handler, nowMs);
     if (!latest)
       throw usage(
-        '--slot',
+        'slot',
         '(not given)',
         `job ${handler.job.name} has no occurrence in the last year: name one`,
       );
     return latest;
   }
-  const bound = parseBound('--slot', value, handler.job, handler.expression);
+  const bound = parseBound('slot', value, handler.job, handler.expression);
   if (bound.kind !== 'slot')
-    throw usage('--slot', value, 'names a day, not one slot: give yyyy-mm-ddTHH:mm or an instant');
+    throw usage('slot', value, 'names a day, not one slot: give yyyy-mm-ddTHH:mm or an instant');
   if (bound.ms > nowMs)
     throw usage(
-      '--slot',
+      'slot',
       value,
       `is in the future (scheduled ${iso(bound.ms)}, now ${iso(nowMs)}): trigger runs due slots only`,
     );
   const [slot] = planBackfill(handler.job, handler.expression, { from: value, to: value }, nowMs).slots;
-  if (!slot) throw usage('--slot', value, `is not a slot of job ${handler.job.name}`);
+  if (!slot) throw usage('slot', value, `is not a slot of job ${handler.job.name}`);
   return slot;
 }
 
 /**
  * The slot (checked against the job's start) and the request, checked before anything is read.
- * @throws InvalidArgumentError naming `--slot`, `--requested-by` or `--reason`
+ * @throws InvalidArgumentError naming `slot`, `requestedBy` or `reason`
  */
 function checkedRequest(s: Session, handler: JobHandler, o: TriggerOptions) {
   const slot = triggerSlot(handler, o.slot, s.now());
   // Refused (nothing read or invoked) before the job's start unless the operator checked.
-  const early = beforeStartRefusal(handler.job.catchUp, [slot], Boolean(o.beforeStart));
-  if (early) throw usage('--slot', o.slot ?? slot.id, early.message);
+  const early = beforeStartRefusal(handler.job.catchUp, [slot], { allowBeforeStart: o.beforeStart === true });
+  if (early) throw usage('slot', o.slot ?? slot.id, early.message);
   // The same limits as backfill and the invocation event: refused here (nothing invoked), never cut
   // short silently or left for the handler to reject.
-  const by = operatorValue('--requested-by', o.requestedBy, 128);
-  const reason = textValue('--reason', o.reason ?? 'cronfence trigger', 1024);
+  const by = operatorValue('requestedBy', o.requestedBy, 128);
+  const reason = textValue('reason', o.reason ?? 'cronfence trigger', 1024);
   return { slot, request: { job: handler.job.name, by, reason, backfillId: `trigger-${randomUUID()}` } };
 }
 
 /**
  * The slot a trigger would run and the job's lease (version, live holder); nothing invoked.
- * @throws InvalidArgumentError naming `--slot`, `--requested-by` or `--reason`; LeaseChangedError
+ * @throws InvalidArgumentError naming `slot`, `requestedBy` or `reason`; LeaseChangedError
  *   when the lease is not at `expect`
  */
 export async function previewTrigger(
@@ -143,8 +143,8 @@ export async function previewTrigger(
 
 /**
  * Run one slot of the job now as a manual run (every shard of a sharded job) and read its records back.
- * @throws InvalidArgumentError naming `--slot`, `--requested-by`, `--reason`, `--local` or
- *   `--function`; LeaseChangedError (lease not at `expect`); LeaseBusyError (a live run holds a lease
+ * @throws InvalidArgumentError naming `slot`, `requestedBy`, `reason`, `local` or
+ *   `functionName`; LeaseChangedError (lease not at `expect`); LeaseBusyError (a live run holds a lease
  *   of the job): nothing invoked.
  */
 export async function triggerJob(

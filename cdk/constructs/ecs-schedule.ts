@@ -1,6 +1,6 @@
-import { type Duration, Stack, TimeZone } from 'aws-cdk-lib';
+import { type Duration, TimeZone } from 'aws-cdk-lib';
 import type { FargateTaskDefinition } from 'aws-cdk-lib/aws-ecs';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import {
   ContextAttribute,
   type IScheduleGroup,
@@ -15,6 +15,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_SCHEDULER_MAX_EVENT_AGE, DEFAULT_SCHEDULER_RETRY_ATTEMPTS } from './defaults.js';
 import type { EcsPlacement } from './ecs-network.js';
 import { CronfenceValidationError } from './errors.js';
+import { schedulerRole } from './scheduler-role.js';
 
 /** The task definition's container the job runs in (the overrides name it). */
 export const ECS_CONTAINER_NAME = 'job';
@@ -96,18 +97,11 @@ export class EcsSchedule extends Construct {
 
   constructor(scope: Construct, id: string, props: EcsScheduleProps) {
     super(scope, id);
-    const stack = Stack.of(this);
-    this.role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: {
-          StringEquals: {
-            'aws:SourceAccount': stack.account,
-            'aws:SourceArn': props.group.scheduleGroupArn,
-          },
-        },
-      }),
-      description: `EventBridge Scheduler: run the ECS task of ${props.scheduleName}`,
-    });
+    this.role = schedulerRole(
+      this,
+      props.group,
+      `EventBridge Scheduler: run the ECS task of ${props.scheduleName}`,
+    );
     const retryAttempts = props.retryAttempts ?? DEFAULT_SCHEDULER_RETRY_ATTEMPTS;
     if (!Number.isInteger(retryAttempts) || retryAttempts < 0 || retryAttempts > 185)
       throw new CronfenceValidationError(

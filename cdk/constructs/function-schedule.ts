@@ -1,5 +1,5 @@
-import { type Duration, Stack, TimeZone } from 'aws-cdk-lib';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type Duration, TimeZone } from 'aws-cdk-lib';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   type ISchedule,
@@ -15,6 +15,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_SCHEDULER_MAX_EVENT_AGE, DEFAULT_SCHEDULER_RETRY_ATTEMPTS } from './defaults.js';
 import { CronfenceValidationError } from './errors.js';
+import { schedulerRole } from './scheduler-role.js';
 
 /** Properties of {@link FunctionSchedule}. */
 export interface FunctionScheduleProps {
@@ -80,20 +81,7 @@ export class FunctionSchedule extends Construct {
 
   constructor(scope: Construct, id: string, props: FunctionScheduleProps) {
     super(scope, id);
-    const stack = Stack.of(this);
-    // Scheduler presents the schedule GROUP ARN as aws:SourceArn, never a schedule's own ARN (see the
-    // class TSDoc): a condition on `…:schedule/<group>/<name>` denies every AssumeRole.
-    this.role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: {
-          StringEquals: {
-            'aws:SourceAccount': stack.account,
-            'aws:SourceArn': props.group.scheduleGroupArn,
-          },
-        },
-      }),
-      description: `EventBridge Scheduler: invoke ${props.scheduleName}`,
-    });
+    this.role = schedulerRole(this, props.group, `EventBridge Scheduler: invoke ${props.scheduleName}`);
     this.role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.target.functionArn] }),
     );

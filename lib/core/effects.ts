@@ -156,6 +156,15 @@ export interface EffectItem {
   readonly lateOutcomes?: readonly LateOutcome[];
 }
 
+/**
+ * A stored effect record (`EFFECT#<job>#<key>`, as DynamoDB or the in-memory backend returned it) as
+ * its type: the effect operations write only records of this shape. An absent item is `{}` (a refused
+ * transaction whose write returned nothing), whose `status` is undefined.
+ */
+export function effectItemOf(item: Readonly<Record<string, unknown>> | undefined): EffectItem {
+  return (item ?? {}) as unknown as EffectItem;
+}
+
 /** An error as an effect record stores it: name, message (bounded), when by the writer's clock. */
 export interface EffectError {
   readonly name: string;

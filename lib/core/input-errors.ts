@@ -59,8 +59,11 @@ export class InvalidScheduleError extends CronfenceError {
 /** A CLI or API argument is invalid; names the argument and value. Category `input`. */
 export class InvalidArgumentError extends CronfenceError {
   override readonly name = 'InvalidArgumentError';
+  /** The argument's name: the API option (`slot`, `beforeStart`) or the setting (`CRONFENCE_TABLE`). */
   readonly argument: string;
   readonly value: unknown;
+  /** What is wrong with the value (the message after the argument and value). */
+  readonly problem: string;
   constructor(argument: string, value: unknown, problem: string, options?: ErrorOptions) {
     super(
       ErrorCode.InvalidArgument,
@@ -70,6 +73,7 @@ export class InvalidArgumentError extends CronfenceError {
     );
     this.argument = argument;
     this.value = value;
+    this.problem = problem;
   }
 }
 

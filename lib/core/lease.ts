@@ -105,7 +105,7 @@ export function openHolders(item: LeaseItem | undefined): OpenHolder[] {
 /**
  * True when a holder in `holderState` never wrote its record: it died holding the lease (`running`) or
  * released without a record (`unrecorded`). The next claimer and the sweeper mark it `abandoned`
- * (conditionally: a record written since wins). Issue 13 (every claimed fence gets one terminal record).
+ * (conditionally: a record written since wins), so every claimed fence ends with one terminal record.
  */
 export function awaitsAbandonMark(holderState: string | undefined): boolean {
   return holderState === 'running' || holderState === 'unrecorded';

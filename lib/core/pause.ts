@@ -80,8 +80,8 @@ export function pauseInForce(item: PauseFields | undefined, nowMs: number): Paus
 
 /**
  * Check what an operator asks to store. Returns the trimmed note and name.
- * @throws InvalidArgumentError naming `--note` (empty or longer than {@link MAX_PAUSE_NOTE_CHARS}),
- *   `--by` (empty or longer than {@link MAX_PAUSED_BY_CHARS}) or `--until` (not after `nowMs`).
+ * @throws InvalidArgumentError naming `note` (empty or longer than {@link MAX_PAUSE_NOTE_CHARS}),
+ *   `by` (empty or longer than {@link MAX_PAUSED_BY_CHARS}) or `untilMs` (not after `nowMs`).
  */
 export function validatePause(
   input: { note: string; by: string; untilMs?: number },
@@ -90,16 +90,16 @@ export function validatePause(
   const note = input.note.trim();
   if (note.length === 0 || note.length > MAX_PAUSE_NOTE_CHARS)
     throw new InvalidArgumentError(
-      '--note',
+      'note',
       input.note,
       `must be 1 to ${MAX_PAUSE_NOTE_CHARS} characters (it is stored on the lease item)`,
     );
   const by = input.by.trim();
   if (by.length === 0 || by.length > MAX_PAUSED_BY_CHARS)
-    throw new InvalidArgumentError('--by', input.by, `must be 1 to ${MAX_PAUSED_BY_CHARS} characters`);
+    throw new InvalidArgumentError('by', input.by, `must be 1 to ${MAX_PAUSED_BY_CHARS} characters`);
   if (input.untilMs !== undefined && !(input.untilMs > nowMs))
     throw new InvalidArgumentError(
-      '--until',
+      'untilMs',
       new Date(input.untilMs).toISOString(),
       'must be in the future (a pause that already ended pauses nothing)',
     );

@@ -314,11 +314,11 @@ export interface EffectErrorNote {
 }
 
 /**
- * Effect records of one job (docs/design.md protocol 5): what the effect runner needs, and the
- * operator's resolution. One implementation on the protocol backends (lib/store/effect-store.ts);
- * one contract suite for DynamoDB and the in-memory harness.
+ * Effect records of one job as a run's effect runner writes them (docs/design.md protocol 5): the
+ * transitions before and after a provider call. lib/store/effect-run-store.ts implements it on the
+ * protocol backends; a job bundle holds only this part.
  */
-export interface EffectStore {
+export interface EffectRunStore {
   /** Insert the record as `sending` atomically with a lease ownership check. @throws StoreError */
   beginSending(
     key: string,
@@ -346,14 +346,6 @@ export interface EffectStore {
     outcome: EffectOutcomeUpdate,
   ): Promise<RecordResult>;
   /**
-   * Move an effect that is not terminal (or in `needs-review`) to the operator's resolution, reading it
-   * first and conditioning the write on what it read (or on `resolution.expect`).
-   * @returns the item after the update.
-   * @throws EffectNotInReviewError when it is missing or terminal; EffectChangedError when it is not as
-   *   shown; EffectInFlightError when it is `sending` under a live lease; StoreError
-   */
-  resolve(resolution: EffectResolution): Promise<EffectItem>;
-  /**
    * Append the outcome of our call to the effect after its finish was refused (no fence needed: the
    * call happened). @returns the item after the append, or undefined when the record is gone. @throws StoreError
    */
@@ -367,6 +359,22 @@ export interface EffectStore {
    * outcome); a no-op when it moved on. @throws StoreError
    */
   noteError(key: string, fc: FenceContext, error: EffectErrorNote): Promise<void>;
+}
+
+/**
+ * Effect records of one job: what the effect runner writes ({@link EffectRunStore}), and what an
+ * operator reads and resolves. One implementation on the protocol backends (lib/store/effect-store.ts);
+ * one contract suite for DynamoDB and the in-memory harness.
+ */
+export interface EffectStore extends EffectRunStore {
+  /**
+   * Move an effect that is not terminal (or in `needs-review`) to the operator's resolution, reading it
+   * first and conditioning the write on what it read (or on `resolution.expect`).
+   * @returns the item after the update.
+   * @throws EffectNotInReviewError when it is missing or terminal; EffectChangedError when it is not as
+   *   shown; EffectInFlightError when it is `sending` under a live lease; StoreError
+   */
+  resolve(resolution: EffectResolution): Promise<EffectItem>;
   /** Read an effect record (CLI and tests only). @throws StoreError */
   get(key: string): Promise<EffectItem | undefined>;
   /**

@@ -17,7 +17,7 @@ import {
 import { StaleFenceError } from '../core/fence-errors.js';
 import { InvalidArgumentError } from '../core/input-errors.js';
 import type { LeaseItem } from '../core/lease.js';
-import type { EffectOutcomeUpdate, EffectStore, SendingResult } from '../core/ports.js';
+import type { EffectOutcomeUpdate, EffectRunStore, SendingResult } from '../core/ports.js';
 import { LeaseLostError, StoreError } from '../store/errors.js';
 import type { FenceContext } from '../store/result-store.js';
 import { decideExisting, resultOf } from './decide.js';
@@ -34,7 +34,7 @@ export interface EffectTransition {
 
 /** What the runner needs from the run it serves. */
 export interface EffectRunnerOptions {
-  readonly store: EffectStore;
+  readonly store: EffectRunStore;
   readonly job: string;
   /** The run's fence context, with the current time. */
   readonly fence: () => FenceContext;

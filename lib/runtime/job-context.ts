@@ -8,7 +8,7 @@ import type { Trigger } from '../core/outcomes.js';
 import type { Clock } from '../core/ports.js';
 import type { Slot } from '../core/schedule/slot.js';
 import { EffectRunner } from '../effects/runner.js';
-import { DynamoEffectStore } from '../store/effect-store.js';
+import { DynamoEffectRunStore } from '../store/effect-run-store.js';
 import type { FencedPutOptions, InsertOnceResult } from '../store/result-store.js';
 import { Keys } from '../store/schema.js';
 import type { PausePointName, RuntimeDeps } from './deps.js';
@@ -125,7 +125,7 @@ export function createJobContext(b: JobContextBinding): JobContext {
   let runner: EffectRunner | undefined;
   const effects = () =>
     (runner ??= new EffectRunner({
-      store: b.deps.effects?.(b.job) ?? new DynamoEffectStore(b.deps.doc, b.deps.tableName, b.job),
+      store: b.deps.effects?.(b.job) ?? new DynamoEffectRunStore(b.deps.doc, b.deps.tableName, b.job),
       job: b.job,
       fence: fc,
       details: b.details,

@@ -1,85 +1,23 @@
 /**
- * Effect records on the library table at `Keys.effect(job, key)` (docs/design.md step 5): the declared
- * effect transitions of lib/store/protocol/effect-operations.ts. Every transition is ONE conditional
- * request on status and fence; the ones that precede a provider call re-check lease ownership in the
- * same transaction. No reads: a refused write returns the item.
- *
- * Why the first write inserts `sending` directly instead of `pending` then `sending`:
- * the two-step protocol writes `pending` (insert-once), then moves it to `sending` under an ownership
- * check, then calls. Nothing external happens between those two writes, so the only thing `pending`
- * tells a successor is "the holder died between two back-to-back writes" — a window no longer than
- * the one between the `sending` write and the call, which every successor must already treat as
- * "outcome unknown". One TransactWriteItems that checks the lease (`owner = me AND fence = myFence`)
- * and inserts the record as `sending` (`attribute_not_exists(pk)`) is atomic, so every state a
- * successor can observe is one the two-step protocol can also produce (a crash right after its
- * `sending` write), and the lease check happens at the same instant as the transition — which is
- * what "ownership re-checked by a conditional write right before the call" asks. It saves one write
- * per effect. A `pending` record written by other tooling is still understood (taken over and sent).
+ * Effect records of one job as an operator reads and resolves them (`cronfence effects`, the operator
+ * API), on top of the run's transitions (lib/store/effect-run-store.ts): the resolution reads the record,
+ * then writes conditioned on exactly what it read (lib/store/protocol/effect-operator-operations.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type EffectItem, effectVersion } from '../core/effects.js';
 import type { LeaseItem } from '../core/lease.js';
-import type {
-  EffectErrorNote,
-  EffectMoveOptions,
-  EffectOutcomeUpdate,
-  EffectResolution,
-  EffectStore,
-  FenceContext,
-  LateOutcomeUpdate,
-  RecordResult,
-  SeenEffect,
-  SendingResult,
-} from '../core/ports.js';
+import type { EffectResolution, EffectStore } from '../core/ports.js';
+import { TableEffectRunStore } from './effect-run-store.js';
 import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from './operator-errors.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
-import { effectLateOutcome, effectNoteError } from './protocol/effect-notes.js';
-import { effectFinish, effectInsert, effectMove, effectSettle } from './protocol/effect-operations.js';
 import { effectResolve, RESOLVABLE_STATUSES } from './protocol/effect-operator-operations.js';
 import { LEASE_SK } from './protocol/operations.js';
 import { liveHolder } from './protocol/pause-operations.js';
-import { type ProtocolBackend, perform, read } from './protocol/request.js';
+import { perform, read } from './protocol/request.js';
 import { Keys } from './schema.js';
 
-/** Effect store of one job on the library table of a protocol backend. */
-export class TableEffectStore implements EffectStore {
-  constructor(
-    private readonly backend: ProtocolBackend,
-    private readonly table: string,
-    /** The job whose effects this store reads and writes (the key prefix IAM scopes on). */
-    private readonly job: string,
-  ) {}
-
-  beginSending(
-    key: string,
-    fields: { requestHash: string; job: string; provider: string },
-    fc: FenceContext,
-  ): Promise<SendingResult> {
-    return perform(this.backend, effectInsert, { ...this.ref(key), fields, fc });
-  }
-
-  moveToSending(
-    key: string,
-    seen: SeenEffect,
-    fc: FenceContext,
-    move: EffectMoveOptions = {},
-  ): Promise<SendingResult> {
-    return perform(this.backend, effectMove, { ...this.ref(key), seen, fc, ...move });
-  }
-
-  finish(key: string, fc: FenceContext, outcome: EffectOutcomeUpdate): Promise<RecordResult> {
-    return perform(this.backend, effectFinish, { ...this.ref(key), fc, outcome });
-  }
-
-  settle(
-    key: string,
-    seen: SeenEffect,
-    fc: FenceContext,
-    outcome: EffectOutcomeUpdate,
-  ): Promise<RecordResult> {
-    return perform(this.backend, effectSettle, { ...this.ref(key), seen, fc, outcome });
-  }
-
+/** Effect store of one job on the library table of a protocol backend: the runs' writes and the operator's. */
+export class TableEffectStore extends TableEffectRunStore implements EffectStore {
   /**
    * The operator's resolution: reads the record (one GetItem), refuses it when it is not as the
    * operator was shown (`expect`), then writes conditioned on exactly what it read — and, in `sending`,
@@ -132,27 +70,11 @@ export class TableEffectStore implements EffectStore {
     };
   }
 
-  recordLateOutcome(
-    key: string,
-    fc: FenceContext,
-    outcome: LateOutcomeUpdate,
-  ): Promise<EffectItem | undefined> {
-    return perform(this.backend, effectLateOutcome, { ...this.ref(key), fc, outcome });
-  }
-
-  noteError(key: string, fc: FenceContext, error: EffectErrorNote): Promise<void> {
-    return perform(this.backend, effectNoteError, { ...this.ref(key), fc, error });
-  }
-
   /** Read an effect record (CLI and tests only; never on a run's path). @throws StoreError */
   async get(key: string): Promise<EffectItem | undefined> {
     return (await read(this.backend, this.table, Keys.effect(this.job, key), `effect ${key}`)) as
       | EffectItem
       | undefined;
-  }
-
-  private ref(key: string) {
-    return { table: this.table, job: this.job, key };
   }
 }
 

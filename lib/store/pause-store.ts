@@ -40,7 +40,7 @@ export class TablePauseStore {
   /**
    * Pause `job` (and each of its `shards` leases) from `nowMs`. With `expect` (a {@link leaseVersion}
    * token the operator was shown) the job lease is read first and the pause is conditioned on its fence.
-   * @throws InvalidArgumentError naming `--note`, `--by` or `--until` (nothing written);
+   * @throws InvalidArgumentError naming `note`, `by` or `untilMs` (nothing written);
    *   JobPausedError when a pause is in force; LeaseChangedError when the lease is not at `expect`; StoreError
    */
   async pause(input: {

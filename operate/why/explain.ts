@@ -89,7 +89,7 @@ async function scheduleOf(i: ExplainInput, unreadable: Unreadable[]) {
   if ('skipped' in i.aws) {
     unreadable.push({
       source: 'schedule',
-      reason: `not read: ${i.aws.skipped}; load the job's code (--jobs) to list its occurrences`,
+      reason: `not read: ${i.aws.skipped}; load the job's code to list its occurrences`,
     });
     return { source: 'none' as const };
   }

@@ -83,7 +83,7 @@ export async function gatherEvidence(
       if (group === undefined)
         unreadable.push({
           source: 'AWS/Scheduler',
-          reason: 'not read: the schedule group is unknown (pass --schedule-group)',
+          reason: 'not read: the schedule group is unknown (pass `scheduleGroup`)',
         });
       else {
         const sm = await readMetrics(

@@ -82,10 +82,14 @@ function surfaceOf(checker: ts.TypeChecker, source: ts.SourceFile): string[] {
 
 /**
  * The checker prints types it cannot name as `import("/abs/path/node_modules/pkg/file")`: keep the
- * package-relative part only, so the snapshot is the same in every checkout.
+ * package-relative part only, so the snapshot is the same in every checkout. A type of this package
+ * (`import("/abs/checkout/lib/core/ports").FenceContext`, a member inherited from a class in another
+ * file) is printed by its name, as in the file that declares the member.
  */
 function withoutPaths(line: string): string {
-  return line.replace(/import\("[^"]*\/node_modules\//g, 'import("');
+  return line
+    .replace(/import\("\/(?:(?!node_modules)[^"])*"\)\./g, '')
+    .replace(/import\("[^"]*\/node_modules\//g, 'import("');
 }
 
 /** The API text of every entry point, from the repository at `root`. */

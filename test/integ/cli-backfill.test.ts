@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillText } from '../../cli/backfill.js';
 import { exitCodeFor } from '../../cli/exit-codes.js';
+import { cliMessage } from '../../cli/flags.js';
 import { handler as settlement } from '../../functions/merchant-settlement.js';
 import { lambdaContext } from '../../harness/local/scheduler-emulator.js';
 import type { Operator } from '../../operate/operator.js';
@@ -180,44 +181,52 @@ describe('backfill on the deployed function', () => {
 });
 
 describe.concurrent('backfill refuses bad input with exit code 2 and invokes nothing', () => {
-  const cases: [string, { from: string; to: string; functionName?: string }, RegExp][] = [
+  const cases: [string, { from: string; to: string; functionName?: string }, RegExp, RegExp][] = [
     [
       'an inverted range',
       { from: '2026-03-10', to: '2026-03-01' },
       /invalid --to "2026-03-01": is before --from 2026-03-10/,
+      /^invalid to "2026-03-01": is before `from` 2026-03-10$/,
     ],
     [
       'more than 1,000 slots without --yes',
       { from: '2020-01-01', to: '2026-01-01' },
       /invalid --from\/--to "2020-01-01\.\.2026-01-01": has more than 1,000 slots of job merchant-settlement: narrow the range or pass --yes/,
+      /^invalid from\/to "2020-01-01\.\.2026-01-01": has more than 1,000 slots of job merchant-settlement: narrow the range or pass `yes: true`$/,
     ],
     [
       'a malformed date',
       { from: '2026-13-01', to: '2026-03-01' },
       /invalid --from "2026-13-01": is not a real date/,
+      /^invalid from "2026-13-01": is not a real date/,
     ],
     [
       'a time that is not a slot',
       { from: '2026-03-01T02:00', to: '2026-03-02' },
       /invalid --from "2026-03-01T02:00": is not a slot of job merchant-settlement \(cron\(0 1 \* \* \? \*\), Asia\/Shanghai\); nearest slots: 2026-03-01T01:00, 2026-03-02T01:00/,
+      /^invalid from "2026-03-01T02:00": is not a slot of job merchant-settlement/,
     ],
     [
       'a future date',
       { from: '2026-03-01', to: '2099-01-01' },
       /invalid --to "2099-01-01": is in the future/,
+      /^invalid to "2099-01-01": is in the future/,
     ],
     [
       'a function that does not exist',
       { from: '2026-03-01', to: '2026-03-01', functionName: 'nope' },
       /invalid --function "nope": cannot be invoked \(ResourceNotFoundException: Function not found: nope\)/,
+      /^invalid functionName "nope": cannot be invoked \(ResourceNotFoundException: Function not found: nope\); pass `functionName` with/,
     ],
   ];
-  it.each(cases)('refuses %s', async (_name, range, message) => {
+  // The API names its options; the CLI prints the same refusal with its flags.
+  it.each(cases)('refuses %s', async (_name, range, cliLine, apiMessage) => {
     const err = await rejection(
       op.job('merchant-settlement').backfill({ ...range, requestedBy: 'eve', reason: 'bad' }),
     );
     expect(exitCodeFor(err)).toBe(2);
-    expect(err.message).toMatch(message);
+    expect(err.message).toMatch(apiMessage);
+    expect(cliMessage(err)).toMatch(cliLine);
     await expectNothingInvoked();
   });
 

@@ -4,8 +4,6 @@
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import type { RunRecord } from '../../lib/core/ports.js';
-import { DynamoRunStore } from '../../lib/store/run-store.js';
 import type { LocalStack } from '../helpers/local-stack.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -66,22 +64,4 @@ export function json<T = unknown>(r: CliResult): T {
   }
 }
 
-/** Write run records as the runtime does (same item shape, sparse-index attributes, TTL). */
-export async function seedRuns(stack: LocalStack, records: readonly RunRecord[]): Promise<void> {
-  const store = new DynamoRunStore(stack.doc, stack.tableName);
-  for (const r of records) await store.put(r, 30);
-}
-
-/** A run record with defaults for the fields a test does not care about. */
-export function runRecord(
-  r: Partial<RunRecord> & Pick<RunRecord, 'job' | 'slot' | 'runId' | 'outcome' | 'startedAtMs'>,
-): RunRecord {
-  return {
-    scheduledTime: '2026-03-28T01:30:00Z',
-    businessDate: r.slot.slice(0, 10),
-    trigger: 'schedule',
-    finishedAtMs: r.startedAtMs + 100,
-    durationMs: 100,
-    ...r,
-  };
-}
+export { runRecord, seedRuns } from '../helpers/run-fixtures.js';

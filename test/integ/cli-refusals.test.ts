@@ -215,7 +215,7 @@ describe('bad input exits 2 with a message naming the flag and value', () => {
       code: 2,
       stdout: '',
       stderr:
-        'cronfence: invalid AWS_PROFILE "nosuch": no AWS credentials found (Could not load credentials from any providers): pass --profile NAME, set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or use --endpoint for DynamoDB Local\n',
+        'cronfence: invalid AWS_PROFILE "nosuch": no AWS credentials found (Could not load credentials from any providers): pass --profile, set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or use --endpoint for DynamoDB Local\n',
     });
   });
 

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
-import { cli, runRecord, seedRuns, stackEnv } from './cli-harness.js';
+import { seedListingRuns } from '../helpers/run-fixtures.js';
+import { cli, stackEnv } from './cli-harness.js';
 
-const HOUR = 3_600_000;
 const now = Date.now();
 let stack: LocalStack;
 let env: Record<string, string>;
@@ -20,72 +20,7 @@ describe('runs', () => {
   beforeAll(async () => {
     stack = await localStack();
     env = stackEnv(stack);
-    const err = { name: 'Error', message: 'boom' };
-    await seedRuns(stack, [
-      runRecord({
-        job: 'daily-report',
-        slot: '2026-03-27T02:30',
-        runId: 'r1',
-        outcome: 'succeeded',
-        fence: 1,
-        startedAtMs: now - 72 * HOUR,
-      }),
-      runRecord({
-        job: 'daily-report',
-        slot: '2026-03-28T02:30',
-        runId: 'r2',
-        outcome: 'failed',
-        reason: 'error',
-        fence: 2,
-        error: err,
-        startedAtMs: now - 2 * HOUR,
-      }),
-      runRecord({
-        job: 'daily-report',
-        slot: '2026-03-28T02:30',
-        runId: 'r3',
-        outcome: 'succeeded',
-        trigger: 'retry',
-        fence: 3,
-        startedAtMs: now - HOUR,
-      }),
-      runRecord({
-        job: 'daily-report',
-        slot: '2026-03-28T02:30',
-        runId: 'r4',
-        outcome: 'skipped',
-        reason: 'lease-held',
-        startedAtMs: now - HOUR + 1,
-        holderSeen: { runId: 'r3', slot: '2026-03-28T02:30', leaseUntilMs: now, fence: 3 },
-      }),
-      runRecord({
-        job: 'merchant-settlement',
-        slot: '2026-03-29T01:00',
-        runId: 'm1',
-        outcome: 'stale',
-        reason: 'stale-fence',
-        fence: 5,
-        startedAtMs: now - HOUR / 2,
-      }),
-      runRecord({
-        job: 'merchant-settlement',
-        slot: '2026-03-28T01:00',
-        runId: 'm2',
-        outcome: 'abandoned',
-        reason: 'not-released',
-        fence: 4,
-        startedAtMs: now - 3 * HOUR,
-      }),
-      runRecord({
-        job: 'merchant-settlement',
-        slot: '2026-03-20T01:00',
-        runId: 'm3',
-        outcome: 'failed',
-        reason: 'error',
-        fence: 1,
-        startedAtMs: now - 72 * HOUR,
-      }),
-    ]);
+    await seedListingRuns(stack, now);
   });
 
   it('prints a table with slot, trigger, outcome, reason, fence and what went wrong, exit 0', async () => {

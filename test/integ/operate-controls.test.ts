@@ -170,17 +170,17 @@ describe('trigger, pause, jobs, resume on the operator API', () => {
     [
       'a future slot',
       () => op.job('daily-report').trigger({ local: true, slot: '2099-01-01T02:30', requestedBy: by }),
-      'invalid --slot "2099-01-01T02:30": is in the future',
+      'invalid slot "2099-01-01T02:30": is in the future',
     ],
     [
       'an empty note',
       () => op.job('daily-report').pause({ note: '', by }),
-      'invalid --note "": must be 1 to 200 characters',
+      'invalid note "": must be 1 to 200 characters',
     ],
     [
       'an until in the past',
       () => op.job('daily-report').pause({ note: 'x', by, untilMs: Date.parse('2001-01-01T00:00:00Z') }),
-      'invalid --until',
+      'invalid untilMs',
     ],
     [
       'a job the jobs do not have',

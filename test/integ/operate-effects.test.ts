@@ -161,12 +161,12 @@ describe('effects', () => {
     [
       'a resolution that does not exist',
       () => op.job('daily-report').resolveEffect('k', { as: 'maybe' as 'failed', note: 'x', by: 'eve' }),
-      /invalid --as "maybe": must be one of succeeded, failed, not-executed/,
+      /invalid as "maybe": must be one of succeeded, failed, not-executed/,
     ],
     [
       'an empty note',
       () => op.job('daily-report').resolveEffect('k', { as: 'failed', note: ' ', by: 'eve' }),
-      /invalid --note " ": must be 1 to 1024 characters/,
+      /invalid note " ": must be 1 to 1024 characters/,
     ],
     [
       'a job name of a form no job has',

@@ -16,7 +16,7 @@ import { createDocumentClient } from '../../lib/store/client.js';
 import type { Operator } from '../../operate/operator.js';
 import { queryJobRuns, queryProblems } from '../../operate/run-queries.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
-import { runRecord, seedRuns } from './cli-harness.js';
+import { seedListingRuns } from '../helpers/run-fixtures.js';
 import { operatorOn, rejection } from './operate-harness.js';
 
 const HOUR = 3_600_000;
@@ -30,72 +30,7 @@ describe('runs', () => {
   beforeAll(async () => {
     stack = await localStack();
     op = operatorOn(stack);
-    const err = { name: 'Error', message: 'boom' };
-    await seedRuns(stack, [
-      runRecord({
-        job: 'daily-report',
-        slot: '2026-03-27T02:30',
-        runId: 'r1',
-        outcome: 'succeeded',
-        fence: 1,
-        startedAtMs: now - 72 * HOUR,
-      }),
-      runRecord({
-        job: 'daily-report',
-        slot: '2026-03-28T02:30',
-        runId: 'r2',
-        outcome: 'failed',
-        reason: 'error',
-        fence: 2,
-        error: err,
-        startedAtMs: now - 2 * HOUR,
-      }),
-      runRecord({
-        job: 'daily-report',
-        slot: '2026-03-28T02:30',
-        runId: 'r3',
-        outcome: 'succeeded',
-        trigger: 'retry',
-        fence: 3,
-        startedAtMs: now - HOUR,
-      }),
-      runRecord({
-        job: 'daily-report',
-        slot: '2026-03-28T02:30',
-        runId: 'r4',
-        outcome: 'skipped',
-        reason: 'lease-held',
-        startedAtMs: now - HOUR + 1,
-        holderSeen: { runId: 'r3', slot: '2026-03-28T02:30', leaseUntilMs: now, fence: 3 },
-      }),
-      runRecord({
-        job: 'merchant-settlement',
-        slot: '2026-03-29T01:00',
-        runId: 'm1',
-        outcome: 'stale',
-        reason: 'stale-fence',
-        fence: 5,
-        startedAtMs: now - HOUR / 2,
-      }),
-      runRecord({
-        job: 'merchant-settlement',
-        slot: '2026-03-28T01:00',
-        runId: 'm2',
-        outcome: 'abandoned',
-        reason: 'not-released',
-        fence: 4,
-        startedAtMs: now - 3 * HOUR,
-      }),
-      runRecord({
-        job: 'merchant-settlement',
-        slot: '2026-03-20T01:00',
-        runId: 'm3',
-        outcome: 'failed',
-        reason: 'error',
-        fence: 1,
-        startedAtMs: now - 72 * HOUR,
-      }),
-    ]);
+    await seedListingRuns(stack, now);
   });
 
   afterAll(() => op?.close());
@@ -168,12 +103,12 @@ describe('runs', () => {
     [
       'an unknown outcome',
       () => op.job('daily-report').runs({ outcomes: ['failed', 'weird'] }),
-      'invalid --outcome "weird": is not one of running, succeeded, failed, skipped, stale, abandoned',
+      'invalid outcome "weird": is not one of running, succeeded, failed, skipped, stale, abandoned',
     ],
     [
       'problems of a non-problem outcome',
       () => op.problems({ outcomes: ['succeeded'] }),
-      'invalid --outcome "succeeded": --failed lists only failed, stale, abandoned, skipped (skipped: not-on-schedule, catch-up-limit)',
+      'invalid outcome "succeeded": problem runs are listed only as failed, stale, abandoned, skipped (skipped: not-on-schedule, catch-up-limit)',
     ],
     [
       'a job name of a form no job has',
@@ -273,7 +208,7 @@ describe('lease', () => {
   it('refuses a shard the job does not have, naming it (exit 2)', async () => {
     const err = await rejection(leaseOp.job('daily-report').lease({ shard: 3 }));
     expect(err.message).toBe(
-      `invalid --shard 3: job daily-report is not sharded in table ${lease.tableName} (one lease, JOB#daily-report): drop --shard`,
+      `invalid shard 3: job daily-report is not sharded in table ${lease.tableName} (one lease, JOB#daily-report): drop \`shard\``,
     );
     expect(exitCodeFor(err)).toBe(2);
   });
@@ -281,7 +216,7 @@ describe('lease', () => {
   it('refuses an endpoint that is not a URL before any request (exit 2)', async () => {
     const bad = operatorOn(lease, { endpoint: 'localhost:8000x' });
     const err = await rejection(bad.job('daily-report').lease());
-    expect(err.message).toMatch(/^invalid --endpoint "localhost:8000x": is not a URL/);
+    expect(err.message).toMatch(/^invalid endpoint "localhost:8000x": is not a URL/);
     expect(exitCodeFor(err)).toBe(2);
   });
 

@@ -149,7 +149,7 @@ describe('a paused job', () => {
     ).rejects.toThrow(JobPausedError);
     await expect(
       pauses.pause({ job: 'paused-hourly', shards: 1, by: 'b', note: 'x'.repeat(201), nowMs: PAUSED_AT }),
-    ).rejects.toThrow('invalid --note');
+    ).rejects.toThrow('invalid note');
     const w = worker();
     const h = hourly('paused-hourly');
     const invoked: string[] = [];

@@ -34,11 +34,11 @@ describe('validatePause', () => {
   it('trims and accepts 1 to 200 characters; refuses the rest naming the field and value', () => {
     expect(validatePause({ note: ' INC-1 ', by: ' ops ' }, T)).toEqual({ note: 'INC-1', by: 'ops' });
     expect(() => validatePause({ note: 'x'.repeat(MAX_PAUSE_NOTE_CHARS + 1), by: 'ops' }, T)).toThrow(
-      /^invalid --note "x+.*: must be 1 to 200 characters/,
+      /^invalid note "x+.*: must be 1 to 200 characters/,
     );
     expect(() => validatePause({ note: 'n', by: '' }, T)).toThrow(InvalidArgumentError);
     expect(() => validatePause({ note: 'n', by: 'ops', untilMs: T }, T)).toThrow(
-      'invalid --until "2026-05-28T20:26:40.000Z": must be in the future',
+      'invalid untilMs "2026-05-28T20:26:40.000Z": must be in the future',
     );
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Liveness drills (issue: "no occurrence silently lost, none re-run"): a crash whose Lambda retry meets
+ * Liveness drills (no occurrence silently lost, none re-run): a crash whose Lambda retry meets
  * the dead holder's lease, a shard that fails all its attempts, a zone and a schedule change between
  * deploys, and a run whose details exceed DynamoDB's item limit. Each proves its outcome from the run
  * records, the business rows and the effect records.

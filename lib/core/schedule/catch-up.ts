@@ -56,8 +56,11 @@ export function catchUpFloorMs(catchUp: { readonly sinceMs?: number } | undefine
   return catchUp?.sinceMs;
 }
 
-/** The flag that lets an operator run a slot before the job's start, having checked it was not paid. */
-export const BEFORE_START_FLAG = '--before-start';
+/**
+ * The operator API's option that lets an operator run a slot before the job's start, having checked it
+ * was not paid (the CLI's `--before-start`).
+ */
+export const BEFORE_START_OPTION = 'beforeStart';
 
 /** Why an operator's manual run (`trigger`, `backfill`) of a slot is refused: the slot is before the job's start. */
 export interface BeforeStartRefusal {
@@ -75,11 +78,11 @@ export interface BeforeStartRefusal {
  * Whether an operator may run these slots by hand (pure): a slot before the job's start
  * ({@link catchUpFloorMs}, the declared `catchUp.since`) may have been paid by the scheduler this job
  * replaced (or by the job under another identity), so a manual run of it is refused unless the operator,
- * having checked, passes {@link BEFORE_START_FLAG} (`allowBeforeStart`). The same rule as the sweeper's
+ * having checked, passes {@link BEFORE_START_OPTION} (`allowBeforeStart`). The same rule as the sweeper's
  * `beforeStart` in {@link planCatchUp}: `scheduledTimeMs < sinceMs`.
  * @param catchUp the job's `catchUp` (no `sinceMs`: no floor, never refused).
  * @param slots the slots the operator asked for, any order.
- * @param allowBeforeStart the operator passed {@link BEFORE_START_FLAG}. @default false
+ * @param options `allowBeforeStart`: the operator passed {@link BEFORE_START_OPTION}. @default false
  * @returns `undefined` when every slot may run, else the refusal (nothing may be invoked).
  * @example
  * beforeStartRefusal({ sinceMs: Date.parse('2026-01-06T00:00:00Z') },
@@ -89,7 +92,7 @@ export interface BeforeStartRefusal {
 export function beforeStartRefusal(
   catchUp: { readonly sinceMs?: number } | undefined,
   slots: readonly Pick<Slot, 'id' | 'scheduledTimeMs'>[],
-  allowBeforeStart = false,
+  { allowBeforeStart = false }: { readonly allowBeforeStart?: boolean } = {},
 ): BeforeStartRefusal | undefined {
   const sinceMs = catchUpFloorMs(catchUp);
   if (sinceMs === undefined || allowBeforeStart) return undefined;
@@ -106,7 +109,7 @@ export function beforeStartRefusal(
     sinceMs,
     message:
       `slot ${first.id}${others} is before the job's start (catchUp.since ${since}): it may have been paid by the scheduler this job replaced; ` +
-      `nothing invoked; check it was not paid, then pass ${BEFORE_START_FLAG} to run it`,
+      `nothing invoked; check it was not paid, then pass \`${BEFORE_START_OPTION}: true\` to run it`,
   };
 }
 

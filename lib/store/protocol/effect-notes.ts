@@ -3,7 +3,7 @@
  * outcome (`lastError`) and the outcome of a call whose finish was refused (`lateOutcomes`). Declared
  * once like every write of the protocol; neither is on a run's normal path.
  */
-import { type EffectItem, EffectStatus } from '../../core/effects.js';
+import { type EffectItem, EffectStatus, effectItemOf } from '../../core/effects.js';
 import { boundText } from '../../core/item-bounds.js';
 import type { EffectErrorNote, FenceContext, LateOutcomeUpdate } from '../../core/ports.js';
 import { Attr, Keys } from '../schema.js';
@@ -76,7 +76,7 @@ export const effectLateOutcome: Operation<EffectLateOutcomeInput, EffectItem | u
       ],
     };
   },
-  accepted: (item) => item as unknown as EffectItem,
+  accepted: (item) => (item === undefined ? undefined : effectItemOf(item)),
   refused: () => undefined,
 };
 

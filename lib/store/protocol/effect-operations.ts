@@ -4,7 +4,7 @@
  * (`owner = me AND fence = myFence`), so the ownership re-check happens at the same instant as the
  * transition. Effect records carry no TTL: an expired record would let a backfill pay again.
  */
-import { type EffectItem, EffectStatus } from '../../core/effects.js';
+import { EffectStatus, effectItemOf } from '../../core/effects.js';
 import { boundText } from '../../core/item-bounds.js';
 import type {
   EffectOutcomeUpdate,
@@ -92,9 +92,7 @@ const sending = { accepted: (): SendingResult => ({ kind: 'sending' }) };
 function sendingRefused(item: Item | undefined, index: number, input: object): SendingResult {
   const otherLease = (input as { otherLease?: string }).otherLease;
   if (index === 2 && otherLease !== undefined) return { kind: 'other-lease-running', lease: otherLease };
-  return index === 0
-    ? { kind: 'lease-lost', lease: item }
-    : { kind: 'existing', item: (item ?? {}) as unknown as EffectItem };
+  return index === 0 ? { kind: 'lease-lost', lease: item } : { kind: 'existing', item: effectItemOf(item) };
 }
 
 /** Insert an effect. */
@@ -245,11 +243,11 @@ function outcomeSets(outcome: EffectOutcomeUpdate, fc: FenceContext): Item {
 const recorded = {
   accepted: (item: Item | undefined): RecordResult => ({
     kind: 'recorded',
-    item: item as unknown as EffectItem,
+    item: effectItemOf(item),
   }),
   refused: (item: Item | undefined): RecordResult => ({
     kind: 'existing',
-    item: (item ?? {}) as unknown as EffectItem,
+    item: effectItemOf(item),
   }),
 };
 

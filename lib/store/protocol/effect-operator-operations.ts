@@ -6,7 +6,7 @@
  * a check that the run which moved it no longer holds a live lease: a call in flight is never released
  * for resend, so the provider never executes it twice.
  */
-import { type EffectItem, EffectStatus, effectVersion } from '../../core/effects.js';
+import { type EffectItem, EffectStatus, effectItemOf, effectVersion } from '../../core/effects.js';
 import type { LeaseItem } from '../../core/lease.js';
 import { type EffectResolution, NOT_EXECUTED } from '../../core/ports.js';
 import { EffectChangedError, EffectInFlightError, EffectNotInReviewError } from '../operator-errors.js';
@@ -121,7 +121,7 @@ export const effectResolve: Operation<EffectResolveInput, EffectItem> = {
             ],
     };
   },
-  accepted: (item) => (item ?? {}) as unknown as EffectItem,
+  accepted: (item) => effectItemOf(item),
   refused: (item, index, r) => {
     if (index === 1) throw new EffectInFlightError(r.key, r.shown, item as LeaseItem | undefined);
     const current = item as EffectItem | undefined;

@@ -47,14 +47,14 @@ describe('a local slot time with seconds', () => {
     'refuses %s as malformed (other seconds name no slot; never read as an instant)',
     (value) => {
       expect(message(() => triggerSlot(berlin, value, NOW))).toBe(
-        `invalid --slot "${value}": is not a date (yyyy-mm-dd, a whole day in Europe/Berlin), a local slot time (yyyy-mm-ddTHH:mm in Europe/Berlin, seconds only :00) or an ISO-8601 instant with Z or an offset`,
+        `invalid slot "${value}": is not a date (yyyy-mm-dd, a whole day in Europe/Berlin), a local slot time (yyyy-mm-ddTHH:mm in Europe/Berlin, seconds only :00) or an ISO-8601 instant with Z or an offset`,
       );
     },
   );
 
   it('still refuses a local minute that is not a slot, naming the nearest', () => {
     expect(message(() => triggerSlot(berlin, '2026-11-30T02:31:00', NOW))).toBe(
-      'invalid --slot "2026-11-30T02:31:00": is not a slot of job berlin-daily (cron(30 2 * * ? *), Europe/Berlin); nearest slots: 2026-11-30T02:30, 2026-12-01T02:30',
+      'invalid slot "2026-11-30T02:31:00": is not a slot of job berlin-daily (cron(30 2 * * ? *), Europe/Berlin); nearest slots: 2026-11-30T02:30, 2026-12-01T02:30',
     );
   });
 });
@@ -79,12 +79,12 @@ describe('a bound before 1970 (the handler refuses such times: never silently cu
           NOW,
         ),
       ),
-    ).toBe(`invalid ${flag} "${value}": ${what}${REASON}`);
+    ).toBe(`invalid ${flag.slice(2)} "${value}": ${what}${REASON}`);
   });
 
   it('refuses --slot before 1970', () => {
     expect(message(() => triggerSlot(berlin, '1969-07-20T20:17:00Z', NOW))).toBe(
-      `invalid --slot "1969-07-20T20:17:00Z": is ${REASON}`,
+      `invalid slot "1969-07-20T20:17:00Z": is ${REASON}`,
     );
   });
 

@@ -38,9 +38,9 @@ describe('manual runs before the job start', () => {
       count: 2,
       sinceMs,
       message:
-        "slot 2026-01-04T23:50:00Z (and 1 more slot(s) before it) is before the job's start (catchUp.since 2026-01-05T00:01:00Z): it may have been paid by the scheduler this job replaced; nothing invoked; check it was not paid, then pass --before-start to run it",
+        "slot 2026-01-04T23:50:00Z (and 1 more slot(s) before it) is before the job's start (catchUp.since 2026-01-05T00:01:00Z): it may have been paid by the scheduler this job replaced; nothing invoked; check it was not paid, then pass `beforeStart: true` to run it",
     });
-    expect(beforeStartRefusal({ sinceMs }, early, true)).toBeUndefined();
+    expect(beforeStartRefusal({ sinceMs }, early, { allowBeforeStart: true })).toBeUndefined();
     // The floor itself is the job's: a slot at catchUp.since runs, as the sweeper's catch-up does.
     expect(beforeStartRefusal({ sinceMs }, [slot('2026-01-05T00:01:00Z')])).toBeUndefined();
     expect(beforeStartRefusal({}, early)).toBeUndefined();
