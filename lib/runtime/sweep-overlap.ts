@@ -11,6 +11,7 @@
  */
 import { Outcome, Reason } from '../core/outcomes.js';
 import { OverlapPolicy, overlapOf } from '../core/overlap.js';
+import { schedulePeriodMs } from '../core/schedule/validate.js';
 import { bufferedSlots } from '../store/protocol/operations.js';
 import { shardPayloads } from './fan-out.js';
 import { catchUpPayload, type JobView, type Sweep } from './sweep-phases.js';
@@ -26,9 +27,10 @@ export const WAITING_TOO_LONG_RUN_ID = 'sweeper-waiting-too-long';
 export async function sweepOverlap(s: Sweep, v: JobView): Promise<ReadonlySet<string>> {
   const overlap = overlapOf(v.target.definition);
   if (overlap.maxBuffered > 0) return startBuffered(s, v);
-  if (overlap.policy === OverlapPolicy.AfterPrevious)
-    return startEarliest(s, v, overlap.waitingProblemAfterSeconds);
-  return new Set();
+  if (overlap.policy !== OverlapPolicy.AfterPrevious) return new Set();
+  // A definition parsed by defineJob carries its bound; one built by hand gets the default of two periods.
+  const periodMs = schedulePeriodMs(v.target.expression, s.nowMs);
+  return startEarliest(s, v, overlapOf(v.target.definition, { periodMs }).waitingProblemAfterSeconds);
 }
 
 async function startBuffered(s: Sweep, v: JobView): Promise<ReadonlySet<string>> {
