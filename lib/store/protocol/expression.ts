@@ -12,7 +12,7 @@ export type Condition =
   /** `attribute_exists(path)` */
   | { readonly kind: 'exists'; readonly path: string }
   /**
-   * `path = v`, `path < v`, `path <= v`, `path <> v`: false when the attribute is missing or of another
+   * `path = v`, `path < v`, `path <= v`, `path >= v`, `path <> v`: false when the attribute is missing or of another
    * type (`<>` included: pair it with `exists` to say "present and different").
    */
   | {
