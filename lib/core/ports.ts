@@ -103,10 +103,12 @@ export interface ClaimRequest extends LeaseRef {
 /** The claim's part of an overlap policy (lib/core/overlap.ts), as conditions on the lease item. */
 export interface ClaimOverlap {
   /**
-   * `buffer-*`: claim only when no slot waits on the lease item or this slot is one that does (taking
-   * it off the list); a free lease with others waiting is left to them.
+   * `buffer-*`: `none-waiting` — claim only when no slot waits on the lease item (a delivery, a retry, a
+   * manual run: a free lease with slots waiting is left to them, in order); `own-turn` — the start of a
+   * waiting slot (by the release path or the sweeper, always the first waiting one): claim when no slot
+   * waits or this one does. Either takes the slot off the list.
    */
-  readonly buffer?: boolean;
+  readonly buffer?: 'none-waiting' | 'own-turn';
   /**
    * `after-previous`: claim only when this slot (the previous occurrence) is in the done set, or no
    * slot of the job ever succeeded. @default none (no predecessor: the job's first occurrence)

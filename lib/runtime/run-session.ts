@@ -146,7 +146,14 @@ export class RunSession {
 
   /** The claim's overlap guards: none under `skip` and `replace` (a claim request as before). */
   private get claimOverlap(): ClaimOverlap | undefined {
-    if (this.overlap.maxBuffered > 0) return { buffer: true };
+    // The start of a waiting slot (release path, sweeper) names itself; any other delivery queues.
+    if (this.overlap.maxBuffered > 0)
+      return {
+        buffer:
+          this.event.trigger === Trigger.CatchUp && this.event.reason === 'buffered'
+            ? 'own-turn'
+            : 'none-waiting',
+      };
     if (this.previousSlotId !== undefined) return { previousSlotId: this.previousSlotId };
     return undefined;
   }

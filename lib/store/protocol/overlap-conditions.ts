@@ -7,9 +7,11 @@ import { doneKey } from '../../core/lease.js';
 import type { ClaimRequest } from '../../core/ports.js';
 import { and, type Condition, contains, exists, ne, notExists, or } from './expression.js';
 
-/** `buffer-*`: no slot waits on the lease item, or `slotId` is one that does. */
-export function bufferTurn(slotId: string): Condition {
-  return or(notExists('buffered'), contains('buffered', doneKey(slotId)));
+/** `buffer-*`: no slot waits on the lease item, or (`own-turn`) `slotId` is one that does. */
+export function bufferTurn(slotId: string, turn: 'none-waiting' | 'own-turn'): Condition {
+  return turn === 'own-turn'
+    ? or(notExists('buffered'), contains('buffered', doneKey(slotId)))
+    : notExists('buffered');
 }
 
 /**
@@ -29,7 +31,7 @@ export function withOverlap(
   req: Pick<ClaimRequest, 'overlap' | 'slotId' | 'def'>,
 ): Condition {
   const extra: Condition[] = [];
-  if (req.overlap?.buffer) extra.push(bufferTurn(req.slotId));
+  if (req.overlap?.buffer) extra.push(bufferTurn(req.slotId, req.overlap.buffer));
   if (req.overlap?.previousSlotId !== undefined)
     extra.push(previousDone(req.overlap.previousSlotId, req.def));
   if (extra.length === 0) return base;

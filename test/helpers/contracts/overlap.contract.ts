@@ -58,18 +58,23 @@ export function overlapContract(name: string, make: () => Promise<StoreFixture>)
       const released = await leases.release({ job: JOB, runId: 'r1', fence: 1, nowMs: NOW + 2_000 });
       expect(released).toEqual({ buffered: [at('10:03'), at('10:06')] });
       // Free, but slots wait: a new arrival is not claimed past them.
-      const late = await leases.claim({
-        ...claimOf('r4', at('10:09'), NOW + 3_000),
-        overlap: { buffer: true },
-      });
-      expect(late).toMatchObject({
-        kind: 'held',
-        buffered: [at('10:03'), at('10:06')],
-        holderState: 'released',
-      });
+      for (const [runId, slot] of [
+        ['r4', at('10:09')],
+        ['r5', at('10:06')], // a duplicate of a waiting slot that is not first: it does not jump the queue
+      ] as const) {
+        const refused = await leases.claim({
+          ...claimOf(runId, slot, NOW + 3_000),
+          overlap: { buffer: 'none-waiting' },
+        });
+        expect(refused).toMatchObject({
+          kind: 'held',
+          buffered: [at('10:03'), at('10:06')],
+          holderState: 'released',
+        });
+      }
       const first = await leases.claim({
         ...claimOf('r2', at('10:03'), NOW + 3_000),
-        overlap: { buffer: true },
+        overlap: { buffer: 'own-turn' },
       });
       expect(first).toMatchObject({ kind: 'acquired', fence: 2 });
       expect((await leases.get({ job: JOB }))?.buffered).toEqual(new Set(['0hn0gu']));
