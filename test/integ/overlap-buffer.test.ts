@@ -6,6 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { lambdaContext } from '../../harness/local/scheduler-emulator.js';
 import type { OverlapOption } from '../../lib/core/overlap.js';
+import { bufferedEvent } from '../../lib/runtime/overlap-start.js';
 import { sweep } from '../../lib/runtime/sweeper.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import {
@@ -163,6 +164,14 @@ describe('overlap: buffer-all', () => {
     // The first buffered run's release found 10:06 waiting and ran it in the same invocation.
     expect(invoked).toEqual(['2026-05-01T10:03:00Z']);
     expect(s.calls).toEqual([ID('10:00'), ID('10:03'), ID('10:06')]);
+    // A late second start of 10:03 (the release path and the sweeper both starting it): the done set
+    // refuses it, nothing runs twice.
+    const late = await s.job(
+      bufferedEvent(s.job.job, s.job.expression, ID('10:03')),
+      lambdaContext('ov-bufall', 900),
+    );
+    expect(late).toMatchObject({ outcome: 'skipped', reason: 'already-succeeded', trigger: 'catch-up' });
+    expect(s.calls).toEqual([ID('10:00'), ID('10:03'), ID('10:06')]);
     s.clock.setTo(T('10:35'));
     const second = await sweep(deps, [target]);
     expect(second.decisions.filter((d) => d.action !== 'ignored')).toEqual([]);
@@ -170,6 +179,7 @@ describe('overlap: buffer-all', () => {
       `${ID('10:00')} schedule succeeded/- 1`,
       `${ID('10:03')} schedule buffered/overlap -`,
       `${ID('10:03')} catch-up succeeded/- 2`,
+      `${ID('10:03')} catch-up skipped/already-succeeded -`,
       `${ID('10:06')} schedule buffered/overlap -`,
       `${ID('10:06')} catch-up succeeded/- 3`,
       `${ID('10:09')} schedule skipped/buffer-full -`,
