@@ -126,4 +126,34 @@ describe('overlap: after-previous', () => {
     expect(invoked).toEqual(['10:00', '10:03', '10:06']);
     expect(calls).toEqual([ID('09:57'), ID('10:00'), ID('10:03'), ID('10:06')]);
   });
+
+  it('counts a slot waiting behind a predecessor that keeps failing, also for a definition built without defineJob', async () => {
+    const clock = frozenClock();
+    const w = stack.worker({ clock });
+    const job = overlapJob('ov-after-stuck', 'after-previous', [], new Map(), async (ctx) => {
+      if (ctx.slot.id === ID('10:00')) throw new Error('ledger down');
+    }).withDeps(() => w.deps);
+    await invoke(job, clock, '09:57');
+    await expect(invoke(job, clock, '10:00')).rejects.toThrow('ledger down');
+    expect(await invoke(job, clock, '10:03')).toMatchObject({ reason: 'waiting-for-previous' });
+    // No bound on the definition: the sweeper takes two periods (360 s).
+    const definition = { ...job.job, overlap: { policy: 'after-previous' as const } };
+    const invoked: string[] = [];
+    const target = {
+      definition,
+      expression: job.expression,
+      startMs: 0,
+      invoke: async (p: Record<string, unknown>) => void invoked.push(String(p.scheduledTime).slice(11, 16)),
+    };
+    const deps = { leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined };
+    clock.setTo(T('10:08'));
+    const early = await sweep(deps, [target], 60_000);
+    expect(early.problems).toEqual([]);
+    clock.setTo(T('10:10'));
+    const late = await sweep(deps, [target], 60_000);
+    expect(late.problems).toEqual([
+      { job: 'ov-after-stuck', slot: ID('10:03'), outcome: 'skipped', reason: 'waiting-too-long' },
+    ]);
+    expect(invoked).toEqual(['10:00', '10:00']);
+  });
 });
