@@ -8,6 +8,7 @@ import { CronfenceError } from '../core/error-model.js';
 import { InvalidJobDefinitionError } from '../core/input-errors.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import { parseJobDefinition } from '../core/job-definition-schema.js';
+import type { OverlapOption } from '../core/overlap.js';
 import type { DstGapPolicy } from '../core/schedule/dst-gap.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { declaredUses, declareUses, type JobAccess, parseJobAccess } from '../store/job-access.js';
@@ -17,6 +18,7 @@ import type { Observer } from './events.js';
 import { type FanOutDeps, fanOut, type ShardDispatcher } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
+import { runBufferedAfter } from './overlap-start.js';
 import type { RunSummary } from './run-session.js';
 
 /** What a job author writes. Optional fields take the documented defaults of {@link JobDefinition}. */
@@ -110,6 +112,15 @@ export interface JobOptions {
     readonly statuses?: { readonly inProgress?: string; readonly ok?: string; readonly error?: string };
     readonly timeoutMs?: number;
   };
+  /**
+   * What an occurrence does when another occurrence of the job holds the lease: `skip` (recorded
+   * `skipped / overlap`, left to catch-up), `buffer-one`, `buffer-all` (with `maxBuffered`), `replace`
+   * (the newest takes the lease by raising the fence; optional `replaceAfterSeconds`) or `after-previous`
+   * (N runs only after N−1 succeeded). Manual triggers, backfills and catch-up honour it too.
+   * @default 'skip'
+   * @example overlap: { policy: 'buffer-all', maxBuffered: 3 }
+   */
+  readonly overlap?: OverlapOption;
   /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
   run(ctx: JobContext): Promise<unknown>;
 }
@@ -249,7 +260,29 @@ export function defineJob(options: JobOptions): JobHandler {
     let added = [...inherited];
     handler.use(added);
     const middyUse = handler.use; // replaced below on the same object by one that returns the JobHandler
-    const job: JobHandler = Object.assign(handler as unknown as JobHandler, {
+    // Overlap `buffer-*`: the release path runs the buffered slots its releases name (overlap-start.ts);
+    // a sharded job's buffered shard slots are left to the sweeper (it starts the shard, not a fan-out).
+    const entry =
+      definition.overlap?.maxBuffered === undefined || definition.shards > 1
+        ? handler
+        : Object.assign(
+            async (event: unknown, context: Context | CronfenceLambdaContext): Promise<RunSummary> => {
+              const summary = (await handler(event, context as never)) as RunSummary;
+              const remaining = () =>
+                typeof (context as Context).getRemainingTimeInMillis === 'function'
+                  ? (context as Context).getRemainingTimeInMillis()
+                  : 0;
+              return runBufferedAfter(
+                summary,
+                (e) => handler(e, context as never) as Promise<RunSummary>,
+                remaining,
+                definition,
+                expression,
+              );
+            },
+            { use: handler.use },
+          );
+    const job: JobHandler = Object.assign(entry as unknown as JobHandler, {
       job: definition,
       expression,
       uses,

@@ -18,8 +18,10 @@ import {
 } from '../core/lease.js';
 import { definitionId, holdersToMark, needsDoneCheck, sameSlotHeldAction } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
+import { type Overlap, OverlapPolicy, overlapOf } from '../core/overlap.js';
+import { previousSlot } from '../core/overlap-previous.js';
 import { type FailedOccurrence, failurePause, nextFailedSlots, type PauseFields } from '../core/pause.js';
-import type { HolderSeen, ReleaseRequest, RunRecord } from '../core/ports.js';
+import type { ClaimOverlap, HolderSeen, ReleaseRequest, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
 import { MAX_SLOT_AHEAD_MS, validateSlot } from '../core/schedule/validate-slot.js';
@@ -29,6 +31,7 @@ import { DeadlineError, LeaseHeldError, TerminatedError } from './errors.js';
 import { notify, type RuntimeEventBody } from './events.js';
 import { createJobContext, type JobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { type Arrival, arriveUnderHolder, replacedReason } from './overlap-arrival.js';
 import {
   errorSummary,
   type LambdaLikeContext,
@@ -89,6 +92,12 @@ export class RunSession {
   private marked = false;
   /** The record of an invocation whose claim failed with a StoreError (the middleware attaches it). */
   unclaimedFailure: RunSummary | undefined;
+  /** The job's overlap policy (lib/core/overlap.ts). */
+  readonly overlap: Overlap;
+  /** `after-previous`: the occurrence before this slot, whose success the claim requires. */
+  private readonly previousSlotId: string | undefined;
+  /** `buffer-*`: the first buffered slot this run's release found waiting. */
+  private nextBuffered: string | undefined;
 
   constructor(
     private readonly def: JobDefinition,
@@ -128,6 +137,25 @@ export class RunSession {
       this.refusal = err;
       this.slot = { ...slot, id: `${new Date(event.scheduledTimeMs).toISOString().slice(0, 16)}Z` };
     }
+    this.overlap = overlapOf(def);
+    this.previousSlotId =
+      this.overlap.policy === OverlapPolicy.AfterPrevious && !this.refusal
+        ? previousSlot(def, expression, this.slot)?.id
+        : undefined;
+  }
+
+  /** The claim's overlap guards: none under `skip` and `replace` (a claim request as before). */
+  private get claimOverlap(): ClaimOverlap | undefined {
+    // The start of a waiting slot (release path, sweeper) names itself; any other delivery queues.
+    if (this.overlap.maxBuffered > 0)
+      return {
+        buffer:
+          this.event.trigger === Trigger.CatchUp && this.event.reason === 'buffered'
+            ? 'own-turn'
+            : 'none-waiting',
+      };
+    if (this.previousSlotId !== undefined) return { previousSlotId: this.previousSlotId };
+    return undefined;
   }
 
   /** The job's identity in the table (its `id`, else its name): the key of its lease, records and effects. */
@@ -163,7 +191,11 @@ export class RunSession {
       };
     }
     const leaseMs = this.def.lease.durationSeconds * 1000;
-    const { decision, nowMs, untilMs } = await this.claimUnlessHolderMayBeDead(leaseMs, remaining);
+    const first = await this.claimUnlessHolderMayBeDead(leaseMs, remaining);
+    const { nowMs, untilMs } = first;
+    const arrival: Arrival = await arriveUnderHolder(this.arrivalPort(), first.decision, nowMs, untilMs);
+    if (arrival.kind === 'recorded') return { kind: 'skipped', summary: arrival.summary };
+    const decision = arrival.decision;
     if (decision.kind !== 'acquired') return { kind: 'skipped', summary: await this.skip(decision) };
     this.fence = decision.fence;
     this.doneSlots = decision.doneSlots;
@@ -177,9 +209,9 @@ export class RunSession {
     });
     // The common claim finds no one to mark and no done check to make: no await on that path (each is
     // a microtask hop between the claim's response and the body).
-    const toMark = this.holdersToMark(decision);
+    const { toMark, alive } = this.holdersToMark(decision, nowMs);
     if (toMark.length > 0) await this.markDisplaced(toMark, decision, nowMs);
-    else this.marked = true;
+    this.marked = alive === 0;
     if (this.needsLateCheck()) {
       const late = await this.lateCopyDone();
       if (late) return { kind: 'skipped', summary: late };
@@ -189,32 +221,53 @@ export class RunSession {
     return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
   }
 
+  /** What the overlap policies' arrival path (lib/runtime/overlap-arrival.ts) uses of this run. */
+  private arrivalPort() {
+    return {
+      overlap: this.overlap,
+      slotId: this.slot.id,
+      deps: this.deps,
+      claimRequest: (nowMs: number, untilMs: number) => this.claimRequest(nowMs, untilMs),
+      claim: (nowMs: number, untilMs: number) => this.claim(nowMs, untilMs),
+      record: (outcome: Outcome, reason: Reason, holderSeen: HolderSeen | undefined) =>
+        this.record(outcome, reason, holderSeen ? { holderSeen } : {}),
+      details: this.details,
+      emit: (e: RuntimeEventBody) => this.emit(e),
+      ...(this.previousSlotId !== undefined && { previousSlotId: this.previousSlotId }),
+    };
+  }
+
+  /** The claim request of this run (docs/design.md step 1). */
+  private claimRequest(nowMs: number, untilMs: number) {
+    const overlap = this.claimOverlap;
+    return {
+      job: this.jobKey,
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
+      runId: this.runId,
+      slotId: this.slot.id,
+      nowMs,
+      leaseUntilMs: untilMs,
+      lambdaRequestId: this.lambda.awsRequestId,
+      trigger: this.event.trigger,
+      ...(this.event.requestedBy !== undefined && { requestedBy: this.event.requestedBy }),
+      // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
+      // keys make it produce no second result); every other trigger honours the done set.
+      force: this.event.trigger === Trigger.Manual,
+      def: this.defId,
+      shards: this.def.shards,
+      ...(overlap && { overlap }),
+    };
+  }
+
   /** Claim the lease (docs/design.md step 1). A StoreError is recorded (best effort) and rethrown. */
   private claim(nowMs: number, untilMs: number): Promise<ClaimDecision> {
-    return this.deps.leases
-      .claim({
-        job: this.jobKey,
-        ...(this.event.shard !== undefined && { shard: this.event.shard }),
-        runId: this.runId,
-        slotId: this.slot.id,
-        nowMs,
-        leaseUntilMs: untilMs,
-        lambdaRequestId: this.lambda.awsRequestId,
-        trigger: this.event.trigger,
-        ...(this.event.requestedBy !== undefined && { requestedBy: this.event.requestedBy }),
-        // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
-        // keys make it produce no second result); every other trigger honours the done set.
-        force: this.event.trigger === Trigger.Manual,
-        def: this.defId,
-        shards: this.def.shards,
-      })
-      .catch(async (err: unknown) => {
-        // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
-        // best effort, after releasing what the claim may have applied; the error still propagates so
-        // Lambda retries the invocation.
-        if (err instanceof StoreError) await this.claimFailed(err);
-        throw err;
-      });
+    return this.deps.leases.claim(this.claimRequest(nowMs, untilMs)).catch(async (err: unknown) => {
+      // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
+      // best effort, after releasing what the claim may have applied; the error still propagates so
+      // Lambda retries the invocation.
+      if (err instanceof StoreError) await this.claimFailed(err);
+      throw err;
+    });
   }
 
   /**
@@ -351,15 +404,22 @@ export class RunSession {
     return this.record(Outcome.Skipped, reason, { holderSeen });
   }
 
-  /** Mark abandoned every earlier open claim and the holder we displaced (any depth). */
   /**
-   * Every earlier claim that never released (however deep the chain of lost claim responses), and the
-   * holder we displaced: the runs {@link markDisplaced} marks.
+   * The runs {@link markDisplaced} marks: every earlier claim that never released (however deep the
+   * chain of lost claim responses) and whose lease has ended, and the holder we displaced; and how many
+   * open claims are still alive. An open claim whose lease has not ended is alive: a holder a replacing
+   * claim displaced (overlap `replace`) records itself `stale / replaced`; it stays on the list (the
+   * release keeps the list) for a later claimer or the sweeper to mark if it dies.
    */
-  private holdersToMark(decision: Extract<ClaimDecision, { kind: 'acquired' }>) {
+  private holdersToMark(
+    decision: Extract<ClaimDecision, { kind: 'acquired' }>,
+    nowMs: number,
+  ): { toMark: ReturnType<typeof holdersToMark>; alive: number } {
     if (decision.open.length === 0 && !decision.previous?.abandoned && !decision.previous?.displaced)
-      return [];
-    return holdersToMark([...decision.open, ...displacedOf(decision)], this.runId);
+      return { toMark: [], alive: 0 };
+    const alive = decision.open.filter((h) => h.leaseUntilMs >= nowMs).length;
+    const ended = decision.open.filter((h) => h.leaseUntilMs < nowMs);
+    return { toMark: holdersToMark([...ended, ...displacedOf(decision)], this.runId), alive };
   }
 
   /** Mark `toMark` abandoned. Marking is conditional: a holder that wrote its own record keeps it. */
@@ -382,7 +442,6 @@ export class RunSession {
       // it: no abandoned mark, no RunAbandoned.
       if (marked) this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
     }
-    this.marked = true;
   }
 
   /** Start renewing the lease every `lease/3` (docs/design.md step 2). */
@@ -453,7 +512,7 @@ export class RunSession {
       // later delivery of this slot finds its results. The outcome stays what the record says.
       this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: (err as Error)?.message ?? String(err) });
     }
-    return summary;
+    return this.withNext(summary);
   }
 
   /**
@@ -467,7 +526,10 @@ export class RunSession {
    */
   private async correctDisplaced(displaced: LeaseLostError, recorded: RunSummary): Promise<RunSummary> {
     try {
-      return await this.record(Outcome.Stale, Reason.LeaseLost, { error: displaced });
+      const reason =
+        (await replacedReason(this.overlap, this.deps, this.leaseRef(), this.runId, displaced)) ??
+        Reason.LeaseLost;
+      return await this.record(Outcome.Stale, reason, { error: displaced });
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
       this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: `${displaced.message}; ${err.message}` });
@@ -560,7 +622,9 @@ export class RunSession {
           ...(err.storedFence !== undefined && { storedFence: err.storedFence }),
         });
       }
-      const reason = err instanceof StaleFenceError ? Reason.StaleFence : Reason.LeaseLost;
+      const reason =
+        (await replacedReason(this.overlap, this.deps, this.leaseRef(), this.runId, err)) ??
+        (err instanceof StaleFenceError ? Reason.StaleFence : Reason.LeaseLost);
       const summary = await this.record(Outcome.Stale, reason, { error: err });
       return { summary, rethrow: false };
     }
@@ -574,15 +638,24 @@ export class RunSession {
             : Reason.Error;
     this.failureStreak = this.nextFailureStreak();
     let recorded = false;
+    let summary: RunSummary;
     try {
-      const summary = await this.record(Outcome.Failed, reason, { error: err });
+      summary = await this.record(Outcome.Failed, reason, { error: err });
       recorded = true;
-      return { summary, rethrow: shouldRetry(err) };
     } finally {
       // Released whether or not the record could be written: a retry claims at once (an unrecorded
       // holder is left `unrecorded`, its authority over, for the next claimer to record abandoned).
       await this.release({ succeeded: false, recorded }).catch(() => undefined);
     }
+    return { summary: this.withNext(summary), rethrow: shouldRetry(err) };
+  }
+
+  /** `summary` naming the buffered slot the release found waiting first, if any. */
+  private withNext(summary: RunSummary): RunSummary {
+    if (this.nextBuffered === undefined) return summary;
+    const withNext = { ...summary, nextBuffered: this.nextBuffered };
+    this.stored = withNext;
+    return withNext;
   }
 
   /**
@@ -650,7 +723,7 @@ export class RunSession {
    */
   private async release({ succeeded: done, recorded = true }: ReleaseOptions): Promise<void> {
     if (this.fence === undefined) return;
-    await this.deps.leases.release({
+    const released = await this.deps.leases.release({
       job: this.jobKey,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
@@ -665,6 +738,12 @@ export class RunSession {
       }),
       ...this.streakUpdate(done),
     });
+    this.nextBuffered = this.overlap.maxBuffered > 0 ? released.buffered[0] : undefined;
+  }
+
+  /** This run's lease (job key and shard). */
+  private leaseRef() {
+    return { job: this.jobKey, ...(this.event.shard !== undefined && { shard: this.event.shard }) };
   }
 
   private summary(outcome: Outcome, reason?: Reason, error?: unknown, holderSeen?: HolderSeen): RunSummary {
