@@ -165,7 +165,8 @@ describe('overlap: buffer-all', () => {
     expect(invoked).toEqual(['2026-05-01T10:03:00Z']);
     expect(s.calls).toEqual([ID('10:00'), ID('10:03'), ID('10:06')]);
     // A late second start of 10:03 (the release path and the sweeper both starting it): the done set
-    // refuses it, nothing runs twice.
+    // refuses it, nothing runs twice. A minute later by the clock, so the records' start order is its own.
+    s.clock.setTo(T('10:31'));
     const late = await s.job(
       bufferedEvent(s.job.job, s.job.expression, ID('10:03')),
       lambdaContext('ov-bufall', 900),
