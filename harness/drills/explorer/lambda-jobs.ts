@@ -6,6 +6,7 @@
 import { defineJob, type JobHandler } from '../../../lib/runtime/define-job.js';
 import { ownsKey, type ShardDispatcher } from '../../../lib/runtime/fan-out.js';
 import { explorerReports, explorerRows, ROWS_PER_SLOT, SLOT_MINUTES } from './jobs.js';
+import { type OverlapSpec, overlapJobFields } from './overlap-shape.js';
 import type { SimProvider } from './provider.js';
 import { loggedPayer, type SendCall } from './shapes.js';
 
@@ -64,6 +65,8 @@ export interface LambdaJobsOptions {
    * body leaves a branch that outlives the handler on it and then tries an effect and a fenced write.
    */
   readonly straggler?: (runId: string, ms: number) => Promise<void>;
+  /** The settle job's overlap policy, deadline and catch-up (overlap-shape.ts). @default skip */
+  readonly overlap?: OverlapSpec;
 }
 
 /** The three jobs of a deployment (cached by the caller). */
@@ -93,6 +96,7 @@ export function lambdaJobs(d: Deployment, o: LambdaJobsOptions, failures: { shar
   });
   const settle: JobHandler = defineJob({
     ...common,
+    ...(o.overlap && overlapJobFields(o.overlap)),
     name: 'ex-settle',
     schedule: `rate(${SLOT_MINUTES} minutes)`,
     run: async (ctx) => {
