@@ -11,6 +11,12 @@ export { CronfenceError, ErrorCategory, ErrorCode, isCronfenceError } from './co
 export { ResultConflictError, StaleFenceError } from './core/fence-errors.js';
 export { InvalidJobDefinitionError, InvalidScheduleError } from './core/input-errors.js';
 export { Outcome, Reason, Trigger } from './core/outcomes.js';
+export {
+  type OverlapOption,
+  type OverlapOptions,
+  OverlapPolicy,
+  type OverlapPolicyName,
+} from './core/overlap.js';
 export type { Slot } from './core/schedule/slot.js';
 export { EffectOutcomeUnknownError, IdempotencyConflictError } from './effects/errors.js';
 export {

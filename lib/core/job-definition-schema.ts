@@ -16,10 +16,11 @@ import {
   TimeZoneSchema,
 } from './job-definition.js';
 import { CLOCK_SKEW_BUDGET_MS } from './lease.js';
+import { overlapOf, storedOverlap } from './overlap.js';
 import { MINUTE_MS } from './schedule/calendar.js';
 import { DST_GAP_POLICIES } from './schedule/dst-gap.js';
 import { parseScheduleExpression, type ScheduleExpression } from './schedule/expression.js';
-import { validateCatchUp } from './schedule/validate.js';
+import { schedulePeriodMs, validateCatchUp } from './schedule/validate.js';
 import { findUnknownOption, unknownOptionMessage } from './unknown-options.js';
 
 /**
@@ -174,6 +175,8 @@ export const JobOptionsSchema = v.pipe(
     // --- check-ins to an external cron monitor (lib/core/check-in.ts) ---
     checkIn: v.optional(CheckInSchema),
     // --- end check-ins ---
+    // A policy name or { policy, ... }: validated by overlapOf (lib/core/overlap.ts).
+    overlap: v.optional(v.unknown()),
   }),
   v.forward(
     v.partialCheck(
@@ -308,6 +311,9 @@ export function parseJobDefinition(
     );
   }
   const catchUp = o.catchUp && catchUpOf(o.catchUp, input);
+  const overlap = storedOverlap(
+    overlapOf(o, { timeoutSeconds: o.timeoutSeconds, periodMs: schedulePeriodMs(expression, nowMs) }),
+  );
   const definition: JobDefinition = {
     name: o.name,
     ...(o.id !== undefined && o.id !== o.name && { id: o.id }),
@@ -325,6 +331,7 @@ export function parseJobDefinition(
     ...(o.pauseOnFailure !== undefined && { pauseOnFailure: o.pauseOnFailure }),
     ...(expression.kind === 'rate' && { rateAnchorMs: anchorMs ?? 0 }),
     ...(o.checkIn !== undefined && { checkIn: o.checkIn }), // check-ins (lib/core/check-in.ts)
+    ...(overlap !== undefined && { overlap }),
   };
   return { definition, expression };
 }

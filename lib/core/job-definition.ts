@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { CheckInOptions } from './check-in.js';
 import { InvalidJobDefinitionError } from './input-errors.js';
+import type { OverlapOptions } from './overlap.js';
 import type { DstGapPolicy } from './schedule/dst-gap.js';
 
 /**
@@ -89,6 +90,12 @@ export interface JobDefinition {
    * (lib/core/check-in.ts). @default none
    */
   readonly checkIn?: CheckInOptions;
+  /**
+   * What an occurrence does when another occurrence of the job holds the lease (lib/core/overlap.ts,
+   * docs/design.md "Overlap policies"): the policy and the fields it reads, defaults filled in. Read it
+   * with `overlapOf(definition)`. @default none (policy `skip`)
+   */
+  readonly overlap?: OverlapOptions;
 }
 
 /**

@@ -28,7 +28,8 @@ export const RuntimeMetric = {
   RunAbandoned: 'RunAbandoned',
   /**
    * A slot was given up: it will never run under the current definition (a `skipped` record whose reason
-   * is in PROBLEM_REASONS: `not-on-schedule`, `catch-up-limit`), written by a run or by the sweeper.
+   * is in PROBLEM_REASONS: `not-on-schedule`, `catch-up-limit`, `buffer-full`), or an `after-previous`
+   * slot waited for its predecessor past its bound (`waiting-too-long`); written by a run or the sweeper.
    */
   SlotNotRun: 'SlotNotRun',
   /** The sweeper could not sweep this job (`failed / sweep-failed`); the other jobs were swept. */

@@ -19,6 +19,11 @@ export const Outcome = {
   Succeeded: 'succeeded',
   Failed: 'failed',
   Skipped: 'skipped',
+  /**
+   * The occurrence arrived while another held the lease and waits on the lease item (overlap policy
+   * `buffer-one` / `buffer-all`): it runs when the holder releases, under a record of its own. Not a problem.
+   */
+  Buffered: 'buffered',
   Stale: 'stale',
   Abandoned: 'abandoned',
 } as const;
@@ -31,9 +36,16 @@ export const PROBLEM_OUTCOMES: readonly Outcome[] = [Outcome.Failed, Outcome.Sta
 /**
  * Skip reasons that are problems too (they land in the `problems` index and the `SlotNotRun` alarm counts
  * them): an occurrence that will never run under the current definition — delivered but no longer on the
- * schedule (`not-on-schedule`), or missed and left behind by the catch-up cap (`catch-up-limit`).
+ * schedule (`not-on-schedule`), missed and left behind by the catch-up cap (`catch-up-limit`), or refused
+ * by a full buffer (`buffer-full`) — or one waiting for its predecessor past the job's bound
+ * (`waiting-too-long`).
  */
-export const PROBLEM_REASONS: readonly string[] = ['not-on-schedule', 'catch-up-limit'];
+export const PROBLEM_REASONS: readonly string[] = [
+  'not-on-schedule',
+  'catch-up-limit',
+  'buffer-full',
+  'waiting-too-long',
+];
 
 /**
  * The `problems` index partitions a run record can land in (`problem` = its outcome): the
@@ -56,6 +68,27 @@ export const Reason = {
   LeaseHeld: 'lease-held',
   /** Another slot's run holds the lease; catch-up picks this slot up later. */
   Overlap: 'overlap',
+  /**
+   * Overlap policy `buffer-one` / `buffer-all`: another slot holds the lease and the lease item already
+   * holds `maxBuffered` buffered slots; the occurrence is not buffered (a problem: `SlotNotRun`).
+   */
+  BufferFull: 'buffer-full',
+  /**
+   * Overlap policy `replace`: a newer occurrence raised the fence and took the lease from this run; its
+   * renewal and every later fenced write, insert-once and effect send are refused (`stale`, `RunStale`).
+   */
+  Replaced: 'replaced',
+  /**
+   * Overlap policy `after-previous`: the previous occurrence of the job has not succeeded; the sweeper
+   * starts this one once it has. Not a problem until {@link Reason.WaitingTooLong}.
+   */
+  WaitingForPrevious: 'waiting-for-previous',
+  /**
+   * Overlap policy `after-previous`: the slot has waited for its predecessor longer than
+   * `overlap.waitingProblemAfterSeconds` (written by the sweeper; a problem: `SlotNotRun`). It still runs
+   * once its predecessor succeeds.
+   */
+  WaitingTooLong: 'waiting-too-long',
   /** The slot is in the lease item's set of recently succeeded slots. */
   AlreadySucceeded: 'already-succeeded',
   /** The slot's local time does not exist in the job's zone and the job uses `dstGap: skip`. */

@@ -8,6 +8,7 @@ import { CronfenceError } from '../core/error-model.js';
 import { InvalidJobDefinitionError } from '../core/input-errors.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import { parseJobDefinition } from '../core/job-definition-schema.js';
+import type { OverlapOption } from '../core/overlap.js';
 import type { DstGapPolicy } from '../core/schedule/dst-gap.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { declaredUses, declareUses, type JobAccess, parseJobAccess } from '../store/job-access.js';
@@ -110,6 +111,15 @@ export interface JobOptions {
     readonly statuses?: { readonly inProgress?: string; readonly ok?: string; readonly error?: string };
     readonly timeoutMs?: number;
   };
+  /**
+   * What an occurrence does when another occurrence of the job holds the lease: `skip` (recorded
+   * `skipped / overlap`, left to catch-up), `buffer-one`, `buffer-all` (with `maxBuffered`), `replace`
+   * (the newest takes the lease by raising the fence; optional `replaceAfterSeconds`) or `after-previous`
+   * (N runs only after N−1 succeeded). Manual triggers, backfills and catch-up honour it too.
+   * @default 'skip'
+   * @example overlap: { policy: 'buffer-all', maxBuffered: 3 }
+   */
+  readonly overlap?: OverlapOption;
   /** The job body. Use `ctx.fencedPut` / `ctx.insertOnce` for business writes. */
   run(ctx: JobContext): Promise<unknown>;
 }

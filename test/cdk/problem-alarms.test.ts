@@ -44,6 +44,11 @@ describe('every problem is counted by an alarm', () => {
       m(Outcome.Stale, Reason.LeaseLost),
       m(Outcome.Succeeded),
       m(Outcome.Skipped, Reason.LeaseHeld),
+      m(Outcome.Skipped, Reason.BufferFull),
+      m(Outcome.Skipped, Reason.WaitingTooLong),
+      m(Outcome.Stale, Reason.Replaced),
+      m(Outcome.Buffered),
+      m(Outcome.Skipped, Reason.WaitingForPrevious),
     ]).toEqual([
       'SlotNotRun',
       'SlotNotRun',
@@ -54,13 +59,18 @@ describe('every problem is counted by an alarm', () => {
       'RunStale',
       undefined,
       undefined,
+      'SlotNotRun',
+      'SlotNotRun',
+      'RunStale',
+      undefined,
+      undefined,
     ]);
     // failed / stale / abandoned with any reason (and none); every other outcome with a problem reason.
     const others = Object.values(Outcome).length - PROBLEM_OUTCOMES.length;
     expect(PROBLEMS.length).toBe(
       PROBLEM_OUTCOMES.length * (Object.values(Reason).length + 1) + others * PROBLEM_REASONS.length,
     );
-    expect(PROBLEMS.length).toBe(63);
+    expect(PROBLEMS.length).toBe(85);
   });
 
   it.each(jobs.map((j) => j.definition.name))(
