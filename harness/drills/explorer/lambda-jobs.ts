@@ -65,8 +65,8 @@ export interface LambdaJobsOptions {
    * body leaves a branch that outlives the handler on it and then tries an effect and a fenced write.
    */
   readonly straggler?: (runId: string, ms: number) => Promise<void>;
-  /** The settle job's overlap policy, deadline and catch-up (overlap-shape.ts). @default skip */
-  readonly overlap?: OverlapSpec;
+  /** The settle job's overlap policy, deadline, catch-up and schedule from `startMs` (overlap-shape.ts). @default skip */
+  readonly overlap?: { readonly spec: OverlapSpec; readonly startMs: number };
 }
 
 /** The three jobs of a deployment (cached by the caller). */
@@ -96,9 +96,9 @@ export function lambdaJobs(d: Deployment, o: LambdaJobsOptions, failures: { shar
   });
   const settle: JobHandler = defineJob({
     ...common,
-    ...(o.overlap && overlapJobFields(o.overlap)),
     name: 'ex-settle',
     schedule: `rate(${SLOT_MINUTES} minutes)`,
+    ...(o.overlap && overlapJobFields(o.overlap.spec, o.overlap.startMs)),
     run: async (ctx) => {
       const payer = payerFor(ctx.runId);
       if (o.oversized.has(o.slotIndex(ctx.slot.scheduledTimeMs))) ctx.setDetail('trace', 'x'.repeat(500_000));

@@ -44,40 +44,43 @@ export interface OverlapSpec {
   readonly catchUp: 'all' | 'latest';
 }
 
-/** The arbitrary of a history's overlap shape (absent in most). */
-export const overlapArbitrary: fc.Arbitrary<OverlapSpec | undefined> = fc.option(
-  fc
-    .record({
-      policy: fc.constantFrom<OverlapPolicyName>(
-        'skip',
-        'buffer-one',
-        'buffer-all',
-        'replace',
-        'after-previous',
-      ),
-      maxBuffered: fc.integer({ min: 1, max: 4 }),
-      replaceAfterSeconds: fc.option(fc.integer({ min: 30, max: 600 }), { nil: undefined, freq: 2 }),
-      stuck: fc.option(
-        fc.record({
-          worker: fc.nat({ max: 7 }),
-          // from just past one period to Lambda's limit: a holder stuck past up to ~3 periods
-          ms: fc.integer({ min: SLOT_MS + 10_000, max: OVERLAP_TIMEOUT_SECONDS * 1000 - 30_000 }),
+/** The arbitrary of a history's overlap shape (in about one Lambda-model history of three). */
+export const overlapArbitrary: fc.Arbitrary<OverlapSpec | undefined> = fc.oneof(
+  { arbitrary: fc.constant(undefined), weight: 2 },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({
+        policy: fc.constantFrom<OverlapPolicyName>(
+          'skip',
+          'buffer-one',
+          'buffer-all',
+          'replace',
+          'after-previous',
+        ),
+        maxBuffered: fc.integer({ min: 1, max: 4 }),
+        replaceAfterSeconds: fc.option(fc.integer({ min: 30, max: 600 }), { nil: undefined, freq: 2 }),
+        stuck: fc.option(
+          fc.record({
+            worker: fc.nat({ max: 7 }),
+            // from just past one period to Lambda's limit: a holder stuck past up to ~3 periods
+            ms: fc.integer({ min: SLOT_MS + 10_000, max: OVERLAP_TIMEOUT_SECONDS * 1000 - 30_000 }),
+          }),
+          { nil: undefined, freq: 4 },
+        ),
+        catchUp: fc.constantFrom<'all' | 'latest'>('all', 'all', 'latest'),
+      })
+      .map(
+        (o): OverlapSpec => ({
+          policy: o.policy,
+          ...(o.policy === 'buffer-all' && { maxBuffered: o.maxBuffered }),
+          ...(o.policy === 'replace' &&
+            o.replaceAfterSeconds !== undefined && { replaceAfterSeconds: o.replaceAfterSeconds }),
+          ...(o.stuck && { stuck: o.stuck }),
+          catchUp: o.policy === 'after-previous' ? 'all' : o.catchUp,
         }),
-        { nil: undefined, freq: 4 },
       ),
-      catchUp: fc.constantFrom<'all' | 'latest'>('all', 'all', 'latest'),
-    })
-    .map(
-      (o): OverlapSpec => ({
-        policy: o.policy,
-        ...(o.policy === 'buffer-all' && { maxBuffered: o.maxBuffered }),
-        ...(o.policy === 'replace' &&
-          o.replaceAfterSeconds !== undefined && { replaceAfterSeconds: o.replaceAfterSeconds }),
-        ...(o.stuck && { stuck: o.stuck }),
-        catchUp: o.policy === 'after-previous' ? 'all' : o.catchUp,
-      }),
-    ),
-  { nil: undefined, freq: 3 },
+  },
 );
 
 /** The shape name of a history's overlap spec. */
@@ -93,9 +96,25 @@ export function overlapOption(o: OverlapSpec): OverlapOption {
   return o.policy;
 }
 
-/** What the settle job's definition gets under `o`: the policy, the long deadline and the catch-up. */
-export function overlapJobFields(o: OverlapSpec) {
+/**
+ * The settle job's schedule under an overlap shape: every 5 minutes in the history's first two UTC hours
+ * only (from `startMs`, aligned to 5 minutes), so that catch-up `all` has a finite set of slots to run
+ * and the history ends.
+ */
+export function overlapSchedule(startMs: number): string {
+  const d = new Date(startMs);
+  const h = d.getUTCHours();
+  const hours = h === 23 ? '23' : `${h}-${h + 1}`;
+  return `cron(0/${SLOT_MINUTES} ${hours} ${d.getUTCDate()} ${d.getUTCMonth() + 1} ? ${d.getUTCFullYear()})`;
+}
+
+/**
+ * What the settle job's definition gets under `o`: the policy, the long deadline, the catch-up and the
+ * bounded schedule ({@link overlapSchedule}).
+ */
+export function overlapJobFields(o: OverlapSpec, startMs: number) {
   return {
+    schedule: overlapSchedule(startMs),
     overlap: overlapOption(o),
     timeoutSeconds: OVERLAP_TIMEOUT_SECONDS,
     catchUp: { mode: o.catchUp, windowHours: 24, maxSlotsPerSweep: 50 },

@@ -138,7 +138,7 @@ export async function runLambdaHistory(
       now: () => s.time.nowMs,
       parallelBody: ls?.parallelBody ?? false,
       mixedWrites: ls?.mixedWrites ?? false,
-      ...(spec.overlap && { overlap: spec.overlap }),
+      ...(spec.overlap && { overlap: { spec: spec.overlap, startMs: start } }),
       ...(ls?.freezeUntilNext && {
         straggler: (runId: string, ms: number) => {
           const name = workerOfRun.get(runId);
