@@ -77,7 +77,7 @@ export async function overlapCosts(dyn: BenchDynamo): Promise<PolicyCost[]> {
 
     // The holder of slot h waits in its body; duplicates of h, then arrivals of later slots.
     const h = WARM + MEASURED;
-    let open = () => undefined as void;
+    let open: () => void = () => undefined;
     gates.set(
       slotMs(h),
       new Promise<void>((r) => {
