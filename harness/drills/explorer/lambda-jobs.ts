@@ -66,7 +66,7 @@ export interface LambdaJobsOptions {
    */
   readonly straggler?: (runId: string, ms: number) => Promise<void>;
   /** The settle job's overlap policy, deadline, catch-up and schedule from `startMs` (overlap-shape.ts). @default skip */
-  readonly overlap?: { readonly spec: OverlapSpec; readonly startMs: number };
+  readonly overlap?: { readonly spec: OverlapSpec; readonly startMs: number; readonly enforced: boolean };
 }
 
 /** The three jobs of a deployment (cached by the caller). */
@@ -98,7 +98,7 @@ export function lambdaJobs(d: Deployment, o: LambdaJobsOptions, failures: { shar
     ...common,
     name: 'ex-settle',
     schedule: `rate(${SLOT_MINUTES} minutes)`,
-    ...(o.overlap && overlapJobFields(o.overlap.spec, o.overlap.startMs)),
+    ...(o.overlap && overlapJobFields(o.overlap.spec, o.overlap.startMs, o.overlap.enforced)),
     run: async (ctx) => {
       const payer = payerFor(ctx.runId);
       if (o.oversized.has(o.slotIndex(ctx.slot.scheduledTimeMs))) ctx.setDetail('trace', 'x'.repeat(500_000));

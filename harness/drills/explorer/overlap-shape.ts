@@ -110,12 +110,12 @@ export function overlapSchedule(startMs: number): string {
 
 /**
  * What the settle job's definition gets under `o`: the policy, the long deadline, the catch-up and the
- * bounded schedule ({@link overlapSchedule}).
+ * bounded schedule ({@link overlapSchedule}); without `enforced`, no policy (a broken variant).
  */
-export function overlapJobFields(o: OverlapSpec, startMs: number) {
+export function overlapJobFields(o: OverlapSpec, startMs: number, enforced = true) {
   return {
     schedule: overlapSchedule(startMs),
-    overlap: overlapOption(o),
+    ...(enforced && { overlap: overlapOption(o) }),
     timeoutSeconds: OVERLAP_TIMEOUT_SECONDS,
     catchUp: { mode: o.catchUp, windowHours: 24, maxSlotsPerSweep: 50 },
   };

@@ -51,9 +51,10 @@ export interface LambdaRunOptions {
   /**
    * `skip-is-final`: a same-slot skip ends the line (runtime and sweeper), as before liveness.
    * `uncounted-sweeper`: the sweeper writes its problem records without reporting them (no metric), as
-   * before it had an observer.
+   * before it had an observer. `overlap-ignored`: the settle job runs without its overlap policy (as
+   * `skip`) while the invariants judge it by the policy: a protocol that does not enforce it.
    */
-  readonly variant?: 'skip-is-final' | 'uncounted-sweeper';
+  readonly variant?: 'skip-is-final' | 'uncounted-sweeper' | 'overlap-ignored';
   /** What the history's stage changes in its handlers and workers (tests: tracing). @default none */
   readonly stage?: StageOptions;
 }
@@ -138,7 +139,9 @@ export async function runLambdaHistory(
       now: () => s.time.nowMs,
       parallelBody: ls?.parallelBody ?? false,
       mixedWrites: ls?.mixedWrites ?? false,
-      ...(spec.overlap && { overlap: { spec: spec.overlap, startMs: start } }),
+      ...(spec.overlap && {
+        overlap: { spec: spec.overlap, startMs: start, enforced: options.variant !== 'overlap-ignored' },
+      }),
       ...(ls?.freezeUntilNext && {
         straggler: (runId: string, ms: number) => {
           const name = workerOfRun.get(runId);
