@@ -2,7 +2,8 @@
  * Evaluation of the protocol's declared condition and update forms (lib/store/protocol/expression.ts)
  * on a plain item, with DynamoDB's semantics: a comparison with a missing attribute or one of another
  * type is false; `NOT contains` of a missing attribute is true; SET right-hand sides read the item as
- * it was; ADD counts a missing number as 0. Tested against DynamoDB Local by the store contract suites.
+ * it was; ADD counts a missing number as 0 and adds set elements; DELETE removes set elements (an
+ * empty set is removed); `size` counts a set's or list's elements. Tested against DynamoDB Local by the store contract suites.
  */
 import {
   AppendToList,
@@ -29,6 +30,7 @@ export function holds(condition: Condition, item: Item | undefined): boolean {
       if (!comparable(v, w)) return false;
       if (condition.op === '=') return v === w;
       if (condition.op === '<>') return v !== w;
+      if (condition.op === '>=') return v >= (w as typeof v);
       return condition.op === '<' ? v < (w as typeof v) : v <= (w as typeof v);
     }
     case 'not-contains': {
@@ -36,6 +38,18 @@ export function holds(condition: Condition, item: Item | undefined): boolean {
       if (v instanceof Set || Array.isArray(v)) return ![...v].includes(condition.value);
       if (typeof v === 'string' && typeof condition.value === 'string') return !v.includes(condition.value);
       return true;
+    }
+    case 'contains': {
+      const v = item?.[condition.path];
+      if (v instanceof Set || Array.isArray(v)) return [...v].includes(condition.value);
+      if (typeof v === 'string' && typeof condition.value === 'string') return v.includes(condition.value);
+      return false;
+    }
+    case 'size-lt': {
+      const v = item?.[condition.path];
+      if (v instanceof Set) return v.size < condition.value;
+      if (Array.isArray(v) || typeof v === 'string') return v.length < condition.value;
+      return false;
     }
     case 'and':
       return condition.of.every((c) => holds(c, item));
@@ -57,6 +71,14 @@ export function applyUpdate(item: Item | undefined, key: Item, update: Update): 
           : v;
   }
   for (const [k, n] of Object.entries(update.add ?? {})) next[k] = Number(item?.[k] ?? 0) + n;
+  for (const [k, values] of Object.entries(update.addToSet ?? {}))
+    next[k] = new Set([...((item?.[k] as Set<string> | undefined) ?? []), ...values]);
+  for (const [k, values] of Object.entries(update.deleteFromSet ?? {})) {
+    const left = new Set((item?.[k] as Set<string> | undefined) ?? []);
+    for (const x of values) left.delete(x);
+    if (left.size === 0) delete next[k];
+    else next[k] = left;
+  }
   for (const k of update.remove ?? []) delete next[k];
   return next;
 }

@@ -72,6 +72,14 @@ export interface LeaseItem extends PauseFields {
    * Removed by `clearRestoreMark` once the operator reconciled the effects.
    */
   readonly restoredAtMs?: number;
+  /**
+   * Overlap policy `buffer-*`: the slots waiting for the lease, as compact done keys ({@link doneKey});
+   * a string set, absent when empty (lib/core/overlap.ts, docs/design.md "Overlap policies").
+   */
+  readonly buffered?: ReadonlySet<string>;
+  /** Overlap policy `replace`: the run (and its fence) the latest replacing claim displaced while it ran. */
+  readonly replacedRunId?: string;
+  readonly replacedFence?: number;
 }
 
 /**
@@ -193,6 +201,12 @@ export type ClaimDecision =
       readonly sameSlot: boolean;
       /** When the holder last claimed or renewed, by its clock, epoch ms (0 when unknown). */
       readonly renewedAtMs: number;
+      /** When the holder claimed, by its clock, epoch ms (0 when unknown). */
+      readonly acquiredAtMs: number;
+      /** `running` while the holder holds (its lease may still have expired: see `leaseUntilMs`). */
+      readonly holderState?: string;
+      /** Overlap policy `buffer-*`: the slot ids waiting on the lease item, in slot order. */
+      readonly buffered: readonly string[];
     }
   | { readonly kind: 'already-succeeded'; readonly fence: number };
 
@@ -362,6 +376,9 @@ export function decideClaimFailed(
     fence: current?.fence ?? 0,
     sameSlot: current?.slot === me.slotId,
     renewedAtMs: current?.renewedAtMs ?? current?.acquiredAtMs ?? 0,
+    acquiredAtMs: current?.acquiredAtMs ?? 0,
+    ...(current?.holderState !== undefined && { holderState: current.holderState }),
+    buffered: [...(current?.buffered ?? [])].map(slotIdOfDoneKey).sort(),
   };
 }
 

@@ -96,6 +96,22 @@ export interface ClaimRequest extends LeaseRef {
    * the job's code. @default 1 (nothing recorded)
    */
   readonly shards?: number;
+  /** Overlap-policy guards on the claim (lib/store/protocol/overlap-operations.ts). @default none (`skip`) */
+  readonly overlap?: ClaimOverlap;
+}
+
+/** The claim's part of an overlap policy (lib/core/overlap.ts), as conditions on the lease item. */
+export interface ClaimOverlap {
+  /**
+   * `buffer-*`: claim only when no slot waits on the lease item or this slot is one that does (taking
+   * it off the list); a free lease with others waiting is left to them.
+   */
+  readonly buffer?: boolean;
+  /**
+   * `after-previous`: claim only when this slot (the previous occurrence) is in the done set, or no
+   * slot of the job ever succeeded. @default none (no predecessor: the job's first occurrence)
+   */
+  readonly previousSlotId?: string;
 }
 
 /** Arguments of a release. */
@@ -127,6 +143,12 @@ export interface ReleaseRequest extends LeaseRef {
   readonly pause?: PauseFields;
 }
 
+/** What an accepted release learnt from its own write (`ReturnValues: ALL_NEW`), without a read. */
+export interface ReleaseResult {
+  /** Overlap policy `buffer-*`: the slot ids still waiting on the lease item, in slot order. */
+  readonly buffered: readonly string[];
+}
+
 /** Lease operations, each one conditional write (docs/design.md steps 1, 2, 6). */
 export interface LeaseStore {
   /** Claim; never throws for "held" or "already succeeded" — those are decisions. @throws StoreError */
@@ -144,7 +166,7 @@ export interface LeaseStore {
    * Release: leaseUntilMs = 0, holderState released; with `doneSlots`, record the slot as succeeded.
    * @throws LeaseLostError when owner or fence changed; StoreError
    */
-  release(ref: ReleaseRequest): Promise<void>;
+  release(ref: ReleaseRequest): Promise<ReleaseResult>;
   /**
    * Best-effort release by a run whose claim request failed after it may have been applied (lost
    * response, every retry refused): releases only if the item still names `runId` as a running owner.

@@ -60,6 +60,10 @@ const NOT_DELIVERED: readonly string[] = [
   Reason.AlreadySucceeded,
   // Refused while paused: after `resume` such a slot is a missed one, left to the job's catch-up rule.
   Reason.Paused,
+  // Refused by a full buffer (overlap `buffer-*`): like a missed slot, left to the job's catch-up rule.
+  Reason.BufferFull,
+  // The sweeper's own note on a slot waiting for its predecessor (the waiting record itself counts).
+  Reason.WaitingTooLong,
 ];
 
 const underDef = (def: string) => (r: { def?: string }) => r.def === undefined || r.def === def;

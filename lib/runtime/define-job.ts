@@ -18,6 +18,7 @@ import type { Observer } from './events.js';
 import { type FanOutDeps, fanOut, type ShardDispatcher } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
+import { runBufferedAfter } from './overlap-start.js';
 import type { RunSummary } from './run-session.js';
 
 /** What a job author writes. Optional fields take the documented defaults of {@link JobDefinition}. */
@@ -259,7 +260,28 @@ export function defineJob(options: JobOptions): JobHandler {
     let added = [...inherited];
     handler.use(added);
     const middyUse = handler.use; // replaced below on the same object by one that returns the JobHandler
-    const job: JobHandler = Object.assign(handler as unknown as JobHandler, {
+    // Overlap `buffer-*`: the release path runs the buffered slots its releases name (overlap-start.ts).
+    const entry =
+      definition.overlap?.maxBuffered === undefined
+        ? handler
+        : Object.assign(
+            async (event: unknown, context: Context | CronfenceLambdaContext): Promise<RunSummary> => {
+              const summary = (await handler(event, context as never)) as RunSummary;
+              const remaining = () =>
+                typeof (context as Context).getRemainingTimeInMillis === 'function'
+                  ? (context as Context).getRemainingTimeInMillis()
+                  : 0;
+              return runBufferedAfter(
+                summary,
+                (e) => handler(e, context as never) as Promise<RunSummary>,
+                remaining,
+                definition,
+                expression,
+              );
+            },
+            { use: handler.use },
+          );
+    const job: JobHandler = Object.assign(entry as unknown as JobHandler, {
       job: definition,
       expression,
       uses,

@@ -4,6 +4,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfigurationError } from '../core/input-errors.js';
+import type { OverlapLeaseStore } from '../core/overlap-ports.js';
 import {
   type Clock,
   type EffectStore,
@@ -24,7 +25,8 @@ import type { Observer } from './events.js';
 export interface RuntimeDeps {
   readonly doc: DynamoDBDocumentClient;
   readonly tableName: string;
-  readonly leases: LeaseStore;
+  /** Claim, renew, release, and the overlap policies' writes (buffer, replace, unbuffer). */
+  readonly leases: LeaseStore & OverlapLeaseStore;
   readonly runs: RunStore;
   readonly results: ResultStore;
   /** Effect records of a job. @default DynamoEffectStore on `doc` and `tableName` */

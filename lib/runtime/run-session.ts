@@ -18,8 +18,10 @@ import {
 } from '../core/lease.js';
 import { definitionId, holdersToMark, needsDoneCheck, sameSlotHeldAction } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
+import { type Overlap, OverlapPolicy, overlapOf } from '../core/overlap.js';
+import { previousSlot } from '../core/overlap-previous.js';
 import { type FailedOccurrence, failurePause, nextFailedSlots, type PauseFields } from '../core/pause.js';
-import type { HolderSeen, ReleaseRequest, RunRecord } from '../core/ports.js';
+import type { ClaimOverlap, HolderSeen, ReleaseRequest, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
 import { MAX_SLOT_AHEAD_MS, validateSlot } from '../core/schedule/validate-slot.js';
@@ -29,6 +31,7 @@ import { DeadlineError, LeaseHeldError, TerminatedError } from './errors.js';
 import { notify, type RuntimeEventBody } from './events.js';
 import { createJobContext, type JobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { type Arrival, arriveUnderHolder, replacedReason } from './overlap-arrival.js';
 import {
   errorSummary,
   type LambdaLikeContext,
@@ -89,6 +92,12 @@ export class RunSession {
   private marked = false;
   /** The record of an invocation whose claim failed with a StoreError (the middleware attaches it). */
   unclaimedFailure: RunSummary | undefined;
+  /** The job's overlap policy (lib/core/overlap.ts). */
+  readonly overlap: Overlap;
+  /** `after-previous`: the occurrence before this slot, whose success the claim requires. */
+  private readonly previousSlotId: string | undefined;
+  /** `buffer-*`: the first buffered slot this run's release found waiting. */
+  private nextBuffered: string | undefined;
 
   constructor(
     private readonly def: JobDefinition,
@@ -128,6 +137,18 @@ export class RunSession {
       this.refusal = err;
       this.slot = { ...slot, id: `${new Date(event.scheduledTimeMs).toISOString().slice(0, 16)}Z` };
     }
+    this.overlap = overlapOf(def);
+    this.previousSlotId =
+      this.overlap.policy === OverlapPolicy.AfterPrevious && !this.refusal
+        ? previousSlot(def, expression, this.slot)?.id
+        : undefined;
+  }
+
+  /** The claim's overlap guards: none under `skip` and `replace` (a claim request as before). */
+  private get claimOverlap(): ClaimOverlap | undefined {
+    if (this.overlap.maxBuffered > 0) return { buffer: true };
+    if (this.previousSlotId !== undefined) return { previousSlotId: this.previousSlotId };
+    return undefined;
   }
 
   /** The job's identity in the table (its `id`, else its name): the key of its lease, records and effects. */
@@ -163,7 +184,11 @@ export class RunSession {
       };
     }
     const leaseMs = this.def.lease.durationSeconds * 1000;
-    const { decision, nowMs, untilMs } = await this.claimUnlessHolderMayBeDead(leaseMs, remaining);
+    const first = await this.claimUnlessHolderMayBeDead(leaseMs, remaining);
+    const { nowMs, untilMs } = first;
+    const arrival: Arrival = await arriveUnderHolder(this.arrivalPort(), first.decision, nowMs, untilMs);
+    if (arrival.kind === 'recorded') return { kind: 'skipped', summary: arrival.summary };
+    const decision = arrival.decision;
     if (decision.kind !== 'acquired') return { kind: 'skipped', summary: await this.skip(decision) };
     this.fence = decision.fence;
     this.doneSlots = decision.doneSlots;
@@ -183,32 +208,53 @@ export class RunSession {
     return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
   }
 
+  /** What the overlap policies' arrival path (lib/runtime/overlap-arrival.ts) uses of this run. */
+  private arrivalPort() {
+    return {
+      overlap: this.overlap,
+      slotId: this.slot.id,
+      deps: this.deps,
+      claimRequest: (nowMs: number, untilMs: number) => this.claimRequest(nowMs, untilMs),
+      claim: (nowMs: number, untilMs: number) => this.claim(nowMs, untilMs),
+      record: (outcome: Outcome, reason: Reason, holderSeen: HolderSeen | undefined) =>
+        this.record(outcome, reason, holderSeen ? { holderSeen } : {}),
+      details: this.details,
+      emit: (e: RuntimeEventBody) => this.emit(e),
+      ...(this.previousSlotId !== undefined && { previousSlotId: this.previousSlotId }),
+    };
+  }
+
+  /** The claim request of this run (docs/design.md step 1). */
+  private claimRequest(nowMs: number, untilMs: number) {
+    const overlap = this.claimOverlap;
+    return {
+      job: this.jobKey,
+      ...(this.event.shard !== undefined && { shard: this.event.shard }),
+      runId: this.runId,
+      slotId: this.slot.id,
+      nowMs,
+      leaseUntilMs: untilMs,
+      lambdaRequestId: this.lambda.awsRequestId,
+      trigger: this.event.trigger,
+      ...(this.event.requestedBy !== undefined && { requestedBy: this.event.requestedBy }),
+      // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
+      // keys make it produce no second result); every other trigger honours the done set.
+      force: this.event.trigger === Trigger.Manual,
+      def: this.defId,
+      shards: this.def.shards,
+      ...(overlap && { overlap }),
+    };
+  }
+
   /** Claim the lease (docs/design.md step 1). A StoreError is recorded (best effort) and rethrown. */
   private claim(nowMs: number, untilMs: number): Promise<ClaimDecision> {
-    return this.deps.leases
-      .claim({
-        job: this.jobKey,
-        ...(this.event.shard !== undefined && { shard: this.event.shard }),
-        runId: this.runId,
-        slotId: this.slot.id,
-        nowMs,
-        leaseUntilMs: untilMs,
-        lambdaRequestId: this.lambda.awsRequestId,
-        trigger: this.event.trigger,
-        ...(this.event.requestedBy !== undefined && { requestedBy: this.event.requestedBy }),
-        // A manual run is an operator's explicit re-run: it runs even if the slot succeeded (insert-once
-        // keys make it produce no second result); every other trigger honours the done set.
-        force: this.event.trigger === Trigger.Manual,
-        def: this.defId,
-        shards: this.def.shards,
-      })
-      .catch(async (err: unknown) => {
-        // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
-        // best effort, after releasing what the claim may have applied; the error still propagates so
-        // Lambda retries the invocation.
-        if (err instanceof StoreError) await this.claimFailed(err);
-        throw err;
-      });
+    return this.deps.leases.claim(this.claimRequest(nowMs, untilMs)).catch(async (err: unknown) => {
+      // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
+      // best effort, after releasing what the claim may have applied; the error still propagates so
+      // Lambda retries the invocation.
+      if (err instanceof StoreError) await this.claimFailed(err);
+      throw err;
+    });
   }
 
   /**
@@ -437,7 +483,7 @@ export class RunSession {
       // later delivery of this slot finds its results. The outcome stays what the record says.
       this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: (err as Error)?.message ?? String(err) });
     }
-    return summary;
+    return this.withNext(summary);
   }
 
   /**
@@ -451,7 +497,10 @@ export class RunSession {
    */
   private async correctDisplaced(displaced: LeaseLostError, recorded: RunSummary): Promise<RunSummary> {
     try {
-      return await this.record(Outcome.Stale, Reason.LeaseLost, { error: displaced });
+      const reason =
+        (await replacedReason(this.overlap, this.deps, this.leaseRef(), this.runId, displaced)) ??
+        Reason.LeaseLost;
+      return await this.record(Outcome.Stale, reason, { error: displaced });
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
       this.emit({ type: 'renew', ok: false, leaseUntilMs: 0, error: `${displaced.message}; ${err.message}` });
@@ -544,7 +593,9 @@ export class RunSession {
           ...(err.storedFence !== undefined && { storedFence: err.storedFence }),
         });
       }
-      const reason = err instanceof StaleFenceError ? Reason.StaleFence : Reason.LeaseLost;
+      const reason =
+        (await replacedReason(this.overlap, this.deps, this.leaseRef(), this.runId, err)) ??
+        (err instanceof StaleFenceError ? Reason.StaleFence : Reason.LeaseLost);
       const summary = await this.record(Outcome.Stale, reason, { error: err });
       return { summary, rethrow: false };
     }
@@ -558,15 +609,24 @@ export class RunSession {
             : Reason.Error;
     this.failureStreak = this.nextFailureStreak();
     let recorded = false;
+    let summary: RunSummary;
     try {
-      const summary = await this.record(Outcome.Failed, reason, { error: err });
+      summary = await this.record(Outcome.Failed, reason, { error: err });
       recorded = true;
-      return { summary, rethrow: shouldRetry(err) };
     } finally {
       // Released whether or not the record could be written: a retry claims at once (an unrecorded
       // holder is left `unrecorded`, its authority over, for the next claimer to record abandoned).
       await this.release({ succeeded: false, recorded }).catch(() => undefined);
     }
+    return { summary: this.withNext(summary), rethrow: shouldRetry(err) };
+  }
+
+  /** `summary` naming the buffered slot the release found waiting first, if any. */
+  private withNext(summary: RunSummary): RunSummary {
+    if (this.nextBuffered === undefined) return summary;
+    const withNext = { ...summary, nextBuffered: this.nextBuffered };
+    this.stored = withNext;
+    return withNext;
   }
 
   /**
@@ -634,7 +694,7 @@ export class RunSession {
    */
   private async release({ succeeded: done, recorded = true }: ReleaseOptions): Promise<void> {
     if (this.fence === undefined) return;
-    await this.deps.leases.release({
+    const released = await this.deps.leases.release({
       job: this.jobKey,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
@@ -649,6 +709,12 @@ export class RunSession {
       }),
       ...this.streakUpdate(done),
     });
+    this.nextBuffered = this.overlap.maxBuffered > 0 ? released.buffered[0] : undefined;
+  }
+
+  /** This run's lease (job key and shard). */
+  private leaseRef() {
+    return { job: this.jobKey, ...(this.event.shard !== undefined && { shard: this.event.shard }) };
   }
 
   private summary(outcome: Outcome, reason?: Reason, error?: unknown, holderSeen?: HolderSeen): RunSummary {

@@ -32,6 +32,11 @@ export interface RunSummary {
   readonly holderSeen?: HolderSeen;
   readonly durationMs: number;
   readonly error?: { name: string; message: string };
+  /**
+   * Overlap policy `buffer-*`: the buffered slot this run's release found waiting first (in slot
+   * order), for the handler to start (lib/runtime/overlap-start.ts). @default none
+   */
+  readonly nextBuffered?: string;
 }
 
 /** Skip claiming when less than this much Lambda time is left, ms. */

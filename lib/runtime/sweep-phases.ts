@@ -184,12 +184,17 @@ export async function markDeadHolders(s: Sweep, v: JobView): Promise<void> {
 /**
  * Step 4, unfinished: a delivered slot that never finished is always caught up (whatever `catchUp`
  * says; that setting is about slots Scheduler never delivered), the missing shards only, at most
- * {@link MAX_CATCH_UP_ATTEMPTS} times.
+ * {@link MAX_CATCH_UP_ATTEMPTS} times — except the slots the overlap policy holds back (`heldBack`,
+ * lib/runtime/sweep-overlap.ts).
  */
-export async function catchUpUnfinished(s: Sweep, v: JobView): Promise<void> {
+export async function catchUpUnfinished(
+  s: Sweep,
+  v: JobView,
+  heldBack: ReadonlySet<string> = new Set(),
+): Promise<void> {
   if (s.deps.catchUpUnfinished === false) return;
   const shards = v.target.definition.shards;
-  for (const st of v.statuses.filter((x) => !x.done && x.started)) {
+  for (const st of v.statuses.filter((x) => !x.done && x.started && !heldBack.has(x.slot.id))) {
     if (st.failedCatchUps >= MAX_CATCH_UP_ATTEMPTS) {
       s.decide({ job: v.job, slot: st.slot.id, action: 'skipped', reason: 'catch-up-exhausted' });
       continue;
@@ -235,10 +240,17 @@ export async function endOffSchedule(s: Sweep, v: JobView): Promise<void> {
 /**
  * Step 6, missed: slots Scheduler never delivered, by the job's catch-up rule (`none` / `latest` /
  * `all`, at most `maxSlotsPerSweep`); the ones over the cap are recorded `skipped / catch-up-limit`
- * once (`SlotNotRun` counts them).
+ * once (`SlotNotRun` counts them). Slots the overlap policy holds back are left alone.
  */
-export async function catchUpMissed(s: Sweep, v: JobView): Promise<void> {
-  const done = new Set(v.statuses.filter((st) => st.done || st.started).map((st) => st.slot.id));
+export async function catchUpMissed(
+  s: Sweep,
+  v: JobView,
+  heldBack: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  // Held back by the overlap policy: planned as if handled, so the catch-up cap does not skip them.
+  const done = new Set(
+    v.statuses.filter((st) => st.done || st.started || heldBack.has(st.slot.id)).map((st) => st.slot.id),
+  );
   const plan = planCatchUp({
     expected: v.expected,
     succeededIds: done,

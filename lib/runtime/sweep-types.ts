@@ -5,6 +5,7 @@
 
 import type { JobDefinition } from '../core/job-definition.js';
 import type { Outcome, Reason } from '../core/outcomes.js';
+import type { OverlapLeaseStore } from '../core/overlap-ports.js';
 import type { Clock, LeaseStore, RunStore } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import type { Slot } from '../core/schedule/slot.js';
@@ -58,7 +59,8 @@ export interface SweepReport {
 
 /** Dependencies of {@link sweep}. */
 export interface SweepDeps {
-  readonly leases: LeaseStore;
+  /** The lease store, with the overlap policies' writes (the sweeper takes dead slots off a buffer). */
+  readonly leases: LeaseStore & OverlapLeaseStore;
   readonly runs: RunStore;
   readonly clock: Clock;
   /** One structured line per decision. @default console.log of JSON */

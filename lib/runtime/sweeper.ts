@@ -6,10 +6,12 @@
  * problem record it writes is in the report's `problems`, which the sweeper handler turns into the
  * metrics the job's alarms count. Each job is swept on its own, in the named steps of `sweepJob`.
  */
+
 import { jobKeyOf } from '../core/job-definition.js';
 import { definitionId } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import { pauseInForce } from '../core/pause.js';
+import { sweepOverlap } from './sweep-overlap.js';
 import {
   CatchUpInvokeError,
   catchUpMissed,
@@ -113,7 +115,8 @@ function skipIfPaused(s: Sweep, v: JobView): boolean {
  * 2. record the runs of holders that died without releasing `abandoned` (`markDeadHolders`) — a
  *    paused job stops after this step (`skipIfPaused`);
  * 3. count its expected and missing slots into the report (`countSlots`);
- * 4. re-trigger slots a run claimed but never finished (`catchUpUnfinished`);
+ * 4. start what the job's overlap policy starts itself, in slot order (`sweepOverlap`), then
+ *    re-trigger the other slots a run claimed but never finished (`catchUpUnfinished`);
  * 5. end runs of slots the schedule no longer has (`endOffSchedule`);
  * 6. re-trigger the slots Scheduler never delivered, by the job's catch-up rule (`catchUpMissed`).
  */
@@ -122,9 +125,10 @@ async function sweepJob(s: Sweep, t: SweepTarget, graceMs: number, notBeforeMs: 
   await markDeadHolders(s, v);
   if (skipIfPaused(s, v)) return;
   countSlots(s, v);
-  await catchUpUnfinished(s, v);
+  const heldBack = await sweepOverlap(s, v);
+  await catchUpUnfinished(s, v, heldBack);
   await endOffSchedule(s, v);
-  await catchUpMissed(s, v);
+  await catchUpMissed(s, v, heldBack);
 }
 
 /**

@@ -5,16 +5,23 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClaimDecision, LeaseItem } from '../core/lease.js';
 import { decideClaimFailed } from '../core/lease.js';
-import type { ClaimRequest, LeaseRef, LeaseStore, ReleaseRequest } from '../core/ports.js';
+import type {
+  BufferDecision,
+  BufferRequest,
+  OverlapLeaseStore,
+  ReplaceRequest,
+} from '../core/overlap-ports.js';
+import type { ClaimRequest, LeaseRef, LeaseStore, ReleaseRequest, ReleaseResult } from '../core/ports.js';
 import { isTransactionConflict } from './client.js';
 import { StoreError } from './errors.js';
 import { DynamoBackend } from './protocol/dynamo-backend.js';
 import { claim, release, releaseIfOwner, renew } from './protocol/operations.js';
+import { bufferArrival, replaceHolder, unbuffer } from './protocol/overlap-operations.js';
 import { type ProtocolBackend, perform, read, type SendOptions } from './protocol/request.js';
 import { Keys } from './schema.js';
 
 /** Lease store on the library table of a protocol backend. */
-export class TableLeaseStore implements LeaseStore {
+export class TableLeaseStore implements LeaseStore, OverlapLeaseStore {
   constructor(
     private readonly backend: ProtocolBackend,
     private readonly tableName: string,
@@ -38,15 +45,27 @@ export class TableLeaseStore implements LeaseStore {
     return perform(this.backend, releaseIfOwner, { ...ref, table: this.tableName });
   }
 
-  renew(
+  async renew(
     ref: LeaseRef & { runId: string; fence: number; nowMs: number; leaseUntilMs: number },
     options?: SendOptions,
   ): Promise<void> {
-    return perform(this.backend, renew, { ...ref, table: this.tableName }, options);
+    await perform(this.backend, renew, { ...ref, table: this.tableName }, options);
   }
 
-  release(ref: ReleaseRequest): Promise<void> {
+  release(ref: ReleaseRequest): Promise<ReleaseResult> {
     return perform(this.backend, release, { ...ref, table: this.tableName });
+  }
+
+  buffer(req: BufferRequest): Promise<BufferDecision> {
+    return perform(this.backend, bufferArrival, { ...req, table: this.tableName });
+  }
+
+  replace(req: ReplaceRequest): Promise<ClaimDecision> {
+    return perform(this.backend, replaceHolder, { ...req, table: this.tableName });
+  }
+
+  unbuffer(ref: LeaseRef & { readonly slotId: string }): Promise<boolean> {
+    return perform(this.backend, unbuffer, { ...ref, table: this.tableName });
   }
 
   async get(ref: LeaseRef): Promise<LeaseItem | undefined> {

@@ -67,6 +67,8 @@ describe('lease decisions', () => {
       fence: 7,
       sameSlot: true,
       renewedAtMs: 0,
+      acquiredAtMs: 0,
+      buffered: [],
     });
   });
 

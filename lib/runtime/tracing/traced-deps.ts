@@ -7,7 +7,7 @@
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ClaimDecision } from '../../core/lease.js';
 import { Outcome, PROBLEM_OUTCOMES, Reason } from '../../core/outcomes.js';
-import type { Clock, LeaseStore, RunRecord, RunStore } from '../../core/ports.js';
+import type { Clock, RunRecord, RunStore } from '../../core/ports.js';
 import type { RuntimeDeps } from '../deps.js';
 import { Attr, defined, SpanName } from './attributes.js';
 import { tracedObserver } from './decisions.js';
@@ -32,7 +32,7 @@ const decisionAttrs = (d: ClaimDecision) =>
     [Attr.HolderRunId]: d.kind === 'held' ? d.holderRunId : undefined,
   });
 
-function tracedLeases(t: OccurrenceTracing, leases: LeaseStore): LeaseStore {
+function tracedLeases(t: OccurrenceTracing, leases: RuntimeDeps['leases']): RuntimeDeps['leases'] {
   return override(leases, {
     claim: (req) => {
       const a = t.attempt(

@@ -18,11 +18,15 @@ export type Condition =
   | {
       readonly kind: 'compare';
       readonly path: string;
-      readonly op: '=' | '<' | '<=' | '<>';
+      readonly op: '=' | '<' | '<=' | '>=' | '<>';
       readonly value: unknown;
     }
   /** `NOT contains(path, v)`: true when the attribute is missing. */
   | { readonly kind: 'not-contains'; readonly path: string; readonly value: unknown }
+  /** `contains(path, v)`: false when the attribute is missing. */
+  | { readonly kind: 'contains'; readonly path: string; readonly value: unknown }
+  /** `size(path) < n`: false when the attribute is missing (a set's or list's element count). */
+  | { readonly kind: 'size-lt'; readonly path: string; readonly value: number }
   | { readonly kind: 'and' | 'or'; readonly of: readonly Condition[] };
 
 /** `attribute_not_exists(path)`. */
@@ -37,12 +41,18 @@ export const ne = (path: string, value: unknown): Condition => ({ kind: 'compare
 export const lt = (path: string, value: unknown): Condition => ({ kind: 'compare', path, op: '<', value });
 /** `path <= value`. */
 export const le = (path: string, value: unknown): Condition => ({ kind: 'compare', path, op: '<=', value });
+/** `path >= value`. */
+export const ge = (path: string, value: unknown): Condition => ({ kind: 'compare', path, op: '>=', value });
 /** `NOT contains(path, value)`. */
 export const notContains = (path: string, value: unknown): Condition => ({
   kind: 'not-contains',
   path,
   value,
 });
+/** `contains(path, value)`. */
+export const contains = (path: string, value: unknown): Condition => ({ kind: 'contains', path, value });
+/** `size(path) < n`. */
+export const sizeLt = (path: string, value: number): Condition => ({ kind: 'size-lt', path, value });
 /** All of the conditions. */
 export const and = (...of: Condition[]): Condition => ({ kind: 'and', of });
 /** Any of the conditions. */
@@ -69,11 +79,15 @@ export class AppendToList {
 
 /**
  * An update: SET (right-hand sides read the item as it was before the update), ADD (numbers:
- * missing counts as 0) and REMOVE. Attributes set to `undefined` are left out.
+ * missing counts as 0; `addToSet`: string-set elements, the set created when missing), DELETE
+ * (`deleteFromSet`: string-set elements; DynamoDB removes a set left empty) and REMOVE. Attributes
+ * set to `undefined` are left out.
  */
 export interface Update {
   readonly set: Readonly<Record<string, unknown>>;
   readonly add?: Readonly<Record<string, number>>;
+  readonly addToSet?: Readonly<Record<string, readonly string[]>>;
+  readonly deleteFromSet?: Readonly<Record<string, readonly string[]>>;
   readonly remove?: readonly string[];
 }
 
@@ -141,6 +155,10 @@ class Placeholders {
         return `${this.name(c.path)} ${c.op} ${this.value(c.value)}`;
       case 'not-contains':
         return `NOT contains(${this.name(c.path)}, ${this.value(c.value)})`;
+      case 'contains':
+        return `contains(${this.name(c.path)}, ${this.value(c.value)})`;
+      case 'size-lt':
+        return `size(${this.name(c.path)}) < ${this.value(c.value)}`;
       case 'and':
       case 'or': {
         let out = '';
@@ -171,11 +189,21 @@ class Placeholders {
       const part = `${this.name(k)} ${this.value((update.add as Record<string, number>)[k])}`;
       adds += adds === '' ? `ADD ${part}` : `, ${part}`;
     }
+    for (const k in update.addToSet ?? {}) {
+      const part = `${this.name(k)} ${this.value(new Set((update.addToSet as Record<string, string[]>)[k]))}`;
+      adds += adds === '' ? `ADD ${part}` : `, ${part}`;
+    }
+    let deletes = '';
+    for (const k in update.deleteFromSet ?? {}) {
+      const part = `${this.name(k)} ${this.value(new Set((update.deleteFromSet as Record<string, string[]>)[k]))}`;
+      deletes += deletes === '' ? `DELETE ${part}` : `, ${part}`;
+    }
     let removes = '';
     for (const k of update.remove ?? [])
       removes += removes === '' ? `REMOVE ${this.name(k)}` : `, ${this.name(k)}`;
     let out = sets;
     if (adds !== '') out += out === '' ? adds : ` ${adds}`;
+    if (deletes !== '') out += out === '' ? deletes : ` ${deletes}`;
     if (removes !== '') out += out === '' ? removes : ` ${removes}`;
     return out;
   }

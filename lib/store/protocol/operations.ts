@@ -15,6 +15,7 @@ import {
   type LeaseItem,
   NO_HOLDER,
   readableLeaseUntil,
+  slotIdOfDoneKey,
   storedDoneSet,
 } from '../../core/lease.js';
 import { Outcome } from '../../core/outcomes.js';
@@ -27,6 +28,7 @@ import type {
   ItemRef,
   LeaseRef,
   ReleaseRequest,
+  ReleaseResult,
   RunRecord,
 } from '../../core/ports.js';
 import {
@@ -57,7 +59,8 @@ import {
   or,
 } from './expression.js';
 import { ProtocolOp } from './ops.js';
-import type { Item, Operation } from './request.js';
+import { withOverlap } from './overlap-conditions.js';
+import type { Item, Operation, ProtocolRequest } from './request.js';
 
 /** Sort key of every lease item. */
 export const LEASE_SK = Keys.lease('-').sk;
@@ -116,68 +119,95 @@ export const claim: Operation<
   name: ProtocolOp.Claim,
   request: (req) => {
     const free = or(notExists('leaseUntilMs'), lt('leaseUntilMs', req.nowMs));
-    const open = notPaused(req.nowMs);
-    const key = Keys.lease(req.job, req.shard);
-    // The slot is stored as its compact done key; an item whose done set predates the keys holds the
-    // plain id, so both are checked until its next release rewrites the set in the compact form.
-    const stored = doneKey(req.slotId);
-    const notDone =
-      stored === req.slotId
-        ? notContains('doneSlots', stored)
-        : and(notContains('doneSlots', stored), notContains('doneSlots', req.slotId));
-    return {
-      tag: { op: ProtocolOp.Claim, name: 'claim', table: req.table, key, runId: req.runId },
-      label: 'claim lease',
-      writes: [
-        {
-          kind: 'update',
-          table: req.table,
-          key,
-          // Not done under this definition: a done set written under another definition id (a zone,
-          // schedule or shard-count change between deploys) does not count.
-          condition: req.force
-            ? and(free, open)
-            : req.def === undefined
-              ? and(free, open, notDone)
-              : and(free, open, or(notDone, and(exists('def'), ne('def', req.def)))),
-          update: {
-            set: {
-              owner: req.runId,
-              leaseUntilMs: req.leaseUntilMs,
-              leaseUntil: readableLeaseUntil('running', req.leaseUntilMs),
-              slot: req.slotId,
-              // Who this holder is, for an abandon mark if it dies holding the lease (and for a reader).
-              ...(req.trigger !== undefined && { trigger: req.trigger }),
-              ...(req.requestedBy !== undefined && {
-                requestedBy: req.requestedBy.slice(0, LEASE_REQUESTER_MAX_CHARS),
-              }),
-              holderState: 'running',
-              acquiredAtMs: req.nowMs,
-              renewedAtMs: req.nowMs,
-              lambdaRequestId: req.lambdaRequestId ?? '-',
-              // Sharded jobs only: where the shard leases are, for readers without the job's code.
-              ...(req.shards !== undefined && req.shards > 1 && { shards: req.shards }),
-              prevOwner: new IfNotExists('owner', NO_HOLDER),
-              prevSlot: new IfNotExists('slot', NO_HOLDER),
-              prevLeaseUntilMs: new IfNotExists('leaseUntilMs', 0),
-              prevHolderState: new IfNotExists('holderState', NO_HOLDER),
-              // Every claim appends itself; a release that marked the earlier entries removes the list.
-              open: new AppendToList('open', [
-                { runId: req.runId, slot: req.slotId, leaseUntilMs: req.leaseUntilMs },
-              ]),
-            },
-            add: { fence: 1 },
-            // A requester names the holder it was written for, never a later one.
-            ...(req.requestedBy === undefined && { remove: ['requestedBy'] }),
-          },
-          returnValues: 'ALL_OLD',
-        },
-      ],
-    };
+    // Not done under this definition: a done set written under another definition id (a zone,
+    // schedule or shard-count change between deploys) does not count.
+    const base = req.force ? and(free, notPaused(req.nowMs)) : and(free, ...claimable(req));
+    return claimRequest(req, 'claim lease', withOverlap(base, req));
   },
   accepted: (old, req) => decideClaimSucceeded(old as LeaseItem | undefined, req),
   refused: (item, _i, req) => decideClaimFailed(item as LeaseItem | undefined, req),
 };
+
+/**
+ * Not paused and (per definition) not done: the part of a claim's condition that does not depend on
+ * who holds the lease. The slot is stored as its compact done key; an item whose done set predates
+ * the keys holds the plain id, so both are checked until its next release rewrites the set.
+ */
+export function claimable(req: Pick<ClaimRequest, 'slotId' | 'nowMs' | 'def'>): Condition[] {
+  const stored = doneKey(req.slotId);
+  const notDone =
+    stored === req.slotId
+      ? notContains('doneSlots', stored)
+      : and(notContains('doneSlots', stored), notContains('doneSlots', req.slotId));
+  const open = notPaused(req.nowMs);
+  return req.def === undefined
+    ? [open, notDone]
+    : [open, or(notDone, and(exists('def'), ne('def', req.def)))];
+}
+
+/**
+ * The claim's write under `condition`: sets the holder, `ADD fence 1`, keeps the displaced holder as
+ * `prev*`, appends itself to `open`, takes its slot off the buffered list (overlap `buffer-*`), and
+ * `extra` (a replacing claim names the run it displaced). Returns ALL_OLD.
+ */
+export function claimRequest(
+  req: ClaimRequest & { readonly table: string },
+  label: string,
+  condition: Condition,
+  extra: Item = {},
+): ProtocolRequest {
+  const key = Keys.lease(req.job, req.shard);
+  return {
+    tag: { op: ProtocolOp.Claim, name: 'claim', table: req.table, key, runId: req.runId },
+    label,
+    writes: [
+      {
+        kind: 'update',
+        table: req.table,
+        key,
+        condition,
+        update: {
+          set: {
+            owner: req.runId,
+            leaseUntilMs: req.leaseUntilMs,
+            leaseUntil: readableLeaseUntil('running', req.leaseUntilMs),
+            slot: req.slotId,
+            // Who this holder is, for an abandon mark if it dies holding the lease (and for a reader).
+            ...(req.trigger !== undefined && { trigger: req.trigger }),
+            ...(req.requestedBy !== undefined && {
+              requestedBy: req.requestedBy.slice(0, LEASE_REQUESTER_MAX_CHARS),
+            }),
+            holderState: 'running',
+            acquiredAtMs: req.nowMs,
+            renewedAtMs: req.nowMs,
+            lambdaRequestId: req.lambdaRequestId ?? '-',
+            // Sharded jobs only: where the shard leases are, for readers without the job's code.
+            ...(req.shards !== undefined && req.shards > 1 && { shards: req.shards }),
+            prevOwner: new IfNotExists('owner', NO_HOLDER),
+            prevSlot: new IfNotExists('slot', NO_HOLDER),
+            prevLeaseUntilMs: new IfNotExists('leaseUntilMs', 0),
+            prevHolderState: new IfNotExists('holderState', NO_HOLDER),
+            // Every claim appends itself; a release that marked the earlier entries removes the list.
+            open: new AppendToList('open', [
+              { runId: req.runId, slot: req.slotId, leaseUntilMs: req.leaseUntilMs },
+            ]),
+            ...extra,
+          },
+          add: { fence: 1 },
+          ...(req.overlap?.buffer && { deleteFromSet: { buffered: [doneKey(req.slotId)] } }),
+          // A requester names the holder it was written for, never a later one.
+          ...(req.requestedBy === undefined && { remove: ['requestedBy'] }),
+        },
+        returnValues: 'ALL_OLD',
+      },
+    ],
+  };
+}
+
+/** The slot ids waiting on a lease item (overlap `buffer-*`), in slot order. */
+export function bufferedSlots(item: LeaseItem | undefined): string[] {
+  return [...(item?.buffered ?? [])].map(slotIdOfDoneKey).sort();
+}
 
 /** Input of renew and release. */
 export type HolderRef = OnLease & { readonly runId: string; readonly fence: number; readonly nowMs: number };
@@ -189,7 +219,7 @@ function ownedUpdate(
   what: string,
   set: (ref: OwnedInput) => Item,
   remove: (ref: OwnedInput) => string[] = () => [],
-): Operation<OwnedInput, void> {
+): Operation<OwnedInput, ReleaseResult> {
   return {
     name,
     request: (ref) => {
@@ -204,14 +234,17 @@ function ownedUpdate(
             key,
             condition: owned(ref.runId, ref.fence),
             update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
+            // The release learns the slots still buffered (overlap `buffer-*`) from its own write.
+            ...(name === 'release' && { returnValues: 'ALL_NEW' as const }),
           },
         ],
       };
     },
-    accepted: () => undefined,
+    accepted: (item) => ({ buffered: bufferedSlots(item as LeaseItem | undefined) }),
     refused: (item, _i, ref) => {
       // Our own release whose response was lost (the SDK retried it): already done.
-      if (name === 'release' && releasedBy(item, ref)) return;
+      if (name === 'release' && releasedBy(item, ref))
+        return { buffered: bufferedSlots(item as LeaseItem | undefined) };
       const why = releasedBy(item, ref)
         ? 'already released it (release is terminal for its owner and fence)'
         : `no longer holds the lease; holder is ${String(item?.owner)} with fence ${String(item?.fence)}`;

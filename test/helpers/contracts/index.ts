@@ -6,6 +6,7 @@
 import { effectStoreContract } from './effect-store.contract.js';
 import type { StoreFixture } from './fixture.js';
 import { leaseStoreContract } from './lease-store.contract.js';
+import { overlapContract } from './overlap.contract.js';
 import { pauseContract } from './pause.contract.js';
 import { runAndResultStoreContract } from './run-result.contract.js';
 
@@ -17,4 +18,5 @@ export function storeContracts(name: string, make: () => Promise<StoreFixture>):
   runAndResultStoreContract(name, make);
   effectStoreContract(name, make);
   pauseContract(name, make);
+  overlapContract(name, make);
 }

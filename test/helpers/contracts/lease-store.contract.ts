@@ -51,6 +51,9 @@ export function leaseStoreContract(name: string, make: () => Promise<StoreFixtur
         fence: 1,
         sameSlot,
         renewedAtMs: NOW,
+        acquiredAtMs: NOW,
+        holderState: 'running',
+        buffered: [],
       });
     });
 

@@ -1,0 +1,97 @@
+/**
+ * The sweeper's part of the overlap policies (lib/core/overlap.ts, docs/design.md "Overlap policies"),
+ * run before the catch-up steps: which slots it starts itself, in slot order, and which the catch-up
+ * steps must leave alone (`heldBack`).
+ * - `buffer-*`: the buffered slots wait on the lease item; once the lease is free the first of them is
+ *   started (the release path may have started it already: the claim decides, never twice). A buffered
+ *   slot that can no longer run (done meanwhile, or outside the sweep window) is taken off the list.
+ * - `after-previous`: only the earliest slot not done is started; the slots behind it wait. A slot
+ *   that has waited past `waitingProblemAfterSeconds` is recorded `skipped / waiting-too-long` once
+ *   (`SlotNotRun` counts it); it still runs once its predecessor succeeds.
+ */
+import { Outcome, Reason } from '../core/outcomes.js';
+import { OverlapPolicy, overlapOf } from '../core/overlap.js';
+import { bufferedSlots } from '../store/protocol/operations.js';
+import { shardPayloads } from './fan-out.js';
+import { catchUpPayload, type JobView, type Sweep } from './sweep-phases.js';
+
+/** Run id of the sweeper's `waiting-too-long` record of a slot (one per slot: a put that never repeats). */
+export const WAITING_TOO_LONG_RUN_ID = 'sweeper-waiting-too-long';
+
+/**
+ * Start what the job's overlap policy starts itself, and say which slots the catch-up steps must not
+ * trigger. @returns the held-back slot ids (empty under `skip` and `replace`).
+ * @throws StoreError, or the target's invoke error
+ */
+export async function sweepOverlap(s: Sweep, v: JobView): Promise<ReadonlySet<string>> {
+  const overlap = overlapOf(v.target.definition);
+  if (overlap.maxBuffered > 0) return startBuffered(s, v);
+  if (overlap.policy === OverlapPolicy.AfterPrevious)
+    return startEarliest(s, v, overlap.waitingProblemAfterSeconds);
+  return new Set();
+}
+
+async function startBuffered(s: Sweep, v: JobView): Promise<ReadonlySet<string>> {
+  const held = new Set<string>();
+  for (const [shard, item] of v.leases) {
+    if (v.target.definition.shards > 1 !== (shard !== undefined)) continue;
+    const waiting = bufferedSlots(item);
+    for (const id of waiting) held.add(id);
+    const live = item?.holderState === 'running' && (item.leaseUntilMs ?? 0) >= s.nowMs;
+    if (live) continue;
+    for (const id of waiting) {
+      const status = v.statuses.find((st) => st.slot.id === id);
+      const ref = { job: v.key, ...(shard !== undefined && { shard }), slotId: id };
+      if (!status || (status.done && !status.missingShards.includes(shard ?? -1))) {
+        await s.deps.leases.unbuffer(ref);
+        s.decide({
+          job: v.job,
+          slot: id,
+          action: 'skipped',
+          reason: status ? 'buffered-done' : 'buffered-outside-window',
+        });
+        continue;
+      }
+      const base = catchUpPayload(v.job, status.slot, 'buffered');
+      const payloads =
+        shard === undefined ? [base] : shardPayloads(base, v.target.definition.shards, [shard]);
+      for (const p of payloads) await v.target.invoke(p, status.slot);
+      s.decide({ job: v.job, slot: id, action: 'triggered', reason: 'buffered' });
+      break;
+    }
+  }
+  return held;
+}
+
+async function startEarliest(s: Sweep, v: JobView, boundSeconds: number): Promise<ReadonlySet<string>> {
+  const notDone = v.statuses.filter((st) => !st.done);
+  const head = notDone.find((st) => st.started) ?? notDone[0];
+  const held = new Set(notDone.filter((st) => st !== head).map((st) => st.slot.id));
+  const recorded = new Set(v.records.filter((r) => r.reason === Reason.WaitingTooLong).map((r) => r.slot));
+  for (const st of notDone) {
+    const waited = v.records.some((r) => r.slot === st.slot.id && r.reason === Reason.WaitingForPrevious);
+    if (!waited || recorded.has(st.slot.id) || s.nowMs - st.slot.scheduledTimeMs <= boundSeconds * 1000)
+      continue;
+    await s.deps.runs.put(
+      {
+        job: v.key,
+        slot: st.slot.id,
+        scheduledTime: new Date(st.slot.scheduledTimeMs).toISOString(),
+        businessDate: st.slot.businessDate,
+        runId: WAITING_TOO_LONG_RUN_ID,
+        trigger: 'catch-up',
+        requestedBy: 'sweeper',
+        outcome: Outcome.Skipped,
+        reason: Reason.WaitingTooLong,
+        startedAtMs: s.nowMs,
+        finishedAtMs: s.nowMs,
+        durationMs: 0,
+        details: { waitingProblemAfterSeconds: boundSeconds },
+        def: v.def,
+      },
+      v.target.definition.runRetentionDays,
+    );
+    s.problem({ job: v.job, slot: st.slot.id, outcome: Outcome.Skipped, reason: Reason.WaitingTooLong });
+  }
+  return held;
+}
