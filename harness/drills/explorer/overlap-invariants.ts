@@ -9,7 +9,9 @@
  *   lease from a run that still held it by its own clock, no write that run decides later is accepted
  *   and it calls the provider only for an effect it had marked `sending` before.
  * - O3 under after-previous, no slot succeeds before its predecessor: a succeeding run claimed only after
- *   the previous slot's success was being recorded (when that slot was delivered or has records).
+ *   the previous slot's success was being recorded (when that slot was delivered or has records). The
+ *   job's first success starts the chain (the protocol's rule: nothing of the job succeeded yet), so
+ *   its slot is not judged.
  * - O4 every buffered occurrence ends succeeded or with a counted problem (failed, stale, a problem
  *   skip the SlotNotRun alarm counts, or its event in the dead-letter queue).
  */
@@ -189,10 +191,13 @@ export function inSlotOrder(o: HistoryOutcome): Check {
   ]);
   const bad: string[] = [];
   let succeeded = 0;
+  const firstAt = Math.min(...successAt.values());
+  const chainStart = [...successAt].find(([, at]) => at === firstAt)?.[0];
   for (const r of settle) {
     if (r.outcome !== 'succeeded') continue;
     succeeded++;
     const slot = Date.parse(String(r.scheduledTime));
+    if (slot === chainStart) continue;
     const previous = slot - slotMs;
     if (!known.has(previous)) continue;
     const claimed = claimAt.get(String(r.runId)) ?? Number.NEGATIVE_INFINITY;

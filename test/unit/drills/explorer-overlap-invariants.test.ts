@@ -154,25 +154,36 @@ describe('O3 and O4', () => {
   const slot0 = iso(T0);
   const slot1 = iso(T0 + 5 * 60 * S);
 
-  it('names a slot that succeeded before its predecessor (after-previous)', () => {
+  it('names a slot that succeeded before its predecessor (after-previous); the first success starts the chain', () => {
+    const slot2 = iso(T0 + 10 * 60 * S);
     const entries = [
       claim('run-0', 1, T0),
-      recording('run-0', 'failed', T0 + 20 * S),
+      recording('run-0', 'succeeded', T0 + 10 * S),
       claim('run-1', 2, T0 + 300 * S, '2026-01-05T00:05Z'),
-      recording('run-1', 'succeeded', T0 + 310 * S),
-      claim('run-0b', 3, T0 + 1200 * S),
-      recording('run-0b', 'succeeded', T0 + 1210 * S),
+      recording('run-1', 'failed', T0 + 320 * S),
+      claim('run-2', 3, T0 + 600 * S, '2026-01-05T00:10Z'),
+      recording('run-2', 'succeeded', T0 + 610 * S),
+      claim('run-1b', 4, T0 + 1200 * S, '2026-01-05T00:05Z'),
+      recording('run-1b', 'succeeded', T0 + 1210 * S),
     ];
     const records = [
-      { job: 'ex-settle', runId: 'run-0', scheduledTime: slot0, outcome: 'failed', reason: 'error' },
-      { job: 'ex-settle', runId: 'run-1', scheduledTime: slot1, outcome: 'succeeded' },
-      { job: 'ex-settle', runId: 'run-0b', scheduledTime: slot0, outcome: 'succeeded' },
+      { job: 'ex-settle', runId: 'run-0', scheduledTime: slot0, outcome: 'succeeded' },
+      { job: 'ex-settle', runId: 'run-1', scheduledTime: slot1, outcome: 'failed', reason: 'error' },
+      { job: 'ex-settle', runId: 'run-2', scheduledTime: slot2, outcome: 'succeeded' },
+      { job: 'ex-settle', runId: 'run-1b', scheduledTime: slot1, outcome: 'succeeded' },
     ];
     expect(failures(outcome('after-previous', entries, records))).toEqual([
-      `O3 under after-previous, no slot succeeds before its predecessor: ${slot1} claimed 910.0 s before its predecessor succeeded`,
+      `O3 under after-previous, no slot succeeds before its predecessor: ${slot2} claimed 610.0 s before its predecessor succeeded`,
     ]);
-    // The same history under skip is not O3's business.
+    // The same history under skip is not O3's business; in order (slot 2 after slot 1), it holds.
     expect(failures(outcome('skip', entries, records))).toEqual([]);
+    const inOrder = [
+      ...entries.slice(0, 4),
+      ...entries.slice(6),
+      claim('run-2', 3, T0 + 1300 * S, '2026-01-05T00:10Z'),
+      recording('run-2', 'succeeded', T0 + 1310 * S),
+    ];
+    expect(failures(outcome('after-previous', inOrder, records))).toEqual([]);
   });
 
   it('names a buffered occurrence that never ran, and passes one that ran', () => {
