@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
+import type { OverlapPolicyName } from '../../../lib/core/overlap.js';
 import type { PausePointName } from '../../../lib/runtime/deps.js';
 import { ecsTaskArbitrary } from './ecs-shape.js';
 import { faultArbitrary } from './fault-arbitrary.js';
@@ -130,6 +131,8 @@ export interface HistoryShape {
    * safety shapes), or `mixed` (each history picks one). @default 'mixed'
    */
   readonly model?: 'lambda' | 'listed' | 'mixed';
+  /** The overlap policies the overlap shapes draw from (overlap-shape.ts). @default every policy */
+  readonly overlapPolicies?: readonly OverlapPolicyName[];
 }
 
 /** The fast-check arbitrary of histories. */
@@ -208,7 +211,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       // After lambdaShapes for the same reason.
       ecsTask: ecsTaskArbitrary,
       // After ecsTask for the same reason.
-      overlap: overlapArbitrary,
+      overlap: overlapArbitrary(shape.overlapPolicies),
     })
     .map(
       ({

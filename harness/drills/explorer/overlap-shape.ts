@@ -44,44 +44,53 @@ export interface OverlapSpec {
   readonly catchUp: 'all' | 'latest';
 }
 
-/** The arbitrary of a history's overlap shape (in about one Lambda-model history of three). */
-export const overlapArbitrary: fc.Arbitrary<OverlapSpec | undefined> = fc.oneof(
-  { arbitrary: fc.constant(undefined), weight: 2 },
-  {
-    weight: 1,
-    arbitrary: fc
-      .record({
-        policy: fc.constantFrom<OverlapPolicyName>(
-          'skip',
-          'buffer-one',
-          'buffer-all',
-          'replace',
-          'after-previous',
-        ),
-        maxBuffered: fc.integer({ min: 1, max: 4 }),
-        replaceAfterSeconds: fc.option(fc.integer({ min: 30, max: 600 }), { nil: undefined, freq: 2 }),
-        stuck: fc.option(
-          fc.record({
-            worker: fc.nat({ max: 7 }),
-            // from just past one period to Lambda's limit: a holder stuck past up to ~3 periods
-            ms: fc.integer({ min: SLOT_MS + 10_000, max: OVERLAP_TIMEOUT_SECONDS * 1000 - 30_000 }),
+/** Every policy, in shape order. */
+const ALL_POLICIES: readonly OverlapPolicyName[] = [
+  'skip',
+  'buffer-one',
+  'buffer-all',
+  'replace',
+  'after-previous',
+];
+
+/**
+ * The arbitrary of a history's overlap shape (in about one Lambda-model history of three).
+ * @param policies the policies drawn from. @default every policy
+ */
+export const overlapArbitrary = (
+  policies: readonly OverlapPolicyName[] = ALL_POLICIES,
+): fc.Arbitrary<OverlapSpec | undefined> =>
+  fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 2 },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          policy: fc.constantFrom<OverlapPolicyName>(...policies),
+          maxBuffered: fc.integer({ min: 1, max: 4 }),
+          replaceAfterSeconds: fc.option(fc.integer({ min: 30, max: 600 }), { nil: undefined, freq: 2 }),
+          stuck: fc.option(
+            fc.record({
+              worker: fc.nat({ max: 7 }),
+              // from just past one period to Lambda's limit: a holder stuck past up to ~3 periods
+              ms: fc.integer({ min: SLOT_MS + 10_000, max: OVERLAP_TIMEOUT_SECONDS * 1000 - 30_000 }),
+            }),
+            { nil: undefined, freq: 4 },
+          ),
+          catchUp: fc.constantFrom<'all' | 'latest'>('all', 'all', 'latest'),
+        })
+        .map(
+          (o): OverlapSpec => ({
+            policy: o.policy,
+            ...(o.policy === 'buffer-all' && { maxBuffered: o.maxBuffered }),
+            ...(o.policy === 'replace' &&
+              o.replaceAfterSeconds !== undefined && { replaceAfterSeconds: o.replaceAfterSeconds }),
+            ...(o.stuck && { stuck: o.stuck }),
+            catchUp: o.policy === 'after-previous' ? 'all' : o.catchUp,
           }),
-          { nil: undefined, freq: 4 },
         ),
-        catchUp: fc.constantFrom<'all' | 'latest'>('all', 'all', 'latest'),
-      })
-      .map(
-        (o): OverlapSpec => ({
-          policy: o.policy,
-          ...(o.policy === 'buffer-all' && { maxBuffered: o.maxBuffered }),
-          ...(o.policy === 'replace' &&
-            o.replaceAfterSeconds !== undefined && { replaceAfterSeconds: o.replaceAfterSeconds }),
-          ...(o.stuck && { stuck: o.stuck }),
-          catchUp: o.policy === 'after-previous' ? 'all' : o.catchUp,
-        }),
-      ),
-  },
-);
+    },
+  );
 
 /** The shape name of a history's overlap spec. */
 export function overlapShapesOf(o: OverlapSpec | undefined): OverlapShape[] {
