@@ -1,0 +1,144 @@
+/**
+ * Overlap policy replace (integ: DynamoDB Local; the Lambda invocations are in-process handler calls on
+ * a frozen test clock; the effect provider is an in-process one that answers as a provider with
+ * idempotency keys does): the newest occurrence takes the lease from a live holder by raising the fence;
+ * the displaced holder wakes and its fenced write, insert-once and effect are all refused or answered
+ * from what the successor stored — nothing is executed twice — and its record says `stale / replaced`.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { EffectProvider } from '../../lib/core/effects.js';
+import type { OverlapOption } from '../../lib/core/overlap.js';
+import type { JobContext } from '../../lib/runtime/job-context.js';
+import { type LocalStack, localStack } from '../helpers/local-stack.js';
+import {
+  frozenClock,
+  type Gate,
+  gate,
+  heldFor,
+  ID,
+  invoke,
+  leaseOf,
+  overlapJob,
+  rows,
+} from '../helpers/overlap-scenario.js';
+
+let stack: LocalStack;
+beforeEach(async () => {
+  stack = await localStack();
+});
+
+/** A provider that executes each key at most once (idempotency keys), noting every send. */
+function ledger() {
+  const sends: string[] = [];
+  const executed = new Set<string>();
+  const provider: EffectProvider<{ amountCents: number }> = {
+    name: 'ledger',
+    idempotencyKeys: true,
+    keyRetentionMs: Number.POSITIVE_INFINITY,
+    send: async (key) => {
+      sends.push(key);
+      executed.add(key);
+      return { kind: 'succeeded', providerRef: `ref-${key}`, response: { ok: true } };
+    },
+  };
+  return { sends, executed, provider };
+}
+
+/** Try each protected operation, noting what it did: `written`, `inserted`, `existing`, or the error name. */
+async function protectedWork(
+  ctx: JobContext,
+  provider: EffectProvider<{ amountCents: number }>,
+  out: string[],
+) {
+  const tries: [string, () => Promise<unknown>][] = [
+    ['fencedPut', () => ctx.fencedPut(stack.reports, { reportDate: 'R' }, { by: ctx.runId })],
+    ['insertOnce', () => ctx.insertOnce(stack.reports, { reportDate: 'K' }, { by: ctx.runId })],
+    ['effect', () => ctx.effect('E', { amountCents: 100 }, provider)],
+  ];
+  let first: unknown;
+  for (const [name, op] of tries) {
+    try {
+      const r = (await op()) as { status?: string; source?: string } | undefined;
+      out.push(`${name}: ${r?.status ?? r?.source ?? 'written'}`);
+    } catch (err) {
+      out.push(`${name}: ${(err as Error).name}`);
+      first ??= err;
+    }
+  }
+  if (first) throw first;
+}
+
+function replacing(name: string, overlap: OverlapOption) {
+  const clock = frozenClock();
+  const w = stack.worker({ clock });
+  const calls: string[] = [];
+  const gates = new Map<string, Gate>([[ID('10:00'), gate()]]);
+  const l = ledger();
+  const byRun = new Map<string, string[]>();
+  const job = overlapJob(name, overlap, calls, gates, async (ctx) => {
+    const out: string[] = [];
+    byRun.set(ctx.slot.id, out);
+    await protectedWork(ctx, l.provider, out);
+  }).withDeps(() => w.deps);
+  return { clock, calls, job, l, byRun, wake: () => gates.get(ID('10:00'))?.open() };
+}
+
+async function row(key: string) {
+  return (await stack.scan(stack.reports)).find((r) => r.reportDate === key);
+}
+
+describe('overlap: replace', () => {
+  it('displaces a stuck holder; the woken holder’s fenced write, insert-once and effect are refused and nothing runs twice', async () => {
+    const s = replacing('ov-replace', 'replace');
+    const holder = invoke(s.job, s.clock, '10:00');
+    await heldFor(stack, 'ov-replace', ID('10:00'));
+    const newest = await invoke(s.job, s.clock, '10:03');
+    expect(newest).toMatchObject({ outcome: 'succeeded', fence: 2 });
+    expect(s.byRun.get(ID('10:03'))).toEqual(['fencedPut: written', 'insertOnce: inserted', 'effect: succeeded']);
+    expect(await leaseOf(stack, 'ov-replace')).toMatchObject({
+      owner: newest.runId,
+      fence: 2,
+      replacedFence: 1,
+      holderState: 'released',
+    });
+    // The displaced holder wakes at 10:05 and tries every protected operation.
+    s.clock.setTo(Date.parse('2026-05-01T10:05:00Z'));
+    s.wake();
+    const displaced = await holder;
+    expect(displaced).toMatchObject({ outcome: 'stale', reason: 'replaced', fence: 1 });
+    expect(s.byRun.get(ID('10:00'))).toEqual([
+      'fencedPut: StaleFenceError',
+      'insertOnce: existing',
+      'effect: StaleFenceError',
+    ]);
+    expect(s.l.sends).toEqual(['E']);
+    expect(s.calls).toEqual([ID('10:00'), ID('10:03')]);
+    expect(await row('R')).toMatchObject({ by: newest.runId, 'cronfence:fence': 2 });
+    expect(await row('K')).toMatchObject({ by: newest.runId, 'cronfence:fence': 2 });
+    expect((await leaseOf(stack, 'ov-replace'))?.replacedRunId).toBe(displaced.runId);
+    expect(await rows(stack, 'ov-replace')).toEqual([
+      `${ID('10:00')} schedule stale/replaced 1`,
+      `${ID('10:03')} schedule succeeded/- 2`,
+    ]);
+  });
+
+  it('with replaceAfterSeconds, skips arrivals while the holder is younger, then replaces it', async () => {
+    const s = replacing('ov-replace-after', { policy: 'replace', replaceAfterSeconds: 240 });
+    const holder = invoke(s.job, s.clock, '10:00');
+    await heldFor(stack, 'ov-replace-after', ID('10:00'));
+    const young = await invoke(s.job, s.clock, '10:03');
+    expect(young).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
+    const old = await invoke(s.job, s.clock, '10:06');
+    expect(old).toMatchObject({ outcome: 'succeeded', fence: 2 });
+    s.clock.setTo(Date.parse('2026-05-01T10:07:00Z'));
+    s.wake();
+    expect(await holder).toMatchObject({ outcome: 'stale', reason: 'replaced', fence: 1 });
+    expect(s.l.sends).toEqual(['E']);
+    expect(s.calls).toEqual([ID('10:00'), ID('10:06')]);
+    expect(await rows(stack, 'ov-replace-after')).toEqual([
+      `${ID('10:00')} schedule stale/replaced 1`,
+      `${ID('10:03')} schedule skipped/overlap -`,
+      `${ID('10:06')} schedule succeeded/- 2`,
+    ]);
+  });
+});
