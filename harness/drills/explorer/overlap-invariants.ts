@@ -3,7 +3,7 @@
  * time of the recorder), the run records and the provider calls:
  *
  * - O1 never two live holders: no claim is accepted while another run of the same lease still holds it
- *   by more than the skew budget (except `replace`, which must raise the fence and respect
+ *   by more than the skew budget (judged only between clocks within the budget) (clocks within the budget; workers whose clock left it are not judged) (except `replace`, which must raise the fence and respect
  *   `replaceAfterSeconds`), and no renewal sent after a higher fence claimed the lease is accepted.
  * - O2 no write or send by a displaced holder after its displacement: once a `replace` claim took the
  *   lease from a run that still held it by its own clock, no write that run decides later is accepted
@@ -33,6 +33,7 @@ type Runtime = Extract<Recorded, { kind: 'runtime' }>;
 
 interface Holding {
   readonly runId: string;
+  readonly worker: string;
   readonly lease: string;
   readonly fence: number;
   readonly claimedAtMs: number;
@@ -81,10 +82,13 @@ export function liveHolders(
       if (ev.type === 'claim-won' && ev.fence !== undefined) {
         claims++;
         const lease = leaseOf(ev);
+        // A clock that left the skew budget (frozen-clock, skewed-lookup) cannot judge a lease's end:
+        // then safety rests on the fences (I1, I2, I5-I8), as in I4.
+        const offBudget = o.offBudgetWorkers.has(e.worker);
         for (const h of holdings.values()) {
           if (h.lease !== lease || h.runId === ev.runId || h.endedAtMs !== undefined || h.displacedAtMs)
             continue;
-          if (e.atMs >= h.untilMs) continue;
+          if (e.atMs >= h.untilMs || offBudget || o.offBudgetWorkers.has(h.worker)) continue;
           if (o.overlap === 'replace') {
             if (ev.fence <= h.fence)
               bad.push(
@@ -98,6 +102,7 @@ export function liveHolders(
         }
         holdings.set(ev.runId, {
           runId: ev.runId,
+          worker: e.worker,
           lease,
           fence: ev.fence,
           claimedAtMs: e.atMs,

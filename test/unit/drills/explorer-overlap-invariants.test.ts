@@ -81,6 +81,7 @@ function outcome(
     results: [],
     unsettled: 0,
     backend: 'memory',
+    offBudgetWorkers: new Set<string>(),
   } as unknown as HistoryOutcome;
 }
 
