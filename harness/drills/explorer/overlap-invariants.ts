@@ -34,6 +34,8 @@ type Runtime = Extract<Recorded, { kind: 'runtime' }>;
 interface Holding {
   readonly runId: string;
   readonly worker: string;
+  /** The run's clock offset at its last claim or renewal, ms. */
+  skewMs: number;
   readonly lease: string;
   readonly fence: number;
   readonly claimedAtMs: number;
@@ -84,11 +86,14 @@ export function liveHolders(
         const lease = leaseOf(ev);
         // A clock that left the skew budget (frozen-clock, skewed-lookup) cannot judge a lease's end:
         // then safety rests on the fences (I1, I2, I5-I8), as in I4.
-        const offBudget = o.offBudgetWorkers.has(e.worker);
+        // (measured as well: a worker's clock offset is its event's time less the true time)
+        const off = (worker: string, skewMs: number) =>
+          o.offBudgetWorkers.has(worker) || Math.abs(skewMs) > skewBudgetMs / 2;
+        const offBudget = off(e.worker, ev.atMs - e.atMs);
         for (const h of holdings.values()) {
           if (h.lease !== lease || h.runId === ev.runId || h.endedAtMs !== undefined || h.displacedAtMs)
             continue;
-          if (e.atMs >= h.untilMs || offBudget || o.offBudgetWorkers.has(h.worker)) continue;
+          if (e.atMs >= h.untilMs || offBudget || off(h.worker, h.skewMs)) continue;
           if (o.overlap === 'replace') {
             if (ev.fence <= h.fence)
               bad.push(
@@ -103,13 +108,16 @@ export function liveHolders(
         holdings.set(ev.runId, {
           runId: ev.runId,
           worker: e.worker,
+          skewMs: ev.atMs - e.atMs,
           lease,
           fence: ev.fence,
           claimedAtMs: e.atMs,
           untilMs: ev.leaseUntilMs - (ev.atMs - e.atMs),
         });
-      } else if (ev.type === 'renew' && ev.ok && mine) mine.untilMs = ev.leaseUntilMs - (ev.atMs - e.atMs);
-      else if (ev.type === 'finish' && mine && mine.endedAtMs === undefined) mine.endedAtMs = e.atMs;
+      } else if (ev.type === 'renew' && ev.ok && mine) {
+        mine.untilMs = ev.leaseUntilMs - (ev.atMs - e.atMs);
+        mine.skewMs = ev.atMs - e.atMs;
+      } else if (ev.type === 'finish' && mine && mine.endedAtMs === undefined) mine.endedAtMs = e.atMs;
     } else if (e.kind === 'request' && e.runId !== undefined) {
       const h = holdings.get(e.runId);
       if (!h) continue;
