@@ -260,9 +260,10 @@ export function defineJob(options: JobOptions): JobHandler {
     let added = [...inherited];
     handler.use(added);
     const middyUse = handler.use; // replaced below on the same object by one that returns the JobHandler
-    // Overlap `buffer-*`: the release path runs the buffered slots its releases name (overlap-start.ts).
+    // Overlap `buffer-*`: the release path runs the buffered slots its releases name (overlap-start.ts);
+    // a sharded job's buffered shard slots are left to the sweeper (it starts the shard, not a fan-out).
     const entry =
-      definition.overlap?.maxBuffered === undefined
+      definition.overlap?.maxBuffered === undefined || definition.shards > 1
         ? handler
         : Object.assign(
             async (event: unknown, context: Context | CronfenceLambdaContext): Promise<RunSummary> => {

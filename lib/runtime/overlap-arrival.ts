@@ -137,7 +137,10 @@ export async function replacedReason(
   err: unknown,
 ): Promise<Reason | undefined> {
   if (overlap.policy !== OverlapPolicy.Replace) return undefined;
-  let item = err instanceof LeaseLostError ? (err.item as LeaseItem | undefined) : undefined;
-  if (item?.fence === undefined) item = await deps.leases.get(lease).catch(() => undefined);
+  // A LeaseLostError carries the lease item (a refused renewal or release) or a run record (an abandoned
+  // mark a later claimer left): only the lease item tells who was replaced; else read it.
+  const carried = err instanceof LeaseLostError ? (err.item as LeaseItem | undefined) : undefined;
+  const item =
+    carried?.holderState !== undefined ? carried : await deps.leases.get(lease).catch(() => undefined);
   return item?.replacedRunId === runId ? Reason.Replaced : undefined;
 }

@@ -397,7 +397,12 @@ export class RunSession {
     const displaced = [decision.previous?.displaced, decision.previous].flatMap((p) =>
       p?.abandoned ? [p] : [],
     );
-    const toMark = holdersToMark([...decision.open, ...displaced], this.runId);
+    // An open claim whose lease has not ended is alive: a holder a replacing claim displaced (overlap
+    // `replace`) records itself `stale / replaced`. It stays on the list (the release keeps the list) for
+    // a later claimer or the sweeper to mark if it dies.
+    const alive = decision.open.filter((h) => h.leaseUntilMs >= nowMs);
+    const ended = decision.open.filter((h) => h.leaseUntilMs < nowMs);
+    const toMark = holdersToMark([...ended, ...displaced], this.runId);
     // An open entry names only run, slot and lease end: the claim's returned item may say more of it.
     const known = new Map(displaced.map((p) => [p.runId, p]));
     for (const p of toMark) {
@@ -412,7 +417,7 @@ export class RunSession {
       // it: no abandoned mark, no RunAbandoned.
       if (marked) this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
     }
-    this.marked = true;
+    this.marked = alive.length === 0;
   }
 
   /** Start renewing the lease every `lease/3` (docs/design.md step 2). */

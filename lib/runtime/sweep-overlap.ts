@@ -64,11 +64,17 @@ async function startBuffered(s: Sweep, v: JobView): Promise<ReadonlySet<string>>
 }
 
 async function startEarliest(s: Sweep, v: JobView, boundSeconds: number): Promise<ReadonlySet<string>> {
-  const notDone = v.statuses.filter((st) => !st.done);
-  const head = notDone.find((st) => st.started) ?? notDone[0];
-  const held = new Set(notDone.filter((st) => st !== head).map((st) => st.slot.id));
+  // The chain starts after the latest done slot: slots before it are older than the chain (before the
+  // job's first success, or before `catchUp.since`) and never hold it back.
+  const lastDone = v.statuses.map((st) => st.done).lastIndexOf(true);
+  const notDone = v.statuses.slice(lastDone + 1).filter((st) => !st.done);
+  // The earliest slot not done goes next: caught up as unfinished (it started) or by the catch-up rule
+  // (a slot never delivered); every slot behind it waits.
+  const head = notDone[0];
+  const beforeChain = v.statuses.slice(0, lastDone + 1).filter((st) => !st.done);
+  const held = new Set([...beforeChain, ...notDone.filter((st) => st !== head)].map((st) => st.slot.id));
   const recorded = new Set(v.records.filter((r) => r.reason === Reason.WaitingTooLong).map((r) => r.slot));
-  for (const st of notDone) {
+  for (const st of [...beforeChain, ...notDone]) {
     const waited = v.records.some((r) => r.slot === st.slot.id && r.reason === Reason.WaitingForPrevious);
     if (!waited || recorded.has(st.slot.id) || s.nowMs - st.slot.scheduledTimeMs <= boundSeconds * 1000)
       continue;

@@ -40,12 +40,14 @@ export function overlapJob(
   calls: string[],
   gates: Map<string, Gate>,
   body: (ctx: JobContext) => Promise<void> = async () => undefined,
+  extra: Partial<Parameters<typeof defineJob>[0]> = {},
 ): JobHandler {
   return defineJob({
     name,
     schedule: 'rate(3 minutes)',
     lease: { durationSeconds: 900 },
     timeoutSeconds: 900,
+    ...extra,
     ...(overlap !== undefined && { overlap }),
     run: async (ctx) => {
       calls.push(ctx.slot.id);

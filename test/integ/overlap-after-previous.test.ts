@@ -97,4 +97,33 @@ describe('overlap: after-previous', () => {
       `${ID('10:09')} catch-up succeeded/- 6`,
     ]);
   });
+
+  it('catches up a never-delivered predecessor first, with catchUp all: slots run in slot order, one per sweep', async () => {
+    const clock = frozenClock();
+    const w = stack.worker({ clock });
+    const calls: string[] = [];
+    const job = overlapJob('ov-after-missed', 'after-previous', calls, new Map(), undefined, {
+      catchUp: { mode: 'all', windowHours: 1, maxSlotsPerSweep: 50 },
+    }).withDeps(() => w.deps);
+    expect(await invoke(job, clock, '09:57')).toMatchObject({ outcome: 'succeeded' });
+    // 10:00 is never delivered; 10:03 arrives and waits for it.
+    expect(await invoke(job, clock, '10:03')).toMatchObject({ reason: 'waiting-for-previous' });
+    const invoked: string[] = [];
+    const target = {
+      definition: job.job,
+      expression: job.expression,
+      startMs: 0,
+      invoke: async (p: Record<string, unknown>) => {
+        invoked.push(String(p.scheduledTime).slice(11, 16));
+        await job(p, lambdaContext('ov-after-missed', 900));
+      },
+    };
+    const deps = { leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined };
+    for (const hhmm of ['10:12', '10:13', '10:14']) {
+      clock.setTo(T(hhmm));
+      await sweep(deps, [target], 120_000);
+    }
+    expect(invoked).toEqual(['10:00', '10:03', '10:06']);
+    expect(calls).toEqual([ID('09:57'), ID('10:00'), ID('10:03'), ID('10:06')]);
+  });
 });

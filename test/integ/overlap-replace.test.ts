@@ -94,7 +94,11 @@ describe('overlap: replace', () => {
     await heldFor(stack, 'ov-replace', ID('10:00'));
     const newest = await invoke(s.job, s.clock, '10:03');
     expect(newest).toMatchObject({ outcome: 'succeeded', fence: 2 });
-    expect(s.byRun.get(ID('10:03'))).toEqual(['fencedPut: written', 'insertOnce: inserted', 'effect: succeeded']);
+    expect(s.byRun.get(ID('10:03'))).toEqual([
+      'fencedPut: written',
+      'insertOnce: inserted',
+      'effect: succeeded',
+    ]);
     expect(await leaseOf(stack, 'ov-replace')).toMatchObject({
       owner: newest.runId,
       fence: 2,
