@@ -94,6 +94,8 @@ export function liveHolders(
           if (h.lease !== lease || h.runId === ev.runId || h.endedAtMs !== undefined || h.displacedAtMs)
             continue;
           if (e.atMs >= h.untilMs || offBudget || off(h.worker, h.skewMs)) continue;
+          // The `restore` shape: a lease claimed after the backup is gone with the restored table.
+          if (o.lostWithRestore?.has(h.runId)) continue;
           if (o.overlap === 'replace') {
             if (ev.fence <= h.fence)
               bad.push(
