@@ -1,13 +1,15 @@
 /**
  * Figure 1 — protocol cost, counted by an SDK middleware (requests by operation, and the capacity
  * DynamoDB reports with ReturnConsumedCapacity TOTAL): per successful run, per duplicate (lease held,
- * and already succeeded) and per renewal, with the lease item's done set full (steady state).
+ * and already succeeded) and per renewal, with the lease item's done set full (steady state); then a row
+ * per overlap policy (normal path, and what buffering, replacing and waiting cost on their own paths).
  * Run: npx tsx bench/protocol-cost.ts
  */
 import { deliver } from '../harness/local/scheduler-emulator.js';
 import { benchJob, benchWorker, deliverSlot, slotMs } from './support/jobs.js';
 import { benchDynamo } from './support/local.js';
 import type { MeterSnapshot } from './support/meter.js';
+import { overlapCosts, overlapRows } from './support/overlap-cost.js';
 import { emit, round } from './support/report.js';
 
 /**
@@ -157,6 +159,8 @@ async function main(): Promise<void> {
       wcu: round((withRenew.wcu - base.wcu) / renewals),
     };
 
+    const overlap = await overlapCosts(dyn);
+
     const p = ON_DEMAND_PRICES;
     const usdPerMillion = (s: { wcu: number; rcu: number }) =>
       round(s.wcu * p.writeRequestUnitUsdPerMillion + s.rcu * p.readRequestUnitUsdPerMillion, 4);
@@ -179,6 +183,7 @@ async function main(): Promise<void> {
         perDuplicateAlreadySucceeded: alreadySucceeded,
         perLateCopyBeyondDoneSet: lateBeyondDoneSet,
         perRenewal: renewal,
+        overlapPolicies: overlap,
         prices: p,
         usdPerMillion: cost,
       },
@@ -224,6 +229,7 @@ async function main(): Promise<void> {
         { figure: 'USD per million successful runs', value: cost.successfulRun },
         { figure: 'USD per million duplicates', value: cost.duplicateLeaseHeld },
         { figure: 'USD per million renewals', value: cost.renewal },
+        ...overlapRows(overlap),
       ],
     );
   } finally {

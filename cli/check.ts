@@ -32,6 +32,7 @@ export function renderJobCheck(c: JobCheck): string {
       ? 'business date: the local date before each slot (previous-day)'
       : 'business date: the local date of each slot';
   const lines = [`${c.job}  ${c.schedule}  ${c.timeZone}`, `  ${rule}`];
+  if (c.overlap) lines.push(`  overlap ${c.overlap.consequence}`);
   if (c.errors.length === 0) {
     const next = table(c.next, [
       { header: 'local', cell: (o) => `${o.local}${o.shifted ? ' (shifted)' : ''}` },

@@ -1,5 +1,5 @@
 /**
- * `cronfence jobs` (`Operator.jobs`): one table of every job — schedule, zone, pause (with its note),
+ * `cronfence jobs` (`Operator.jobs`): one table of every job — schedule, zone, overlap policy, pause (with its note),
  * next occurrence (local and UTC), last occurrence with its outcome and reason, the lease holder if
  * held, and the count of problem records in the last 7 days.
  */
@@ -15,6 +15,7 @@ export function jobsText(rows: readonly JobRow[]): string {
     { header: 'JOB', cell: (r) => r.job },
     { header: 'SCHEDULE', cell: (r) => r.schedule, max: 32 },
     { header: 'ZONE', cell: (r) => r.timeZone },
+    { header: 'OVERLAP', cell: (r) => r.overlap },
     { header: 'PAUSED', cell: (r) => (r.paused ? `${r.paused.by}: ${r.paused.note}` : '-'), max: 40 },
     { header: 'NEXT (LOCAL)', cell: (r) => cell(r.next?.local) },
     { header: 'NEXT (UTC)', cell: (r) => cell(r.next?.utc) },

@@ -5,6 +5,7 @@
  * `checkJob` (lib/core/job-check.ts), the same checks `cdk synth` runs. Reads nothing from AWS.
  */
 import { checkJob, type Finding, type JobCheck } from '../lib/core/job-check.js';
+import type { ProviderTraits } from '../lib/core/overlap-check.js';
 import { CronfenceError, ErrorCode, InvalidArgumentError } from '../lib/errors.js';
 import { usage } from './input.js';
 import {
@@ -38,6 +39,20 @@ function refusal(err: unknown): Finding | undefined {
 }
 
 /**
+ * The effect providers a jobs module exports (objects with a `name`, a boolean `idempotencyKeys` and a
+ * `send` function): what the overlap warnings know of the effects its jobs send.
+ */
+export function providersOf(mod: Record<string, unknown>): ProviderTraits[] {
+  return Object.values(mod).flatMap((v) => {
+    const p = v as { name?: unknown; idempotencyKeys?: unknown; send?: unknown; lookup?: unknown } | null;
+    if (typeof p !== 'object' || p === null) return [];
+    if (typeof p.name !== 'string' || typeof p.idempotencyKeys !== 'boolean' || typeof p.send !== 'function')
+      return [];
+    return [{ name: p.name, idempotencyKeys: p.idempotencyKeys, lookup: typeof p.lookup === 'function' }];
+  });
+}
+
+/**
  * Load the jobs to check: a module whose import fails because `defineJob` refused a definition in it
  * is a finding (the check's result), not bad input.
  * @param jobsFlag the `--jobs` module, else `defaults`.
@@ -46,7 +61,7 @@ function refusal(err: unknown): Finding | undefined {
 export async function loadForCheck(
   jobsFlag: string | undefined,
   defaults: HandlerSource,
-): Promise<{ registry: JobRegistry } | { refused: Finding; source: string }> {
+): Promise<{ registry: JobRegistry; providers?: ProviderTraits[] } | { refused: Finding; source: string }> {
   if (!jobsFlag) {
     const source = sourceOf(defaults);
     if (typeof defaults !== 'function') return { registry: registryOf(defaults, source) };
@@ -69,20 +84,26 @@ export async function loadForCheck(
     throw usage('--jobs', jobsFlag, `cannot be imported: ${(err as Error).message}`);
   }
   const list = handlerListOf(mod, jobsFlag);
-  return { registry: registryOf(list, jobsFlag) };
+  return { registry: registryOf(list, jobsFlag), providers: providersOf(mod) };
 }
 
 /**
  * Check jobs as of `nowMs`.
  * @param only one job's name, or every job of the registry.
+ * @param providers the effect providers the jobs' module exports (for the overlap warnings). @default none
  * @throws InvalidArgumentError (exit 2) for a job the registry does not know.
  */
-export function checkRegistry(registry: JobRegistry, nowMs: number, only?: string): CheckReport {
+export function checkRegistry(
+  registry: JobRegistry,
+  nowMs: number,
+  only?: string,
+  providers?: readonly ProviderTraits[],
+): CheckReport {
   const handlers = only === undefined ? [...registry.jobs.values()] : [requireJob(registry, only)];
   return {
     now: new Date(nowMs).toISOString(),
     source: registry.source,
-    jobs: handlers.map((h) => checkJob(h.job, nowMs)),
+    jobs: handlers.map((h) => checkJob(h.job, nowMs, 5, providers ? { providers } : {})),
     errors: [],
   };
 }
@@ -102,5 +123,5 @@ export async function checkJobs(
   const loaded = await loadForCheck(jobsFlag, defaults);
   return 'refused' in loaded
     ? { now: new Date(nowMs).toISOString(), source: loaded.source, jobs: [], errors: [loaded.refused] }
-    : checkRegistry(loaded.registry, nowMs, only);
+    : checkRegistry(loaded.registry, nowMs, only, loaded.providers);
 }

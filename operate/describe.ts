@@ -6,6 +6,7 @@
  */
 import { checkJob, type Occurrence } from '../lib/core/job-check.js';
 import type { JobDefinition } from '../lib/core/job-definition.js';
+import { overlapConsequence, overlapLabel, overlapOfJob } from '../lib/core/overlap-check.js';
 import { pauseInForce } from '../lib/core/pause.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { DynamoLeaseStore } from '../lib/store/lease-store.js';
@@ -29,6 +30,11 @@ export interface JobDescription {
   readonly job: string;
   /** The job's definition, when its code was given (else absent: the name was all there was). */
   readonly definition?: JobDefinition;
+  /**
+   * The overlap policy (`buffer-all(4)`, `replace(>300s)`) and what it does to an occurrence meeting a
+   * holder, when the job's code was given.
+   */
+  readonly overlap?: { readonly label: string; readonly consequence: string };
   /** The next occurrences (at most 5) by the definition; empty without the job's code. */
   readonly next: readonly Occurrence[];
   /** The job lease, then each shard lease of a sharded job. */
@@ -37,6 +43,11 @@ export interface JobDescription {
   readonly paused: PauseStateView | null;
   /** The job lease's version (`<fence>:<pausedAtMs>`): what `pause`, `resume`, `trigger`, `backfill` take as `expect`. */
   readonly version: string;
+}
+
+function overlapView(handler: JobHandler, nowMs: number): { label: string; consequence: string } {
+  const o = overlapOfJob(handler.job, handler.expression, nowMs);
+  return { label: overlapLabel(o), consequence: overlapConsequence(o, handler.job) };
 }
 
 /**
@@ -56,7 +67,7 @@ export async function describeJob(
   const pause = pauseInForce(base, nowMs);
   return {
     job,
-    ...(handler && { definition: handler.job }),
+    ...(handler && { definition: handler.job, overlap: overlapView(handler, nowMs) }),
     next: handler ? checkJob(handler.job, nowMs).next.slice(0, 5) : [],
     leases: [
       ...(leases.some((l) => l.shard !== undefined) ? [leaseView(job, undefined, base, nowMs)] : []),

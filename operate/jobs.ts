@@ -10,6 +10,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LeaseItem } from '../lib/core/lease.js';
 import { Outcome, Reason, RUN_PROBLEM_PARTITIONS } from '../lib/core/outcomes.js';
+import { overlapLabel, overlapOfJob } from '../lib/core/overlap-check.js';
 import { pauseInForce } from '../lib/core/pause.js';
 import { iterateSlots, type SlotSource } from '../lib/core/schedule/enumerate.js';
 import { MAX_SLOT_AHEAD_MS } from '../lib/core/schedule/validate-slot.js';
@@ -31,6 +32,8 @@ export interface JobRow {
   readonly schedule: string;
   readonly timeZone: string;
   readonly shards: number;
+  /** The overlap policy as one token: `skip`, `buffer-all(4)`, `replace(>300s)`, ... */
+  readonly overlap: string;
   readonly paused: { by: string; since: string; note: string; until?: string } | null;
   readonly next: { slot: string; local: string; utc: string } | null;
   readonly last: {
@@ -127,6 +130,7 @@ export function jobRow(
     schedule: def.schedule,
     timeZone: def.timeZone,
     shards: def.shards,
+    overlap: overlapLabel(overlapOfJob(def, handler.expression, nowMs)),
     paused: pause
       ? {
           by: pause.by,

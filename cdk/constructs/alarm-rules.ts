@@ -3,6 +3,7 @@
  * means an event waited in Lambda's queue, and what each problem metric means.
  */
 import type { RuntimeMetric } from '../../lib/core/metrics.js';
+import { PROBLEM_REASONS } from '../../lib/core/outcomes.js';
 
 /** One day, s. */
 export const DAY = 86_400;
@@ -45,8 +46,9 @@ export function asyncEventAgeThresholdMs(timeoutSeconds: number): number {
 /** What a job's problem metrics mean, for their alarm descriptions. */
 export const PROBLEM_TEXT: Partial<Record<RuntimeMetric, string>> = {
   RunFailed: 'a run failed',
-  RunStale: 'a run went stale (lost its lease or met a higher fence)',
+  RunStale:
+    'a run went stale (lost its lease, met a higher fence, or was displaced by a newer occurrence: overlap replace)',
   RunAbandoned: 'a run was abandoned by a dead holder',
-  SlotNotRun: 'a slot was given up and will never run (skipped not-on-schedule or catch-up-limit)',
+  SlotNotRun: `a slot was given up or is held back (skipped ${PROBLEM_REASONS.join(', ')})`,
   SweepFailed: 'the sweeper could not sweep this job (recorded failed / sweep-failed; other jobs were swept)',
 };

@@ -10,6 +10,7 @@ import { isCronfenceError } from '../../lib/core/error-model.js';
 import { stackFunctionName } from '../../lib/core/function-name.js';
 import { checkJob } from '../../lib/core/job-check.js';
 import { type JobDefinition, jobKeyOf } from '../../lib/core/job-definition.js';
+import { overlapLabel, overlapOfJob } from '../../lib/core/overlap-check.js';
 import type { TableWrite } from '../../lib/store/job-access.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_ASYNC_MAX_EVENT_AGE, DEFAULT_SCHEDULER_MAX_EVENT_AGE } from './defaults.js';
@@ -135,6 +136,8 @@ export function validateJobForDeploy(definition: JobDefinition, now: Date): Sche
 export class ScheduledJob extends Construct {
   /** The job definition the construct was built from. */
   public readonly definition: JobDefinition;
+  /** The job's overlap policy as one token (`skip`, `buffer-all(4)`, `replace(>300s)`), also in the function's description. */
+  public readonly overlap: string;
   /** Longest gap between two occurrences, in seconds (`undefined` for a one-time `at()`). */
   public readonly periodSeconds: number | undefined;
   /** The job's Lambda function. */
@@ -183,6 +186,7 @@ export class ScheduledJob extends Construct {
     }
     const startDate = schedulerStartDate(definition, check.expression, props.start, now);
     this.definition = definition;
+    this.overlap = overlapLabel(overlapOfJob(definition, check.expression, now.getTime()));
     this.periodSeconds = check.periodSeconds;
     this.effects = props.effects ?? false;
     this.libraryTable = props.libraryTable;
@@ -230,7 +234,7 @@ export class ScheduledJob extends Construct {
       projectRoot: props.projectRoot,
       timeoutSeconds: definition.timeoutSeconds,
       deadLetterQueue: this.deadLetterQueue,
-      description: `cronfence job ${definition.name}: ${definition.schedule} ${definition.timeZone}`,
+      description: `cronfence job ${definition.name}: ${definition.schedule} ${definition.timeZone}, overlap ${this.overlap}`,
       environment: { ...props.environment, ...environment },
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),

@@ -3,7 +3,9 @@
  * options parsed and checked by commander like every other subcommand.
  */
 import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { intArg, writableDirArg } from '../../cli/args.js';
+import { OVERLAP_POLICIES, type OverlapPolicyName } from '../../lib/core/overlap.js';
 
 interface ExploreFlags {
   readonly runs: number;
@@ -11,6 +13,18 @@ interface ExploreFlags {
   readonly dynamo: number;
   readonly maxWorkers: number;
   readonly report?: string;
+  readonly overlap?: readonly OverlapPolicyName[];
+}
+
+/** `--overlap a,b`: overlap policies, each one of OVERLAP_POLICIES. */
+function policiesArg(value: string): OverlapPolicyName[] {
+  const list = value.split(',').map((p) => p.trim());
+  for (const p of list)
+    if (!(OVERLAP_POLICIES as readonly string[]).includes(p))
+      throw new InvalidArgumentError(
+        `--overlap ${JSON.stringify(value)}: ${JSON.stringify(p)} is not one of ${OVERLAP_POLICIES.join(', ')}`,
+      );
+  return list as OverlapPolicyName[];
 }
 
 /** Register `explore` on the program. Exit 0 when every invariant held, 1 on a violation, 2 for bad input. */
@@ -38,6 +52,11 @@ export function registerExplore(program: Command): void {
       'write the HTML timeline of a violation into this directory (created if missing)',
       writableDirArg('--report'),
     )
+    .option(
+      '--overlap <policies>',
+      `the overlap policies the overlap shapes draw from, comma-separated (default: all of ${OVERLAP_POLICIES.join(', ')})`,
+      policiesArg,
+    )
     .action(async (flags: ExploreFlags) => {
       // fast-check (a development dependency) loads only when the explorer runs, never with the CLI.
       const { runExplorer } = await import('../drills/explorer/cli.js');
@@ -47,6 +66,7 @@ export function registerExplore(program: Command): void {
         maxWorkers: flags.maxWorkers,
         ...(flags.seed !== undefined && { seed: flags.seed }),
         ...(flags.report !== undefined && { report: flags.report }),
+        ...(flags.overlap !== undefined && { overlapPolicies: flags.overlap }),
       });
       // Killed runs never settle by design; middy's early-timeout timers would keep the process alive.
       process.exit(ok ? 0 : 1);

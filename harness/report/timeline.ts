@@ -6,6 +6,7 @@
  * then every decision in order. The legend lists only what the picture draws.
  */
 
+import { OVERLAP_COLORS, OVERLAP_LEGEND, type OverlapDrawn, overlapMark } from './overlap-marks.js';
 import type { Recording } from './recording.js';
 import { axisTicks, formatInstant, formatSpan, localInstant } from './time-axis.js';
 import { type Lane, type LaneMark, type TimelineModel, timelineModel } from './timeline-model.js';
@@ -31,10 +32,11 @@ const COLORS: Record<string, string> = {
   skipped: '#9e9e9e',
   abandoned: '#6a1b9a',
   running: '#546e7a',
+  ...OVERLAP_COLORS,
 };
 
 /** What the legend can name; each entry is shown only when the picture draws it. */
-type Drawn = 'holder' | 'past-lease' | 'killed' | 'skip' | 'pause' | LaneMark['kind'];
+type Drawn = 'holder' | 'past-lease' | 'killed' | 'skip' | 'pause' | LaneMark['kind'] | OverlapDrawn;
 
 const LEGEND: readonly [Drawn, string][] = [
   ['holder', '<span style="color:#2e7d32">■ held the lease (bar; colour = outcome)</span>'],
@@ -48,6 +50,7 @@ const LEGEND: readonly [Drawn, string][] = [
   ['fault', '<span style="color:#ff8f00">▲ injected fault</span>'],
   ['write', '<span>• business write</span>'],
   ['pause', '<span style="color:#8d6e63">▒ job paused (to its resume)</span>'],
+  ...OVERLAP_LEGEND,
 ];
 
 function ticks(m: TimelineModel, height: number): string {
@@ -125,7 +128,18 @@ function lane(m: TimelineModel, l: Lane, y: number, drawn: Set<Drawn>): string {
         `<rect x="${x(until)}" y="${y + 7}" width="${x(end) - x(until)}" height="${LANE - 14}" fill="${killed ? 'url(#killed)' : color}" opacity="0.35" class="past-lease"><title>${esc(`still running past its lease (lease ended ${at(until)} by its clock)`)}</title></rect>`,
       );
     }
-  } else {
+  }
+  const mark = overlapMark(
+    l,
+    x(l.holder ? (l.endMs ?? m.endMs) : l.startMs),
+    y,
+    LANE,
+    esc(`${l.runId}: ${l.outcome} at ${at(l.holder ? (l.endMs ?? m.endMs) : l.startMs)}`),
+  );
+  if (mark) {
+    drawn.add(mark.kind);
+    parts.push(mark.svg);
+  } else if (!l.holder) {
     drawn.add('skip');
     parts.push(
       `<circle cx="${x(l.startMs)}" cy="${y + LANE / 2}" r="4" fill="${color}" class="skip"><title>${esc(`${l.runId}: ${l.outcome} at ${at(l.startMs)}`)}</title></circle>`,

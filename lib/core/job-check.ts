@@ -6,6 +6,13 @@
  */
 import type { JobDefinition } from './job-definition.js';
 import { parseJobDefinition, RECOMMENDED_MIN_LEASE_SECONDS } from './job-definition-schema.js';
+import {
+  overlapConsequence,
+  overlapFindings,
+  overlapLabel,
+  overlapOfJob,
+  type ProviderTraits,
+} from './overlap-check.js';
 import { DAY_MS, formatNaiveMinute } from './schedule/calendar.js';
 import { type DstGapPolicy, dstGapOf } from './schedule/dst-gap.js';
 import { type DstWarning, dstWarnings } from './schedule/dst-warnings.js';
@@ -14,7 +21,7 @@ import type { ScheduleExpression } from './schedule/expression.js';
 import { equivalentCron, type RateDateWarning, rateDateWarnings } from './schedule/rate-dst.js';
 import type { Slot } from './schedule/slot.js';
 import { type ZoneTransition, zoneTransitions } from './schedule/transitions.js';
-import { validateSchedule } from './schedule/validate.js';
+import { schedulePeriodMs, validateSchedule } from './schedule/validate.js';
 import { ianaZone, toNaive } from './schedule/zone.js';
 
 /** How many years ahead cron DST gaps and overlaps are warned about (as synth always did). */
@@ -63,6 +70,8 @@ export interface JobCheck {
   readonly timeZone: string;
   /** The job's business-date rule (`slot-date` or `previous-day`). */
   readonly businessDate: string;
+  /** The overlap policy (`buffer-all(4)`) and what it does to an occurrence meeting a holder; absent when refused. */
+  readonly overlap?: { readonly label: string; readonly consequence: string };
   readonly next: readonly Occurrence[];
   readonly transitions: readonly TransitionNote[];
   readonly warnings: readonly Finding[];
@@ -174,10 +183,16 @@ function catchUpStartFinding(definition: JobDefinition, nowMs: number): Finding 
  * @param input the definition (`handler.job`) or options.
  * @param nowMs the instant to check from, epoch ms (injectable: tests and synth pass a fixed one).
  * @param count how many next occurrences to list. @default 5
+ * @param context the effect providers the job's module exports (for the overlap warnings). @default none
  * @returns a report; a refused definition has `errors` and nothing else.
  * @example checkJob(handler.job, Date.now()).warnings.map((w) => w.message);
  */
-export function checkJob(input: unknown, nowMs: number, count = 5): JobCheck {
+export function checkJob(
+  input: unknown,
+  nowMs: number,
+  count = 5,
+  context: { readonly providers?: readonly ProviderTraits[] } = {},
+): JobCheck {
   const raw = (input ?? {}) as Partial<JobDefinition>;
   const head = {
     job: String(raw.name),
@@ -243,6 +258,14 @@ export function checkJob(input: unknown, nowMs: number, count = 5): JobCheck {
   }
   const start = catchUpStartFinding(definition, nowMs);
   if (start) warnings.push(start);
+  const periodMs = schedulePeriodMs(expression, nowMs);
+  const overlap = overlapOfJob(definition, expression, nowMs);
+  warnings.push(
+    ...overlapFindings(overlap, definition, {
+      ...(periodMs !== undefined && { periodMs }),
+      ...(context.providers && { providers: context.providers }),
+    }),
+  );
   const transitions = zoneTransitions(ianaZone(definition.timeZone), nowMs, windowEndMs).map((t) => ({
     utc: iso(t.atMs),
     kind: t.kind,
@@ -253,6 +276,7 @@ export function checkJob(input: unknown, nowMs: number, count = 5): JobCheck {
     ...head,
     timeZone: definition.timeZone,
     businessDate: definition.businessDate,
+    overlap: { label: overlapLabel(overlap), consequence: overlapConsequence(overlap, definition) },
     next: upcoming.map((s) => occurrence(s, definition.timeZone)),
     transitions,
     warnings,

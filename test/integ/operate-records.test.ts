@@ -103,12 +103,12 @@ describe('runs', () => {
     [
       'an unknown outcome',
       () => op.job('daily-report').runs({ outcomes: ['failed', 'weird'] }),
-      'invalid outcome "weird": is not one of running, succeeded, failed, skipped, stale, abandoned',
+      'invalid outcome "weird": is not one of running, succeeded, failed, skipped, buffered, stale, abandoned',
     ],
     [
       'problems of a non-problem outcome',
       () => op.problems({ outcomes: ['succeeded'] }),
-      'invalid outcome "succeeded": problem runs are listed only as failed, stale, abandoned, skipped (skipped: not-on-schedule, catch-up-limit)',
+      'invalid outcome "succeeded": problem runs are listed only as failed, stale, abandoned, skipped (skipped: not-on-schedule, catch-up-limit, buffer-full, waiting-too-long)',
     ],
     [
       'a job name of a form no job has',
@@ -190,7 +190,13 @@ describe('lease', () => {
     const bare = operatorOn(lease, { jobs: [] });
     try {
       const d = await bare.job('daily-report').describe();
-      expect([d.definition, d.next, d.paused, d.version]).toEqual([undefined, [], null, '1:-']);
+      expect([d.definition, d.next, d.paused, d.version, d.overlap]).toEqual([
+        undefined,
+        [],
+        null,
+        '1:-',
+        undefined,
+      ]);
       expect(d.leases.map((l) => [l.job, l.state, l.holder, l.fence])).toEqual([
         ['daily-report', 'released', runId, 1],
       ]);
@@ -203,6 +209,11 @@ describe('lease', () => {
       'Europe/Berlin',
       5,
     ]);
+    expect(full.overlap).toEqual({
+      label: 'skip',
+      consequence:
+        "skip: an occurrence arriving while another holds the lease is recorded skipped / overlap; the sweeper's catch-up (mode latest) runs it later",
+    });
   });
 
   it('refuses a shard the job does not have, naming it (exit 2)', async () => {

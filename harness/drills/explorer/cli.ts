@@ -8,6 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { table } from '../../../cli/output.js';
+import type { OverlapPolicyName } from '../../../lib/core/overlap.js';
 import { renderTimeline } from '../../report/timeline.js';
 import { openTarget } from '../dynamo-env.js';
 import { type BackendFactory, dynamoBackend, memoryBackend } from './backends.js';
@@ -89,7 +90,7 @@ async function run(
     r = await explore({
       runs,
       backend,
-      shape: { maxWorkers },
+      shape: { maxWorkers, ...(o.overlapPolicies && { overlapPolicies: o.overlapPolicies }) },
       ...(seed !== undefined && { seed }),
       ...(progress && { onHistory: (n: number) => progress.update(n) }),
     });
@@ -132,6 +133,8 @@ export interface ExplorerOptions {
   readonly maxWorkers: number;
   /** Directory for the timeline of a violation. @default none */
   readonly report?: string;
+  /** The overlap policies the overlap shapes draw from. @default every policy */
+  readonly overlapPolicies?: readonly OverlapPolicyName[];
   /** Where the progress bar goes, or `false` for none. @default process.stderr */
   readonly progress?: NodeJS.WritableStream | false;
 }

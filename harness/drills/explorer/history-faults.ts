@@ -2,6 +2,8 @@
  * A history's faults, applied to one worker (a Lambda environment): pauses, freezes, kills, throttling,
  * lost responses, slow requests, partitions and transaction conflicts.
  */
+
+import type { RuntimeDeps } from '../../../lib/runtime/deps.js';
 import { forever } from '../../faults/pause-points.js';
 import {
   on,
@@ -127,4 +129,22 @@ export function spawnWorkers(spec: HistorySpec, s: Stage, offBudgetWorkers = new
   };
   for (let i = 0; i < spec.skewsMs.length; i++) spawn(i);
   return current;
+}
+
+/** A same-slot skip that is final: the holder always looks alive (the broken variant). */
+export function skipIsFinal(deps: RuntimeDeps): RuntimeDeps {
+  return {
+    ...deps,
+    leases: {
+      ...deps.leases,
+      claim: async (req) => {
+        const d = await deps.leases.claim(req);
+        return d.kind === 'held' ? { ...d, renewedAtMs: req.nowMs } : d;
+      },
+      renew: (r) => deps.leases.renew(r),
+      release: (r) => deps.leases.release(r),
+      releaseIfOwner: (r) => deps.leases.releaseIfOwner(r),
+      get: (r) => deps.leases.get(r),
+    },
+  };
 }

@@ -6,10 +6,13 @@
  */
 import fc from 'fast-check';
 import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
+import type { OverlapPolicyName } from '../../../lib/core/overlap.js';
 import type { PausePointName } from '../../../lib/runtime/deps.js';
 import { ecsTaskArbitrary } from './ecs-shape.js';
+import { faultArbitrary } from './fault-arbitrary.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { type LambdaShapeSpec, lambdaShapesArbitrary } from './lambda-shapes.js';
+import { type OverlapSpec, overlapArbitrary } from './overlap-shape.js';
 import { lifecycleArbitrary, type ShapeSpec, shapesArbitrary } from './shapes.js';
 
 /** One delivery. */
@@ -105,6 +108,8 @@ export interface HistorySpec {
   readonly shapes?: ShapeSpec;
   /** Lambda model: the platform's shapes (lambda-shapes.ts: timeout-kill, freeze-until-next, late-6h, ...). */
   readonly lambdaShapes?: LambdaShapeSpec;
+  /** Lambda model: the settle job's overlap policy and a holder stuck past periods (overlap-shape.ts). */
+  readonly overlap?: OverlapSpec;
 }
 
 /** Options of {@link historyArbitrary}. */
@@ -126,16 +131,15 @@ export interface HistoryShape {
    * safety shapes), or `mixed` (each history picks one). @default 'mixed'
    */
   readonly model?: 'lambda' | 'listed' | 'mixed';
+  /** The overlap policies the overlap shapes draw from (overlap-shape.ts). @default every policy */
+  readonly overlapPolicies?: readonly OverlapPolicyName[];
 }
-
-const PAUSE_POINTS: readonly PausePointName[] = ['after-claim', 'before-write', 'before-finish'];
 
 /** The fast-check arbitrary of histories. */
 export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<HistorySpec> {
   const maxWorkers = shape.maxWorkers ?? 8;
   const half = Math.floor((shape.skewBudgetMs ?? CLOCK_SKEW_BUDGET_MS) / 2);
   const worker = fc.nat({ max: maxWorkers - 1 });
-  const op = fc.constantFrom(...FAULT_OPS);
   // A slot is delivered as a group: the on-time copy, concurrent duplicates, late retries, manual re-runs.
   const copy = fc.record({
     worker,
@@ -160,52 +164,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       copies: fc.array(copy, { minLength: 1, maxLength: 4 }),
     })
     .map((g) => g.copies.map((c) => ({ job: g.job, slot: g.slot, ...c })));
-  const fault: fc.Arbitrary<HistoryFault> = fc.oneof(
-    fc.record({
-      kind: fc.constant('pause' as const),
-      worker,
-      at: fc.constantFrom(...PAUSE_POINTS),
-      nth: fc.integer({ min: 1, max: 3 }),
-      ms: fc.oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 30_000, max: 150_000 })),
-      freeze: fc.boolean(),
-    }),
-    fc.record({
-      kind: fc.constant('kill' as const),
-      worker,
-      at: fc.constantFrom(...PAUSE_POINTS),
-      nth: fc.integer({ min: 1, max: 3 }),
-    }),
-    // a few throttles (absorbed by SDK retries) or a long throttling episode (the step fails for minutes)
-    fc.record({
-      kind: fc.constant('throttle' as const),
-      worker,
-      op,
-      times: fc.oneof(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 20, max: 400 })),
-    }),
-    fc.record({ kind: fc.constant('lost-response' as const), worker, op }),
-    fc.record({
-      kind: fc.constant('conflict' as const),
-      worker,
-      op,
-      times: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 8, max: 20 })),
-    }),
-    {
-      // weighted up: the only in-budget way a stale write reaches the store (the fence's own test)
-      arbitrary: fc.record({
-        kind: fc.constant('partition' as const),
-        worker,
-        ms: fc.integer({ min: 61_000, max: 150_000 }),
-      }),
-      weight: 4,
-    },
-    fc.record({
-      kind: fc.constant('slow-request' as const),
-      worker,
-      op,
-      // up to 90 s: a request stuck in the network past its lease (and a takeover): the fence decides
-      ms: fc.oneof(fc.integer({ min: 10, max: 5_000 }), fc.integer({ min: 30_000, max: 90_000 })),
-    }),
-  );
+  const fault = faultArbitrary(worker);
   return fc
     .record({
       workers: fc.integer({ min: shape.minWorkers ?? 2, max: maxWorkers }),
@@ -251,6 +210,8 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       lambdaShapes: lambdaShapesArbitrary(maxWorkers),
       // After lambdaShapes for the same reason.
       ecsTask: ecsTaskArbitrary,
+      // After ecsTask for the same reason.
+      overlap: overlapArbitrary(shape.overlapPolicies),
     })
     .map(
       ({
@@ -268,6 +229,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         failShard,
         lifecycle,
         ecsTask,
+        overlap,
       }) => ({
         skewsMs: skews.slice(0, workers),
         provider,
@@ -282,6 +244,7 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
         ...(lambda
           ? {
               lambda: true,
+              ...(overlap && { overlap }),
               ...(redeploy !== null && { redeploy }),
               ...(oversized !== null && { oversized }),
               ...(failShard !== null && { failShard }),

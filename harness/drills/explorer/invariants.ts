@@ -9,6 +9,7 @@ import { type Check, check, isBusinessWrite, noWriteAfterFinish } from '../check
 import { checkProblemsCounted, PROBLEMS_COUNTED } from './alarm-invariant.js';
 import { explorerRows } from './jobs.js';
 import { checkLiveness, LIVENESS } from './liveness.js';
+import { checkOverlap, OVERLAP_INVARIANTS } from './overlap-invariants.js';
 import type { HistoryOutcome } from './run-history.js';
 
 /** Names of the invariants, in report order. */
@@ -24,6 +25,7 @@ export const INVARIANTS = [
   'I9 no operator resolve accepted while a call under its key was in flight',
   LIVENESS,
   PROBLEMS_COUNTED,
+  ...OVERLAP_INVARIANTS,
 ] as const;
 
 type Result = Extract<Recorded, { kind: 'result' }>;
@@ -241,5 +243,6 @@ export function checkInvariants(o: HistoryOutcome, skewBudgetMs: number): Check[
     noResolveDuringCall(o),
     checkLiveness(o),
     checkProblemsCounted(o),
+    ...checkOverlap(o, skewBudgetMs),
   ];
 }

@@ -6,6 +6,7 @@
 import { defineJob, type JobHandler } from '../../../lib/runtime/define-job.js';
 import { ownsKey, type ShardDispatcher } from '../../../lib/runtime/fan-out.js';
 import { explorerReports, explorerRows, ROWS_PER_SLOT, SLOT_MINUTES } from './jobs.js';
+import { type OverlapSpec, overlapJobFields } from './overlap-shape.js';
 import type { SimProvider } from './provider.js';
 import { loggedPayer, type SendCall } from './shapes.js';
 
@@ -64,6 +65,8 @@ export interface LambdaJobsOptions {
    * body leaves a branch that outlives the handler on it and then tries an effect and a fenced write.
    */
   readonly straggler?: (runId: string, ms: number) => Promise<void>;
+  /** The settle job's overlap policy, deadline, catch-up and schedule from `startMs` (overlap-shape.ts). @default skip */
+  readonly overlap?: { readonly spec: OverlapSpec; readonly startMs: number; readonly enforced: boolean };
 }
 
 /** The three jobs of a deployment (cached by the caller). */
@@ -95,6 +98,7 @@ export function lambdaJobs(d: Deployment, o: LambdaJobsOptions, failures: { shar
     ...common,
     name: 'ex-settle',
     schedule: `rate(${SLOT_MINUTES} minutes)`,
+    ...(o.overlap && overlapJobFields(o.overlap.spec, o.overlap.startMs, o.overlap.enforced)),
     run: async (ctx) => {
       const payer = payerFor(ctx.runId);
       if (o.oversized.has(o.slotIndex(ctx.slot.scheduledTimeMs))) ctx.setDetail('trace', 'x'.repeat(500_000));

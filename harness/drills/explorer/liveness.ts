@@ -9,6 +9,8 @@
  * Lambda (docs/design.md "When is a slot done": the bound per delivery path). The history ends at most
  * three sweeper periods (45 min) after Lambda's last attempt of its last event.
  */
+
+import { PROBLEM_REASONS } from '../../../lib/core/outcomes.js';
 import { MAX_CATCH_UP_ATTEMPTS, OFF_SCHEDULE_RUN_ID } from '../../../lib/runtime/sweeper.js';
 import { type Check, check } from '../checks.js';
 import type { HistorySpec } from './history.js';
@@ -16,6 +18,7 @@ import { SLOT_MINUTES } from './jobs.js';
 import { EXPLORER_REMEMBER_SLOTS } from './lambda-jobs.js';
 import { LAMBDA_MAX_EVENT_AGE_MS, LAMBDA_RETRY_DELAYS_MS, SWEEP_PERIOD_MS } from './lambda-model.js';
 import { LAMBDA_SHAPES, lambdaShapesOf } from './lambda-shapes.js';
+import { OVERLAP_SHAPES, OVERLAP_TIMEOUT_SECONDS, overlapShapesOf } from './overlap-shape.js';
 import type { HistoryOutcome } from './run-history.js';
 
 /** The invariant's name in reports. */
@@ -34,6 +37,7 @@ export const SHAPES = [
   'txn-conflict',
   'oversized-detail',
   ...LAMBDA_SHAPES,
+  ...OVERLAP_SHAPES,
 ] as const;
 
 /** The explorer jobs' function timeout, ms (lambda-jobs.ts). */
@@ -51,6 +55,21 @@ export const LIVENESS_BOUND_MS =
   LAMBDA_ATTEMPTS_MS +
   600_000 +
   (MAX_CATCH_UP_ATTEMPTS + 1) * (SWEEP_PERIOD_MS + LAMBDA_ATTEMPTS_MS);
+/** Earlier occurrences one may wait behind: the history's slots. */
+const OVERLAP_CHAIN = 12;
+/**
+ * The bound under an overlap policy: the settle job's deadline is 900 s (Lambda's attempts take up to
+ * 48 min), and an occurrence may wait behind up to {@link OVERLAP_CHAIN} earlier ones (buffered in slot
+ * order, or after-previous), each of which may take a sweep and Lambda's attempts.
+ */
+export const OVERLAP_LIVENESS_BOUND_MS =
+  LIVENESS_BOUND_MS +
+  (MAX_CATCH_UP_ATTEMPTS + 2) * 3 * (OVERLAP_TIMEOUT_SECONDS * 1000 - TIMEOUT_MS) +
+  OVERLAP_CHAIN *
+    (SWEEP_PERIOD_MS +
+      3 * OVERLAP_TIMEOUT_SECONDS * 1000 +
+      LAMBDA_RETRY_DELAYS_MS[0] +
+      LAMBDA_RETRY_DELAYS_MS[1]);
 /** Clock error a record's `finishedAtMs` may carry (skews, frozen clocks of pause faults), ms. */
 const CLOCK_TOLERANCE_MS = 300_000;
 /** One of {@link SHAPES}. */
@@ -80,6 +99,7 @@ export function shapesOf(spec: HistorySpec, o: HistoryOutcome): Shape[] {
   if (spec.faults.some((f) => f.kind === 'conflict')) out.push('txn-conflict');
   if (spec.oversized?.length && spec.deliveries.some((d) => d.job === 'settle')) out.push('oversized-detail');
   out.push(...lambdaShapesOf(spec.lambdaShapes, o.lambda?.timeouts ?? 0));
+  out.push(...overlapShapesOf(spec.overlap));
   return out;
 }
 
@@ -88,6 +108,7 @@ export function checkLiveness(o: HistoryOutcome): Check {
   const l = o.lambda;
   if (!l) return check(LIVENESS, true, 'not a Lambda-model history');
   const iso = (ms: number) => new Date(ms).toISOString();
+  const bound = o.overlap === undefined ? LIVENESS_BOUND_MS : OVERLAP_LIVENESS_BOUND_MS;
   const lost: string[] = [];
   const late: string[] = [];
   const seen = new Set<string>();
@@ -102,8 +123,9 @@ export function checkLiveness(o: HistoryOutcome): Check {
     seen.add(k);
     const mine = o.records.filter((r) => r.job === d.job && r.scheduledTime === iso(d.scheduledTimeMs));
     const letters = l.deadLetters.filter((x) => x.job === d.job && x.scheduledTimeMs === d.scheduledTimeMs);
+    // failed / stale, or a skip the SlotNotRun alarm counts (not-on-schedule, buffer-full, waiting-too-long, ...)
     const isProblem = (r: Record<string, unknown>) =>
-      PROBLEMS.includes(String(r.outcome)) || r.reason === 'not-on-schedule';
+      PROBLEMS.includes(String(r.outcome)) || PROBLEM_REASONS.includes(String(r.reason));
     const problem = mine.some(isProblem) || letters.length > 0;
     // When it ended: its first success or problem record, or its first dead letter.
     const endedAt = Math.min(
@@ -111,7 +133,7 @@ export function checkLiveness(o: HistoryOutcome): Check {
       ...letters.map((x) => x.atMs),
     );
     const handOff = firstHandOff.get(k) ?? d.handOffMs;
-    if (Number.isFinite(endedAt) && endedAt - CLOCK_TOLERANCE_MS > handOff + LIVENESS_BOUND_MS)
+    if (Number.isFinite(endedAt) && endedAt - CLOCK_TOLERANCE_MS > handOff + bound)
       late.push(
         `${d.job} ${iso(d.scheduledTimeMs)} ended ${Math.round((endedAt - handOff) / 60_000)} min after its hand-off`,
       );
@@ -134,9 +156,7 @@ export function checkLiveness(o: HistoryOutcome): Check {
     lost.length || late.length
       ? [
           lost.length ? `silently lost: ${lost.slice(0, 3).join('; ')}` : '',
-          late.length
-            ? `past the bound (${LIVENESS_BOUND_MS / 60_000} min): ${late.slice(0, 3).join('; ')}`
-            : '',
+          late.length ? `past the bound (${bound / 60_000} min): ${late.slice(0, 3).join('; ')}` : '',
         ]
           .filter(Boolean)
           .join(' / ')

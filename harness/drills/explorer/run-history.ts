@@ -3,6 +3,7 @@
  * the spec says, then a final sweep (one fault-free retry per job and slot, after every lease ran
  * out) so killed holders get their `abandoned` mark. Returns everything the invariants read.
  */
+import type { OverlapPolicyName } from '../../../lib/core/overlap.js';
 import type { DeliveryResult } from '../../local/scheduler-emulator.js';
 import type { Recorded } from '../../report/recording.js';
 import { Stage, type Worker } from '../stage.js';
@@ -47,6 +48,8 @@ export interface HistoryOutcome {
    * records went with the table the restore replaced).
    */
   readonly lostWithRestore?: ReadonlySet<string>;
+  /** Lambda model: the settle job's overlap policy (overlap-shape.ts), when the history has one. */
+  readonly overlap?: OverlapPolicyName;
 }
 
 /** Run `spec` on a fresh backend. */

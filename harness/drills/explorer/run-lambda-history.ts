@@ -7,16 +7,16 @@
  */
 import { definitionId } from '../../../lib/core/liveness.js';
 import { Trigger } from '../../../lib/core/outcomes.js';
-import type { RuntimeDeps } from '../../../lib/runtime/deps.js';
 import type { ShardDispatcher } from '../../../lib/runtime/fan-out.js';
 import { type SweepProblem, sweep } from '../../../lib/runtime/sweeper.js';
 import { Stage, type StageOptions, type Worker } from '../stage.js';
 import type { BackendFactory } from './backends.js';
 import type { HistorySpec } from './history.js';
-import { spawnWorkers } from './history-faults.js';
+import { skipIsFinal, spawnWorkers } from './history-faults.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { type Deployment, FIRST_DEPLOYMENT, lambdaJobs, redeployed } from './lambda-jobs.js';
 import { type DeadLetter, LambdaModel, SWEEP_PERIOD_MS } from './lambda-model.js';
+import { addStuckHolder } from './overlap-shape.js';
 import { SimProvider } from './provider.js';
 import type { HistoryOutcome } from './run-history.js';
 import type { SendCall } from './shapes.js';
@@ -51,29 +51,12 @@ export interface LambdaRunOptions {
   /**
    * `skip-is-final`: a same-slot skip ends the line (runtime and sweeper), as before liveness.
    * `uncounted-sweeper`: the sweeper writes its problem records without reporting them (no metric), as
-   * before it had an observer.
+   * before it had an observer. `overlap-ignored`: the settle job runs without its overlap policy (as
+   * `skip`) while the invariants judge it by the policy: a protocol that does not enforce it.
    */
-  readonly variant?: 'skip-is-final' | 'uncounted-sweeper';
+  readonly variant?: 'skip-is-final' | 'uncounted-sweeper' | 'overlap-ignored';
   /** What the history's stage changes in its handlers and workers (tests: tracing). @default none */
   readonly stage?: StageOptions;
-}
-
-/** A same-slot skip that is final: the holder always looks alive (the broken variant). */
-function skipIsFinal(deps: RuntimeDeps): RuntimeDeps {
-  return {
-    ...deps,
-    leases: {
-      ...deps.leases,
-      claim: async (req) => {
-        const d = await deps.leases.claim(req);
-        return d.kind === 'held' ? { ...d, renewedAtMs: req.nowMs } : d;
-      },
-      renew: (r) => deps.leases.renew(r),
-      release: (r) => deps.leases.release(r),
-      releaseIfOwner: (r) => deps.leases.releaseIfOwner(r),
-      get: (r) => deps.leases.get(r),
-    },
-  };
 }
 
 /** Run a Lambda-model history on a fresh backend. */
@@ -107,6 +90,7 @@ export async function runLambdaHistory(
     const provider = new SimProvider({ ...spec.provider, now: () => s.time.nowMs, latencyMs: 40, sleep });
     const sends: SendCall[] = [];
     const current = spawnWorkers(spec, s);
+    addStuckHolder(spec.overlap, current);
     if (ls?.timeoutKill) {
       const k = ls.timeoutKill;
       const w = current[k.worker] as Worker;
@@ -155,6 +139,9 @@ export async function runLambdaHistory(
       now: () => s.time.nowMs,
       parallelBody: ls?.parallelBody ?? false,
       mixedWrites: ls?.mixedWrites ?? false,
+      ...(spec.overlap && {
+        overlap: { spec: spec.overlap, startMs: start, enforced: options.variant !== 'overlap-ignored' },
+      }),
       ...(ls?.freezeUntilNext && {
         straggler: (runId: string, ms: number) => {
           const name = workerOfRun.get(runId);
@@ -287,6 +274,7 @@ export async function runLambdaHistory(
       backend: backend.name,
       sends,
       offBudgetWorkers: new Set<string>(),
+      ...(spec.overlap && { overlap: spec.overlap.policy }),
       lambda: {
         delivered,
         deadLetters: lambda.deadLetters,
