@@ -109,6 +109,10 @@ export async function runHistory(
           atMs,
           () => settled,
         );
+      // A stopped task runs in a process of its own with its environment's clock: off the budget when
+      // that clock is (a far-skewed lookup worker), so I4 leaves it to the fences there too.
+      if (task && offBudgetWorkers.has((current[d.worker] as Worker).name))
+        offBudgetWorkers.add(task.worker.name);
       void s
         .deliver(
           {
