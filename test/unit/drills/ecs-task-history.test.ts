@@ -137,6 +137,60 @@ describe('explorer (unit): an ECS task stopped at the end of its body', () => {
   });
 });
 
+/** A task partitioned from DynamoDB with its first write stuck for 61 s, stopped (2 s) at 30 s. */
+const PARTITIONED_STOP: HistorySpec = {
+  skewsMs: [-100, 100],
+  provider: { idempotencyKeys: false, lookup: false, dropResponses: [] },
+  workMs: 1000,
+  deliveries: [{ job: 'report', slot: 0, worker: 1, delayMs: 0, attempt: 1, manual: false }],
+  faults: [{ kind: 'partition', worker: 1, ms: 61_000 }],
+  shapes: {
+    parallelBody: false,
+    mixedWrites: false,
+    lookupOnly: false,
+    ecsTask: { stopTimeoutMs: 2000, stops: [{ delivery: 0, afterMs: 30_000, spot: false }] },
+  },
+};
+
+describe('explorer (unit): a stopped ECS task in a partitioned environment', () => {
+  it('gets the partition too: its record and release fail, it exits before SIGKILL, the sweeper records it abandoned', async () => {
+    const o = await runHistory(PARTITIONED_STOP, memoryBackend, {});
+    expect(checkInvariants(o, CLOCK_SKEW_BUDGET_MS).filter((c) => !c.ok)).toEqual([]);
+    const task = o.entries.filter((e) => e.worker === 'task-0');
+    const sent = (op: string) => task.filter((e) => e.kind === 'request' && e.op === op).length;
+    const accepted = task.flatMap((e) =>
+      e.kind === 'result' && e.result === 'ok' ? [[e.op, e.atMs - HISTORY_START_MS]] : [],
+    );
+    // the claim, and the business write stuck in the network since 1 s, applied at 62 s
+    expect(accepted).toEqual([
+      ['claim', 0],
+      ['fenced-write', 62_000],
+    ]);
+    expect([sent('renew') > 0, sent('run-record') > 0, sent('release') > 0]).toEqual([true, true, true]);
+    expect(task.filter((e) => e.kind === 'process').map((e) => e.kind === 'process' && e.what)).toEqual([
+      'skew',
+      'deliver',
+      'sigterm',
+    ]);
+    expect(o.results[0]?.error?.name).toBe('StoreError'); // the entry exits 1, no record written
+    expect(results(o)).toEqual([
+      ['task-0', undefined, null, null],
+      ['sweeper', 'succeeded', null, 2],
+      ['sweeper', 'succeeded', null, 3],
+    ]);
+    expect(o.records.map((r) => [r.outcome, r.reason ?? null, r.fence])).toEqual([
+      ['abandoned', 'not-released', 1],
+      ['succeeded', null, 2],
+      ['succeeded', null, 3],
+    ]);
+    expect(businessWrites(o)).toEqual([
+      ['task-0', 62_000, 1, 'ok'],
+      ['sweeper', 1_201_000, 2, 'ok'],
+      ['sweeper', 2_401_000, 3, 'ok'],
+    ]);
+  });
+});
+
 describe('explorer (unit): the ecs-task arbitrary', () => {
   it('places a stop near the end at workMs + nearEndMs and puts the clocks at the budget edges', () => {
     const r = resolveEcsTask(
