@@ -99,10 +99,25 @@ export interface InvokeTarget {
 }
 
 /**
+ * The refusal of a deployed run of an ECS job: it has no function to invoke (its runs are ECS tasks
+ * Scheduler starts with RunTask), so nothing is sent rather than an Invoke of a function that does not
+ * exist.
+ */
+function ecsRefusal(job: string, target: InvokeTarget) {
+  return usage(
+    target.functionName !== undefined ? 'functionName' : 'local',
+    target.functionName ?? '(not given)',
+    `job "${job}" runs on the ECS runtime (runtime: 'ecs'): it has no Lambda function to invoke, and this command does not start ECS tasks. Pass \`local: true\` to run its handler in this process against the same table, or start one task of its task definition with ECS RunTask (the container override CRONFENCE_OCCURRENCE = {"scheduledTime":"<slot ISO instant>","trigger":"manual","requestedBy":"<you>"}); the sweeper's catch-up starts missed occurrences the same way`,
+  );
+}
+
+/**
  * Where the events go: this process (`local`) or the deployed function. Refuses to mix a local
  * table (DynamoDB Local) with invocations of a function in AWS unless `invokeAws` asks for it
- * (or `AWS_ENDPOINT_URL_LAMBDA` points the Lambda client at a local emulator).
- * @throws InvalidArgumentError naming `local` or `functionName` before anything is sent.
+ * (or `AWS_ENDPOINT_URL_LAMBDA` points the Lambda client at a local emulator). An ECS job runs only
+ * `local`: its deployed runs are ECS tasks, not invocations.
+ * @throws InvalidArgumentError naming `local` or `functionName` before anything is sent (also for an
+ *   ECS job without `local`).
  */
 export async function openInvoker(
   conn: Connection,
@@ -110,6 +125,7 @@ export async function openInvoker(
   target: InvokeTarget,
 ): Promise<Invoker> {
   if (target.local) return localInvoker(conn, handler);
+  if (handler.job.runtime === 'ecs') throw ecsRefusal(handler.job.name, target);
   if (conn.mode === 'local' && !target.invokeAws && !process.env.AWS_ENDPOINT_URL_LAMBDA) {
     throw usage(
       'local',

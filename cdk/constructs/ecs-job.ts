@@ -12,7 +12,7 @@ import type { IScheduleGroup, Schedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { stackFunctionName } from '../../lib/core/function-name.js';
-import { checkJob } from '../../lib/core/job-check.js';
+import { checkJob, ecsShardsProblem } from '../../lib/core/job-check.js';
 import { type JobDefinition, jobKeyOf } from '../../lib/core/job-definition.js';
 import type { TableWrite } from '../../lib/store/job-access.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
@@ -154,8 +154,7 @@ export class EcsScheduledJob extends Construct {
     const fail = (problem: string): never => {
       throw new CronfenceValidationError(`job "${definition.name}" at ${this.node.path}: ${problem}`, this);
     };
-    if (definition.shards > 1)
-      fail(`shards = ${definition.shards}: an ECS job runs unsharded (fan-out invokes Lambda shards)`);
+    if (definition.shards > 1) fail(ecsShardsProblem(definition.shards));
     // A late copy beyond the done set is recognised by its slot's succeeded run record: records must
     // outlive the oldest occurrence Scheduler may still hand over (docs/design.md "When is a slot done").
     const oldestDeliveryS = (props.schedulerMaxEventAge ?? DEFAULT_SCHEDULER_MAX_EVENT_AGE).toSeconds();

@@ -32,8 +32,17 @@ export const NEXT_OCCURRENCE_HORIZON_DAYS = 366;
 export const TRANSITION_WINDOW_DAYS = 365;
 
 /**
+ * Why an ECS job cannot have `shards`: the refusal `cronfence check` and `cdk synth` (the ECS job
+ * construct) both give, word for word.
+ * @param shards the job's `shards` (more than 1).
+ */
+export function ecsShardsProblem(shards: number): string {
+  return `shards = ${shards}: an ECS job runs unsharded (fan-out invokes Lambda shards)`;
+}
+
+/**
  * One warning or error, with a stable code (`dst`, `rate-dst`, `horizon`, `lease`, `at-past`,
- * `catch-up-start`, `definition`).
+ * `catch-up-start`, `definition`, `runtime`).
  */
 export interface Finding {
   readonly code: string;
@@ -208,6 +217,10 @@ export function checkJob(
     return { ...head, next: [], transitions: [], warnings: [], errors: [finding] };
   }
   const { definition, expression } = parsed;
+  if (definition.runtime === 'ecs' && definition.shards > 1) {
+    const finding = { code: 'runtime', message: ecsShardsProblem(definition.shards) };
+    return { ...head, next: [], transitions: [], warnings: [], errors: [finding] };
+  }
   const src = source(definition, expression);
   const policy = dstGapOf(definition, expression);
   const warnings: Finding[] = [];

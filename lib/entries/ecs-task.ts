@@ -12,6 +12,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type Clock, systemClock } from '../core/ports.js';
 import { TerminatedError } from '../errors.js';
 import {
   EcsExitCode,
@@ -36,6 +37,18 @@ export const RESULT_LINE_MARKER = 'ecs-task';
 /** Time kept between the hard exit and the platform's SIGKILL, ms (a quarter of a short stop timeout). */
 const EXIT_BEFORE_KILL_MS = 1_000;
 
+/**
+ * Run `fn` after `delayMs` of `clock`'s time (its own timers when it has them, as the lease keeper's
+ * watchdog does), else on an unref'd process timer: the stop path counts the same time as the run.
+ */
+function afterMs(clock: Clock, fn: () => void, delayMs: number): void {
+  if (clock.setTimer) {
+    clock.setTimer(fn, delayMs);
+    return;
+  }
+  setTimeout(fn, delayMs).unref();
+}
+
 function print(result: EcsTaskResult): void {
   process.stdout.write(`${JSON.stringify({ cronfence: RESULT_LINE_MARKER, ...result })}\n`);
 }
@@ -56,11 +69,13 @@ export async function main(options: Omit<EcsTaskOptions, 'stop'> = {}): Promise<
     });
     process.exit(EcsExitCode.BadInput);
   }
+  const clock = options.deps?.clock ?? systemClock;
   const controller = new AbortController();
   const onSignal = (signalName: NodeJS.Signals) => {
     if (controller.signal.aborted) return;
     controller.abort(new TerminatedError(signalName, stopTimeoutMs));
-    const hard = setTimeout(
+    afterMs(
+      clock,
       () => {
         print({
           exitCode: EcsExitCode.StopTimeout,
@@ -73,7 +88,6 @@ export async function main(options: Omit<EcsTaskOptions, 'stop'> = {}): Promise<
       },
       Math.max(0, stopTimeoutMs - Math.min(EXIT_BEFORE_KILL_MS, stopTimeoutMs / 4)),
     );
-    hard.unref();
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

@@ -5,7 +5,7 @@
  * the lease keeper's watchdog, a stop signal (SIGTERM) that aborts the body and shortens the deadline to
  * the container's `stopTimeout`, and an exit status ECS and Scheduler read.
  */
-import type { Clock } from '../core/ports.js';
+import { type Clock, systemClock } from '../core/ports.js';
 import { ConfigurationError, InvalidEventError } from '../errors.js';
 import type { JobHandler } from './define-job.js';
 import type { RuntimeDeps } from './deps.js';
@@ -161,7 +161,7 @@ export async function runEcsTask(options: EcsTaskOptions = {}): Promise<EcsTaskR
       );
     const occurrence = parseOccurrence(handler.job.name, env[EcsTaskEnv.Occurrence]);
     if (!options.deps) required(env, EcsTaskEnv.Table);
-    const clock = options.deps?.clock ?? { now: () => Date.now() };
+    const clock = options.deps?.clock ?? systemClock;
     context = taskContext(
       clock,
       handler.job.timeoutSeconds * 1000,

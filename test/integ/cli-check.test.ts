@@ -63,6 +63,22 @@ describe('cronfence check', () => {
     ]);
   }, 60_000);
 
+  it('exits 1 for an ECS job with shards, in the words synth refuses it with', async () => {
+    const r = await check('--jobs', 'test/helpers/check-jobs/ecs-sharded.ts', '--json');
+    expect(r.code).toBe(1);
+    expect(json<CheckReport>(r).jobs.map((j) => [j.job, j.errors])).toEqual([
+      [
+        'ecs-sharded',
+        [
+          {
+            code: 'runtime',
+            message: 'shards = 3: an ECS job runs unsharded (fan-out invokes Lambda shards)',
+          },
+        ],
+      ],
+    ]);
+  }, 60_000);
+
   it('exits 1 for a misspelt option, naming it and the nearest known one', async () => {
     const r = await check('--jobs', 'test/helpers/check-jobs/misspelt.ts', '--json');
     expect(r.code).toBe(1);

@@ -1,25 +1,23 @@
 /**
- * IAM as AWS evaluates it, for ECS jobs: both example jobs deployed with `runtime: 'ecs'`, every
- * DynamoDB request their bodies make through the run protocol (claim, renew, record, release, fenced
- * writes, inserts, effects; duplicates, late copies and the drills of a task's life) recorded as their TASK roles, the
- * sweeper's RunTask catch-ups recorded as its role, and what the services do with the ECS roles
- * (Scheduler's AssumeRole, RunTask and PassRole; ECS's AssumeRole of the task role; the image pull and
- * log writes of the execution role) — evaluated against the synthesized policies with a real IAM
- * evaluator: 0 denied, and negative controls (another job's lease, another task role, another cluster,
- * another account) denied. ECS has no local emulator: RunTask answers with the response shape of the
- * ECS API reference.
+ * IAM as AWS evaluates it, for ECS jobs: both example jobs deployed with `runtime: 'ecs'`. Every
+ * DynamoDB request the TASK ENTRY makes, run as its container runs it (`node ecs-task.mjs` from the image
+ * directory the synth staged, with the task definition's environment and the overrides Scheduler
+ * renders: two tasks for one occurrence, a late retry, a malformed occurrence), recorded by a DynamoDB
+ * endpoint under the task role; the drills of a task's life in process as the task roles; the sweeper's
+ * RunTask catch-ups as its role; and what the services do with the ECS roles (Scheduler's AssumeRole,
+ * RunTask and PassRole; ECS's AssumeRole of the task role; the image pull and log writes of the execution
+ * role) — evaluated against the synthesized policies with a real IAM evaluator: 0 denied, and negative
+ * controls (another job's lease, another task role, another cluster, another account, and every entry
+ * request made as the other job's task role) denied. ECS has no local emulator: RunTask answers with the
+ * response shape of the ECS API reference.
  */
+import { randomUUID } from 'node:crypto';
 import type { RunTaskCommand, RunTaskCommandOutput } from '@aws-sdk/client-ecs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { exampleApp } from '../../functions/example-app.js';
 import { tables } from '../../functions/index.js';
-import { reportsTable, settlementsTable } from '../../functions/tables.js';
 import { selectDrills } from '../../harness/drills/catalog/index.js';
-import { formatReport, runDrill } from '../../harness/drills/run-drills.js';
 import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
-import type { LocalApp } from '../../harness/local/run-local.js';
-import { deliver, deliveriesFor } from '../../harness/local/scheduler-emulator.js';
-import { enumerateSlots } from '../../lib/core/schedule/enumerate.js';
 import type { JobHandler } from '../../lib/runtime/define-job.js';
 import { createDeps } from '../../lib/runtime/deps.js';
 import { ecsCatchUpInvoker } from '../../lib/runtime/ecs-catch-up.js';
@@ -30,14 +28,24 @@ import { libraryTable } from '../../lib/store/schema.js';
 import { ecsEntries, ecsProps } from '../cdk/ecs-support.js';
 import { type Deployment, synthToDisk } from '../helpers/iam/deployment.js';
 import { createEcsTables, ecsServiceChecks, ecsTask, runTaskChecks } from '../helpers/iam/ecs.js';
+import { ecsNegativeControls } from '../helpers/iam/ecs-controls.js';
+import { runTaskEntry } from '../helpers/iam/ecs-entry.js';
 import { evaluate, type Verdict } from '../helpers/iam/evaluate.js';
-import { actingAs, attributed, type RecordedRequest, recordInProcess } from '../helpers/iam/recorder.js';
+import { lastSlots, recordRuns } from '../helpers/iam/record-runs.js';
+import {
+  actingAs,
+  type RecordedRequest,
+  RecordingEndpoint,
+  recordInProcess,
+} from '../helpers/iam/recorder.js';
 import { checksOf, type IamCheck } from '../helpers/iam/requests.js';
 import { ACCOUNT, REGION } from '../helpers/iam/template.js';
 
 const prefix = `iamecs${Date.now().toString(36)}`;
 let d: Deployment;
 let payments: PaymentService;
+let endpoint: RecordingEndpoint;
+let endpointUrl: Promise<string>;
 const recorded: RecordedRequest[] = [];
 const extraChecks: IamCheck[] = [];
 const savedEnv = { ...process.env };
@@ -55,16 +63,16 @@ const ECS_DRILLS = selectDrills([
   'effect-sending',
 ]);
 
-function lastSlots(h: JobHandler, n: number): number[] {
-  const toMs = Date.now();
-  const fromMs = toMs - 4 * 86_400_000;
-  return enumerateSlots({ ...h.job, schedule: h.expression, startMs: fromMs }, fromMs, toMs)
-    .slice(-n)
-    .map((s) => s.scheduledTimeMs);
-}
-
 beforeAll(async () => {
-  d = synthToDisk('CronfenceIamEcs', ecsProps(ecsEntries()), prefix);
+  // Each job's image bundles a handler file of it defined as an ECS job (the example files are Lambda jobs').
+  const entries = ecsEntries().map((e) => ({
+    ...e,
+    entry: `test/helpers/iam/fixtures/ecs-${e.definition.name}.ts`,
+  }));
+  d = synthToDisk('CronfenceIamEcs', ecsProps(entries), prefix);
+  endpoint = new RecordingEndpoint(inject('dynamoEndpoint'));
+  endpointUrl = endpoint.start();
+  await endpointUrl;
   await createEcsTables(d, createDocumentClient({ endpoint: inject('dynamoEndpoint') }), tables);
   payments = await startPaymentService({ idempotencyKeys: true, lookup: true });
   process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
@@ -73,6 +81,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  await endpoint?.stop();
   await payments?.stop();
   d?.dispose();
   for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
@@ -117,48 +126,79 @@ describe('requests of ECS jobs', () => {
       new Set([ecsTask(d, 'daily-report').arn, ecsTask(d, 'merchant-settlement').arn]),
     );
   }, 120_000);
-  it('as the task roles: duplicate and late deliveries with effects, and the drills of a task’s life', async () => {
-    const stop = recordInProcess((request) => recorded.push(request));
-    const roleOf = (h: JobHandler) => ecsTask(d, h.job.name).taskRole;
-    try {
-      process.env.PAYMENTS_URL = payments.url;
-      process.env.PAYMENTS_CAPABILITIES = 'idempotency-keys,lookup';
-      for (const h of exampleApp.handlers) {
-        const handler = attributed(h, roleOf(h), 'ecs-task');
-        for (const slotMs of lastSlots(h, 2)) {
-          const { concurrent, late } = deliveriesFor(h.job.name, slotMs, 2, 1);
-          await Promise.all(concurrent.map((x) => deliver(handler, x)));
-          for (const x of late) await deliver(handler, x);
-        }
-      }
-      delete process.env.PAYMENTS_URL;
-      delete process.env.PAYMENTS_CAPABILITIES;
-      const app: LocalApp = {
-        ...exampleApp,
-        handlers: exampleApp.handlers.map((h) => attributed(h, roleOf(h), 'ecs-drill')),
-      };
-      const target = {
-        endpoint: inject('dynamoEndpoint'),
-        description: 'DynamoDB Local',
-        stop: async () => {},
-      };
-      for (const drill of ECS_DRILLS) {
-        const report = await runDrill(drill, { app, drills: [drill], target });
-        expect(report.pass, formatReport(report).join('\n')).toBe(true);
-      }
-    } finally {
-      stop();
+  it('as the task roles, through the task entry of the staged image: two tasks for one occurrence, a late retry, a malformed occurrence', async () => {
+    const from = endpoint.requests.length;
+    const url = await endpointUrl;
+    const extra = { PAYMENTS_URL: payments.url, PAYMENTS_CAPABILITIES: 'idempotency-keys,lookup' };
+    for (const h of exampleApp.handlers) {
+      const job = h.job.name;
+      const [slotMs] = lastSlots(h, 3) as [number]; // before the drills' and the sweeper's slots
+      endpoint.tag(`ecs-entry ${job}`);
+      const overrides = (attemptNumber: number) =>
+        d.renderedInput(job, {
+          scheduledTimeMs: slotMs,
+          executionId: randomUUID(),
+          attemptNumber,
+          group: 'cronfence',
+        });
+      const task = (o: unknown, n: number) =>
+        runTaskEntry(d, job, { overrides: o, endpoint: url, taskId: `${job}-${n}`, env: extra });
+      // Scheduler may start two tasks for one occurrence: one succeeds, the other exits 0 skipped.
+      const first = overrides(1);
+      const both = await Promise.all([task(first, 1), task(first, 2)]);
+      const summaries = both.map((r) => r.result?.summary);
+      expect(
+        both.map((r) => r.code),
+        both.map((r) => r.output).join('\n'),
+      ).toEqual([0, 0]);
+      expect(summaries.map((x) => x?.outcome).sort()).toEqual(['skipped', 'succeeded']);
+      expect(['lease-held', 'already-succeeded']).toContain(
+        summaries.find((x) => x?.outcome === 'skipped')?.reason,
+      );
+      const late = await task(overrides(2), 3);
+      expect([late.code, late.result?.summary?.outcome, late.result?.summary?.reason]).toEqual([
+        0,
+        'skipped',
+        'already-succeeded',
+      ]);
+      const before = endpoint.requests.length;
+      const malformed = await task(
+        {
+          containerOverrides: [
+            {
+              name: 'job',
+              environment: [{ name: 'CRONFENCE_OCCURRENCE', value: '{"scheduledTime":"yesterday"}' }],
+            },
+          ],
+        },
+        4,
+      );
+      expect([malformed.code, malformed.result?.error?.name]).toEqual([2, 'InvalidEventError']);
+      expect(endpoint.requests.length).toBe(before); // bad input: nothing sent
     }
-    const ops = new Set(
-      recorded.filter((r) => r.role !== d.sweeper.role).map((r) => `${r.service}:${r.operation}`),
+    const fromEntry = endpoint.requests.slice(from);
+    recorded.push(...fromEntry);
+    expect(new Set(fromEntry.map((r) => r.role))).toEqual(
+      new Set(exampleApp.handlers.map((h) => ecsTask(d, h.job.name).taskRole)),
     );
     // A run never reads (refused writes return the item): claim, renew, release and fenced writes are
     // UpdateItems, records and inserts PutItems, effect moves TransactWriteItems.
-    expect([...ops].sort()).toEqual([
+    expect([...new Set(fromEntry.map((r) => `${r.service}:${r.operation}`))].sort()).toEqual([
       'dynamodb:PutItem',
       'dynamodb:TransactWriteItems',
       'dynamodb:UpdateItem',
     ]);
+  }, 240_000);
+
+  it('as the task roles, in process: the drills of a task’s life', async () => {
+    await recordRuns({
+      app: exampleApp,
+      roleOf: (h) => ecsTask(d, h.job.name).taskRole,
+      sink: (request) => recorded.push(request),
+      endpoint: inject('dynamoEndpoint'),
+      drills: { source: 'ecs-drill', list: ECS_DRILLS },
+    });
+    expect(recorded.some((r) => r.source === 'ecs-drill')).toBe(true);
   }, 240_000);
 });
 
@@ -187,7 +227,8 @@ describe('evaluated with an IAM policy evaluator', () => {
     ).toEqual([]);
     const whats = new Set(verdicts.map((v) => v.check.what.replace(/: [A-Za-z]+( > \w+)?$/, '')));
     for (const w of [
-      'ecs-task',
+      'ecs-entry daily-report',
+      'ecs-entry merchant-settlement',
       'ecs-drill',
       'sweeper: RunTask',
       'scheduler: daily-report assumes its role',
@@ -201,100 +242,21 @@ describe('evaluated with an IAM policy evaluator', () => {
   });
 
   it('denies the negative controls: another job’s lease, another task role, another cluster, another account', async () => {
-    const lib = d.lookup.arnOf(d.tableName(libraryTable));
-    const daily = ecsTask(d, 'daily-report');
-    const settle = ecsTask(d, 'merchant-settlement');
-    const scheduleRole = (job: string) => {
-      const [, r] = d.t.ofType('AWS::Scheduler::Schedule').find(([, s]) => s.Properties?.Name === job) ?? [];
-      return d.t.roleOf((r?.Properties?.Target as { RoleArn?: unknown } | undefined)?.RoleArn).logicalId;
-    };
-    const cluster = String(
-      d.t.resolve(d.t.ofType('AWS::ECS::Cluster').map(([id]) => ({ 'Fn::GetAtt': [id, 'Arn'] }))[0]),
-    );
-    const keys = (k: string) => ({ 'dynamodb:LeadingKeys': [k] });
-    const pass = (role: string, passed: string, what: string): IamCheck => ({
-      role,
-      action: 'iam:PassRole',
-      resource: `arn:aws:iam::${ACCOUNT}:role/${passed}`,
-      context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' },
-      what,
-    });
-    const controls: IamCheck[] = [
-      {
-        role: daily.taskRole,
-        action: 'dynamodb:UpdateItem',
-        resource: lib,
-        context: keys('JOB#merchant-settlement'),
-        what: "daily-report's task writes merchant-settlement's lease",
-      },
-      {
-        role: settle.taskRole,
-        action: 'dynamodb:PutItem',
-        resource: lib,
-        context: keys('JOB#daily-report'),
-        what: "merchant-settlement's task writes daily-report's run records",
-      },
-      {
-        role: daily.taskRole,
-        action: 'dynamodb:PutItem',
-        resource: d.lookup.arnOf(d.tableName(settlementsTable)),
-        context: keys('M001'),
-        what: "daily-report's task writes the settlements table",
-      },
-      {
-        role: settle.taskRole,
-        action: 'dynamodb:UpdateItem',
-        resource: d.lookup.arnOf(d.tableName(reportsTable)),
-        context: keys('2026-01-14'),
-        what: "merchant-settlement's task writes the reports table",
-      },
-      {
-        role: scheduleRole('daily-report'),
-        action: 'ecs:RunTask',
-        resource: settle.arn,
-        context: { 'ecs:cluster': cluster },
-        what: "daily-report's schedule runs merchant-settlement's task",
-      },
-      pass(scheduleRole('daily-report'), settle.taskRole, "daily-report's schedule passes another task role"),
-      pass(
-        scheduleRole('daily-report'),
-        settle.executionRole,
-        "daily-report's schedule passes another execution role",
-      ),
-      pass(d.sweeper.role, scheduleRole('daily-report'), 'the sweeper passes a role that is no task role'),
-      {
-        role: d.sweeper.role,
-        action: 'ecs:RunTask',
-        resource: daily.arn,
-        context: { 'ecs:cluster': `arn:aws:ecs:${REGION}:${ACCOUNT}:cluster/other` },
-        what: 'the sweeper runs a task on another cluster',
-      },
-      {
-        ...pass(d.sweeper.role, daily.taskRole, 'the sweeper passes a task role to Lambda'),
-        context: { 'iam:PassedToService': 'lambda.amazonaws.com' },
-      },
-      {
-        role: daily.taskRole,
-        assumedBy: 'ecs-tasks.amazonaws.com',
-        action: 'sts:AssumeRole',
-        resource: `arn:aws:iam::${ACCOUNT}:role/${daily.taskRole}`,
-        context: {
-          'aws:SourceArn': `arn:aws:ecs:${REGION}:444455556666:task/c/1`,
-          'aws:SourceAccount': '444455556666',
-        },
-        what: 'a task of another account assumes the task role',
-      },
-      {
-        role: daily.taskRole,
-        assumedBy: 'lambda.amazonaws.com',
-        action: 'sts:AssumeRole',
-        resource: `arn:aws:iam::${ACCOUNT}:role/${daily.taskRole}`,
-        context: { 'aws:SourceAccount': ACCOUNT },
-        what: 'Lambda assumes the task role',
-      },
-    ];
-    const results = await evaluate(d.t, controls);
+    const results = await evaluate(d.t, ecsNegativeControls(d));
     expect(results.filter((v) => v.result === 'Allowed').map((v) => v.check.what)).toEqual([]);
     expect(results).toHaveLength(12);
+  });
+
+  it("denies every request the task entry made when made as the other job's task role", async () => {
+    const roles = exampleApp.handlers.map((h) => ecsTask(d, h.job.name).taskRole);
+    const other = (role: string) => roles.find((r) => r !== role) as string;
+    const swapped = recorded
+      .filter((r) => r.source.startsWith('ecs-entry'))
+      .flatMap((r) => checksOf({ ...r, role: other(r.role) }, d.lookup));
+    const results = await evaluate(d.t, swapped);
+    expect(results.length).toBeGreaterThan(20);
+    expect(
+      results.filter((v) => v.result === 'Allowed').map((v) => `${v.check.what} ${v.check.resource}`),
+    ).toEqual([]);
   });
 });

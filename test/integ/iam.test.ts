@@ -16,10 +16,8 @@ import { payoutKey } from '../../functions/merchant-settlement.js';
 import { MERCHANTS, type Merchant } from '../../functions/merchants.js';
 import { reportsTable, settlementsTable } from '../../functions/tables.js';
 import { DRILLS } from '../../harness/drills/catalog/index.js';
-import { formatReport, runDrill } from '../../harness/drills/run-drills.js';
 import { type PaymentService, startPaymentService } from '../../harness/local/payment-service.js';
-import type { LocalApp } from '../../harness/local/run-local.js';
-import { deliver, deliveriesFor, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
+import { deliver, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import { enumerateSlots } from '../../lib/core/schedule/enumerate.js';
 import type { JobHandler } from '../../lib/runtime/define-job.js';
 import { createDocumentClient } from '../../lib/store/client.js';
@@ -28,6 +26,7 @@ import { negativeControls } from '../helpers/iam/controls.js';
 import { type Deployment, synthToDisk } from '../helpers/iam/deployment.js';
 import { evaluate, grantsOf, unusedGrants, type Verdict } from '../helpers/iam/evaluate.js';
 import { handler as sharded } from '../helpers/iam/fixtures/sharded-job.js';
+import { lastSlots, recordRuns } from '../helpers/iam/record-runs.js';
 import {
   attributed,
   type RecordedRequest,
@@ -45,15 +44,6 @@ let endpoint: RecordingEndpoint;
 let payments: PaymentService;
 const recorded: { deployment: () => Deployment; request: RecordedRequest }[] = [];
 const savedEnv = { ...process.env };
-
-/** The last `n` slots of a job before now. */
-function lastSlots(h: JobHandler, n: number): number[] {
-  const toMs = Date.now();
-  const fromMs = toMs - 4 * 86_400_000;
-  return enumerateSlots({ ...h.job, schedule: h.expression, startMs: fromMs }, fromMs, toMs)
-    .slice(-n)
-    .map((s) => s.scheduledTimeMs);
-}
 
 async function bundleRun(
   d: Deployment,
@@ -196,40 +186,17 @@ describe('requests recorded', () => {
   }, 240_000);
 
   it('in process: the scenarios (duplicate and late deliveries, with effects) and every drill', async () => {
-    const stop = recordInProcess((request) => recorded.push({ deployment: () => example, request }));
-    try {
-      process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
-      process.env[libraryTable.envVar] = example.tableName(libraryTable);
-      for (const schema of tables) process.env[schema.envVar] = example.tableName(schema);
-      process.env.PAYMENTS_URL = payments.url;
-      process.env.PAYMENTS_CAPABILITIES = 'idempotency-keys,lookup';
-      const roleOf = (h: JobHandler) => example.fn(h.job.name).role;
-      for (const h of exampleApp.handlers) {
-        const handler = attributed(h, roleOf(h), 'scenario');
-        for (const slotMs of lastSlots(h, 2)) {
-          const { concurrent, late } = deliveriesFor(h.job.name, slotMs, 2, 1);
-          await Promise.all(concurrent.map((d) => deliver(handler, d)));
-          for (const d of late) await deliver(handler, d);
-        }
-      }
-      delete process.env.PAYMENTS_URL; // the drills start their own payment service
-      delete process.env.PAYMENTS_CAPABILITIES;
-      const app: LocalApp = {
-        ...exampleApp,
-        handlers: exampleApp.handlers.map((h) => attributed(h, roleOf(h), 'drill')),
-      };
-      const target = {
-        endpoint: inject('dynamoEndpoint'),
-        description: 'DynamoDB Local',
-        stop: async () => {},
-      };
-      for (const drill of DRILLS) {
-        const report = await runDrill(drill, { app, drills: [drill], target });
-        expect(report.pass, formatReport(report).join('\n')).toBe(true);
-      }
-    } finally {
-      stop();
-    }
+    process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+    process.env[libraryTable.envVar] = example.tableName(libraryTable);
+    for (const schema of tables) process.env[schema.envVar] = example.tableName(schema);
+    await recordRuns({
+      app: exampleApp,
+      roleOf: (h) => example.fn(h.job.name).role,
+      sink: (request) => recorded.push({ deployment: () => example, request }),
+      endpoint: inject('dynamoEndpoint'),
+      scenarios: { source: 'scenario', payments },
+      drills: { source: 'drill', list: DRILLS },
+    });
     const sources = new Set(recorded.map((r) => r.request.source));
     expect([...sources].filter((x) => !x.startsWith('bundle')).sort()).toEqual(['drill', 'scenario']);
   }, 240_000);

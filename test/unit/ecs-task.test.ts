@@ -143,4 +143,23 @@ describe('the task deadline', () => {
     expect(ctx.getRemainingTimeInMillis()).toBe(30_000 - STOP_RESERVE_MS);
     expect(ctx.stopSignal?.aborted).toBe(true);
   });
+
+  it.each([
+    [2_000, 1_000],
+    [5_000, 2_500],
+    [10_000, 5_000],
+    [120_000, 115_000],
+  ])(
+    'keeps a reserve of at most half a %i ms stop timeout: %i ms left after the SIGTERM, never a past deadline',
+    (stopMs, leftMs) => {
+      let now = 1_000;
+      const stop = new AbortController();
+      const ctx = taskContext({ now: () => now }, 6 * 3600_000, stopMs, 'task-1', stop.signal);
+      now = 20_000;
+      stop.abort(new Error('SIGTERM'));
+      expect(ctx.getRemainingTimeInMillis()).toBe(leftMs);
+      now += leftMs;
+      expect(ctx.getRemainingTimeInMillis()).toBe(0);
+    },
+  );
 });

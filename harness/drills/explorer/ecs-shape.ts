@@ -39,21 +39,70 @@ export interface EcsTaskShape {
   readonly stops: readonly EcsStop[];
 }
 
-/** The arbitrary of {@link EcsTaskShape} (absent in most histories). */
-export const ecsTaskArbitrary: fc.Arbitrary<EcsTaskShape | undefined> = fc.option(
+/** A stop as drawn: `nearEndMs` (when set) places the SIGTERM that far from the end of the body. */
+interface DrawnStop extends EcsStop {
+  readonly nearEndMs: number | null;
+}
+
+/** The `ecs-task` shape as drawn, before {@link resolveEcsTask} places its stops and clocks. */
+export interface DrawnEcsTask {
+  readonly stopTimeoutMs: number;
+  readonly stops: readonly DrawnStop[];
+  /** Skew the history's clocks to the edges of the budget (half of it fast, half slow). */
+  readonly edgeClocks: boolean;
+}
+
+/**
+ * The arbitrary of the `ecs-task` shape (absent in about a third of the listed histories). Weighted
+ * towards the stop path's hardest case: the shortest stop timeout ECS allows (2 s), a SIGTERM within
+ * a few hundred ms of the body's last write, and clocks at the edges of the skew budget.
+ */
+export const ecsTaskArbitrary: fc.Arbitrary<DrawnEcsTask | undefined> = fc.option(
   fc.record({
-    stopTimeoutMs: fc.oneof(fc.constant(30_000), fc.integer({ min: 2_000, max: 120_000 })),
+    stopTimeoutMs: fc.oneof(
+      fc.constant(30_000),
+      fc.constant(2_000),
+      fc.integer({ min: 2_000, max: 5_000 }),
+      fc.integer({ min: 2_000, max: 120_000 }),
+    ),
     stops: fc.array(
       fc.record({
         delivery: fc.nat({ max: 40 }),
         afterMs: fc.oneof(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 5_000, max: 200_000 })),
+        nearEndMs: fc.option(fc.integer({ min: -400, max: 400 }), { freq: 2 }),
         spot: fc.boolean(),
       }),
       { maxLength: 3 },
     ),
+    edgeClocks: fc.boolean(),
   }),
   { nil: undefined, freq: 3 },
 );
+
+/**
+ * The shape a drawn `ecs-task` becomes in a history: each stop near the body's end moved to
+ * `workMs + nearEndMs` after its task's start, and the clocks (when `edgeClocks`) at plus and minus
+ * `halfBudgetMs` alternately, so two workers disagree by the whole budget.
+ */
+export function resolveEcsTask(
+  drawn: DrawnEcsTask,
+  workMs: number,
+  skewsMs: readonly number[],
+  halfBudgetMs: number,
+): { ecsTask: EcsTaskShape; skewsMs: number[] } {
+  return {
+    ecsTask: {
+      stopTimeoutMs: drawn.stopTimeoutMs,
+      stops: drawn.stops.map(({ nearEndMs, ...s }) => ({
+        ...s,
+        afterMs: nearEndMs === null ? s.afterMs : Math.max(0, workMs + nearEndMs),
+      })),
+    },
+    skewsMs: drawn.edgeClocks
+      ? skewsMs.map((_, i) => (i % 2 === 0 ? -halfBudgetMs : halfBudgetMs))
+      : [...skewsMs],
+  };
+}
 
 /** The job fields that make an explorer job an ECS job. */
 export const ECS_JOB_FIELDS = { runtime: 'ecs', timeoutSeconds: ECS_TASK_TIMEOUT_SECONDS } as const;
@@ -97,4 +146,24 @@ export function ecsTask(
     context: () =>
       taskContext(own.clock, ECS_TASK_TIMEOUT_SECONDS * 1000, shape.stopTimeoutMs, `task-${n}`, stop.signal),
   };
+}
+
+/**
+ * The hard cases of the stop path an `ecs-task` history covers, for the explorer's report: the
+ * shortest stop timeout (2 s), a SIGTERM within 400 ms of the body's end, clocks at the budget's edges.
+ */
+export function ecsTaskCases(spec: {
+  readonly workMs: number;
+  readonly skewsMs: readonly number[];
+  readonly shapes?: { readonly ecsTask?: EcsTaskShape };
+}): string[] {
+  const shape = spec.shapes?.ecsTask;
+  if (!shape) return [];
+  const edge = spec.skewsMs.length > 1 && spec.skewsMs.every((s, i) => s === spec.skewsMs[i % 2] && s !== 0);
+  const cases: [string, boolean][] = [
+    ['ecs-task: 2 s stop timeout', shape.stopTimeoutMs === 2_000],
+    ['ecs-task: SIGTERM at the body end', shape.stops.some((s) => Math.abs(s.afterMs - spec.workMs) <= 400)],
+    ['ecs-task: clocks at the budget edges', edge],
+  ];
+  return cases.filter(([, on]) => on).map(([name]) => name);
 }

@@ -8,6 +8,7 @@ import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
 import type { Check } from '../checks.js';
 import { faultsByKind } from '../checks.js';
 import { type BackendFactory, memoryBackend } from './backends.js';
+import { ecsTaskCases } from './ecs-shape.js';
 import { type HistoryShape, type HistorySpec, historyArbitrary } from './history.js';
 import { checkInvariants, INVARIANTS } from './invariants.js';
 import { LIVENESS, SHAPES, shapesOf } from './liveness.js';
@@ -93,7 +94,8 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       minW = Math.min(minW, spec.skewsMs.length);
       maxW = Math.max(maxW, spec.skewsMs.length);
       add(faults, faultsByKind(outcome.entries));
-      for (const n of safetyShapesOf(spec.shapes)) safetyShapes[n] = (safetyShapes[n] ?? 0) + 1;
+      for (const n of [...safetyShapesOf(spec.shapes), ...ecsTaskCases(spec)])
+        safetyShapes[n] = (safetyShapes[n] ?? 0) + 1;
       const provider = outcome.provider.dropped;
       if (provider) add(faults, { 'provider-response-lost': provider });
       for (const r of outcome.results) {

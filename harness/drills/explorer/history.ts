@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { CLOCK_SKEW_BUDGET_MS } from '../../../lib/core/lease.js';
 import type { OverlapPolicyName } from '../../../lib/core/overlap.js';
 import type { PausePointName } from '../../../lib/runtime/deps.js';
-import { ecsTaskArbitrary } from './ecs-shape.js';
+import { ecsTaskArbitrary, resolveEcsTask } from './ecs-shape.js';
 import { faultArbitrary } from './fault-arbitrary.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { type LambdaShapeSpec, lambdaShapesArbitrary } from './lambda-shapes.js';
@@ -213,41 +213,28 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
       // After ecsTask for the same reason.
       overlap: overlapArbitrary(shape.overlapPolicies),
     })
-    .map(
-      ({
-        workers,
-        skews,
-        provider,
-        workMs,
-        deliveries,
-        faults,
-        shapes,
-        lambdaShapes,
-        lambda,
-        redeploy,
-        oversized,
-        failShard,
-        lifecycle,
-        ecsTask,
-        overlap,
-      }) => ({
-        skewsMs: skews.slice(0, workers),
-        provider,
+    .map((r) => {
+      const { workers, skews, workMs, lambda, shapes, lifecycle, lambdaShapes } = r;
+      const ecs =
+        !lambda && r.ecsTask ? resolveEcsTask(r.ecsTask, workMs, skews.slice(0, workers), half) : undefined;
+      return {
+        skewsMs: ecs?.skewsMs ?? skews.slice(0, workers),
+        provider: r.provider,
         workMs,
         // The listed model has no sharded job: its shard copies deliver the report job.
-        deliveries: deliveries.map((d) => ({
+        deliveries: r.deliveries.map((d) => ({
           ...d,
           worker: d.worker % workers,
           ...(!lambda && d.job === 'shard' && { job: 'report' as const }),
         })),
-        faults: faults.map((f) => ({ ...f, worker: f.worker % workers })),
+        faults: r.faults.map((f) => ({ ...f, worker: f.worker % workers })),
         ...(lambda
           ? {
               lambda: true,
-              ...(overlap && { overlap }),
-              ...(redeploy !== null && { redeploy }),
-              ...(oversized !== null && { oversized }),
-              ...(failShard !== null && { failShard }),
+              ...(r.overlap && { overlap: r.overlap }),
+              ...(r.redeploy !== null && { redeploy: r.redeploy }),
+              ...(r.oversized !== null && { oversized: r.oversized }),
+              ...(r.failShard !== null && { failShard: r.failShard }),
               lambdaShapes: {
                 ...lambdaShapes,
                 ...(lambdaShapes.timeoutKill && {
@@ -258,7 +245,9 @@ export function historyArbitrary(shape: HistoryShape = {}): fc.Arbitrary<History
                 }),
               },
             }
-          : { shapes: { ...shapes, ...(lifecycle && { lifecycle }), ...(ecsTask && { ecsTask }) } }),
-      }),
-    );
+          : {
+              shapes: { ...shapes, ...(lifecycle && { lifecycle }), ...(ecs && { ecsTask: ecs.ecsTask }) },
+            }),
+      };
+    });
 }

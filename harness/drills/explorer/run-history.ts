@@ -10,7 +10,7 @@ import { Stage, type Worker } from '../stage.js';
 import type { BackendFactory, HistoryBackend } from './backends.js';
 import { ecsTask } from './ecs-shape.js';
 import type { HistorySpec } from './history.js';
-import { spawnWorkers } from './history-faults.js';
+import { applyFaults, spawnWorkers } from './history-faults.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { lifecyclePlan } from './lifecycle.js';
 import { type OperatorEntry, operatorSpanMs, scheduleOperators } from './operators.js';
@@ -112,6 +112,15 @@ export async function runHistory(
           atMs,
           () => settled,
         );
+      // A stopped task runs in a process of its own, in its environment: with that environment's clock
+      // (off the budget when that clock is, so I4 leaves it to the fences there too) and faults (a
+      // partition or a pause reaches the task as well; a kill ends only the task).
+      if (task && task.worker !== current[d.worker]) {
+        if (offBudgetWorkers.has((current[d.worker] as Worker).name)) offBudgetWorkers.add(task.worker.name);
+        // (the faults are the first environment's: one replaced after a kill has none, as in spawnWorkers)
+        if (!(current[d.worker] as Worker).name.includes('.'))
+          applyFaults(spec, d.worker, task.worker, () => undefined);
+      }
       void s
         .deliver(
           {
