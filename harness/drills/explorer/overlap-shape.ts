@@ -102,6 +102,11 @@ export function overlapOption(o: OverlapSpec): OverlapOption {
   if (o.policy === 'buffer-all') return { policy: 'buffer-all', maxBuffered: o.maxBuffered ?? 1 };
   if (o.policy === 'replace' && o.replaceAfterSeconds !== undefined)
     return { policy: 'replace', replaceAfterSeconds: o.replaceAfterSeconds };
+  // The bound stated as two periods of the schedule: defineJob measures periods from today, and this
+  // schedule's slots (one day in the history's past) have none after today (its default would be a day,
+  // longer than any history).
+  if (o.policy === 'after-previous')
+    return { policy: 'after-previous', waitingProblemAfterSeconds: (2 * SLOT_MS) / 1000 };
   return o.policy;
 }
 
