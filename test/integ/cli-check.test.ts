@@ -35,6 +35,7 @@ describe('cronfence check', () => {
       'schedule',
       'timeZone',
       'businessDate',
+      'overlap',
       'next',
       'transitions',
       'warnings',

@@ -80,6 +80,7 @@ describe('trigger, pause, jobs, resume on the operator API', () => {
         'job',
         'last',
         'next',
+        'overlap',
         'paused',
         'problems7d',
         'schedule',
@@ -95,6 +96,7 @@ describe('trigger, pause, jobs, resume on the operator API', () => {
       last: { trigger: 'manual', outcome: 'succeeded' },
       holder: null,
       problems7d: 0,
+      overlap: 'skip',
     });
     expect(report?.next?.local).toMatch(/T02:30 Europe\/Berlin$/);
     expect(rows.find((r) => r.job === 'merchant-settlement')).toMatchObject({

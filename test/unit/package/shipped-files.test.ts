@@ -85,6 +85,7 @@ describe('shipped files', () => {
       'harness/local/scheduler-emulator.ts',
       'harness/local/tables.ts',
       'harness/report/from-records.ts',
+      'harness/report/overlap-marks.ts',
       'harness/report/recording.ts',
       'harness/report/time-axis.ts',
       'harness/report/timeline-model.ts',
