@@ -110,3 +110,23 @@ export async function rows(stack: LocalStack, job: string): Promise<string[]> {
     )
     .map((r) => `${r.slot} ${r.trigger} ${r.outcome}/${r.reason ?? '-'} ${r.fence ?? '-'}`);
 }
+
+/**
+ * A sweep target that runs `job` in this process (a 900 s Lambda context) for every payload the
+ * sweeper sends, noting each payload's `scheduledTime` in `invoked` (as `label` shapes it).
+ */
+export function sweepTargetOf(
+  job: JobHandler,
+  invoked: string[],
+  label: (scheduledTime: string) => string = (t) => t,
+) {
+  return {
+    definition: job.job,
+    expression: job.expression,
+    startMs: 0,
+    invoke: async (p: Record<string, unknown>) => {
+      invoked.push(label(String(p.scheduledTime)));
+      await job(p, lambdaContext(job.job.name, 900));
+    },
+  };
+}

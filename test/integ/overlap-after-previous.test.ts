@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { lambdaContext } from '../../harness/local/scheduler-emulator.js';
 import { sweep } from '../../lib/runtime/sweeper.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
-import { frozenClock, ID, invoke, overlapJob, rows, T } from '../helpers/overlap-scenario.js';
+import { frozenClock, ID, invoke, overlapJob, rows, sweepTargetOf, T } from '../helpers/overlap-scenario.js';
 
 let stack: LocalStack;
 beforeEach(async () => {
@@ -37,15 +37,7 @@ describe('overlap: after-previous', () => {
       'skipped/waiting-for-previous',
     ]);
     const invoked: string[] = [];
-    const target = {
-      definition: job.job,
-      expression: job.expression,
-      startMs: 0,
-      invoke: async (p: Record<string, unknown>) => {
-        invoked.push(String(p.scheduledTime).slice(11, 16));
-        await job(p, lambdaContext('ov-after', 900));
-      },
-    };
+    const target = sweepTargetOf(job, invoked, (t) => t.slice(11, 16));
     const deps = { leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined };
     clock.setTo(T('10:30'));
     const first = await sweep(deps, [target]);
@@ -109,15 +101,7 @@ describe('overlap: after-previous', () => {
     // 10:00 is never delivered; 10:03 arrives and waits for it.
     expect(await invoke(job, clock, '10:03')).toMatchObject({ reason: 'waiting-for-previous' });
     const invoked: string[] = [];
-    const target = {
-      definition: job.job,
-      expression: job.expression,
-      startMs: 0,
-      invoke: async (p: Record<string, unknown>) => {
-        invoked.push(String(p.scheduledTime).slice(11, 16));
-        await job(p, lambdaContext('ov-after-missed', 900));
-      },
-    };
+    const target = sweepTargetOf(job, invoked, (t) => t.slice(11, 16));
     const deps = { leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined };
     for (const hhmm of ['10:12', '10:13', '10:14']) {
       clock.setTo(T(hhmm));

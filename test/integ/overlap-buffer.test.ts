@@ -19,6 +19,7 @@ import {
   leaseOf,
   overlapJob,
   rows,
+  sweepTargetOf,
   T,
 } from '../helpers/overlap-scenario.js';
 
@@ -146,15 +147,7 @@ describe('overlap: buffer-all', () => {
     expect(s.calls).toEqual([ID('10:00')]);
     expect((await leaseOf(stack, 'ov-bufall'))?.buffered).toEqual(new Set(['0hn0grz', '0hn0guz']));
     const invoked: string[] = [];
-    const target = {
-      definition: s.job.job,
-      expression: s.job.expression,
-      startMs: 0,
-      invoke: async (p: Record<string, unknown>) => {
-        invoked.push(String(p.scheduledTime));
-        await s.job(p, lambdaContext('ov-bufall', 900));
-      },
-    };
+    const target = sweepTargetOf(s.job, invoked);
     const deps = { leases: s.w.deps.leases, runs: s.w.deps.runs, clock: s.clock, log: () => undefined };
     s.clock.setTo(T('10:30'));
     const first = await sweep(deps, [target]);
