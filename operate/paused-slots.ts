@@ -34,7 +34,7 @@ export async function pausedSlots(
   range: { fromMs: number; toMs: number; nowMs: number },
 ): Promise<PausedSlot[]> {
   const def = handler.job;
-  const source = { ...def, schedule: handler.expression };
+  const source = { ...def, schedule: handler.expression, startMs: def.rateAnchorMs ?? 0 };
   const inPause = enumerateSlots(source, range.fromMs, range.toMs);
   const first = inPause[0];
   const last = inPause[inPause.length - 1];

@@ -86,8 +86,15 @@ export function overlapConsequence(o: Overlap, d: Pick<JobDefinition, 'catchUp'>
     case OverlapPolicy.Replace:
       return `${label}: the newest occurrence takes the lease from ${o.replaceAfterSeconds > 0 ? `a holder that acquired it more than ${o.replaceAfterSeconds} s ago` : 'any live holder'} by raising the fence; the displaced run is recorded stale / replaced (RunStale alarm), its later writes and sends are refused, and an effect it left sending is reconciled by lookup or idempotency key, else needs review${o.replaceAfterSeconds > 0 ? '; an arrival meeting a younger holder is skipped / overlap' : ''}`;
     case OverlapPolicy.AfterPrevious:
-      return `${label}: an occurrence runs only after the previous one succeeded; until then it is recorded skipped / waiting-for-previous and the sweeper starts it once its predecessor succeeds; waiting more than ${o.waitingProblemAfterSeconds} s is a problem (skipped / waiting-too-long: SlotNotRun alarm)`;
+      return `${label}: an occurrence runs only after the previous one succeeded; until then it is recorded skipped / waiting-for-previous and the sweeper starts it once its predecessor succeeds; waiting more than ${o.waitingProblemAfterSeconds} s is a problem (skipped / waiting-too-long: SlotNotRun alarm); ${chainStart(d)}`;
   }
+}
+
+/** Where an `after-previous` job's chain starts (lib/core/overlap-previous.ts `predecessorOf`). */
+function chainStart(d: Pick<JobDefinition, 'catchUp'>): string {
+  return d.catchUp?.sinceMs !== undefined
+    ? `the chain starts at the first slot at or after catchUp.since (${new Date(d.catchUp.sinceMs).toISOString()})`
+    : 'the chain starts at the first occurrence that succeeds: an earlier one never runs after it (set catchUp.since to start it at a known slot)';
 }
 
 const minutes = (ms: number) =>

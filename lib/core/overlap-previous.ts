@@ -39,3 +39,29 @@ export function previousSlot(
   }
   return undefined;
 }
+
+/** What an `after-previous` claim of a slot waits for. */
+export interface Predecessor {
+  /** The previous occurrence's slot id; none for the job's first slot (no occurrence it owns before). */
+  readonly id?: string;
+  /**
+   * The job declares its first instant (`catchUp.since`): the chain starts at its first slot, so
+   * "nothing succeeded yet" does not let a later slot claim (otherwise the chain starts at the job's
+   * first success, and a slot before that success never runs after it).
+   */
+  readonly fromFirstSlot: boolean;
+}
+
+/**
+ * What an `after-previous` claim of `slot` waits for: its previous occurrence ({@link previousSlot};
+ * none when `slot` is the job's first), and where the job's chain starts.
+ */
+export function predecessorOf(
+  definition: Parameters<typeof previousSlot>[0],
+  expression: ScheduleExpression,
+  slot: Slot,
+): Predecessor {
+  const prev = previousSlot(definition, expression, slot);
+  const fromFirstSlot = definition.catchUp?.sinceMs !== undefined;
+  return prev === undefined ? { fromFirstSlot } : { id: prev.id, fromFirstSlot };
+}

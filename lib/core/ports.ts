@@ -104,16 +104,30 @@ export interface ClaimRequest extends LeaseRef {
 export interface ClaimOverlap {
   /**
    * `buffer-*`: `none-waiting` — claim only when no slot waits on the lease item (a delivery, a retry, a
-   * manual run: a free lease with slots waiting is left to them, in order); `own-turn` — the start of a
+   * manual run: a free lease with slots waiting is left to them, in order), or when the slot is the
+   * lease's own (a retry of the occurrence that held it, older than the waiting ones); `own-turn` — the start of a
    * waiting slot (by the release path or the sweeper, always the first waiting one): claim when no slot
    * waits or this one does. Either takes the slot off the list.
    */
   readonly buffer?: 'none-waiting' | 'own-turn';
   /**
    * `after-previous`: claim only when this slot (the previous occurrence) is in the done set, or no
-   * slot of the job ever succeeded. @default none (no predecessor: the job's first occurrence)
+   * slot of the job ever succeeded (unless `fromFirstSlot`). @default none (no predecessor: the job's
+   * first occurrence)
    */
   readonly previousSlotId?: string;
+  /**
+   * `after-previous` of a job that declares its first instant (`catchUp.since`): the chain starts at
+   * the job's first slot, so "nothing succeeded yet" does not let a later slot claim before it.
+   * @default false (the chain starts at the job's first success)
+   */
+  readonly fromFirstSlot?: boolean;
+  /**
+   * `after-previous`, a slot without a predecessor (the job's first): claim only while nothing of the
+   * job succeeded (or this slot is in the done set): once a later slot started the chain, a slot
+   * before it never runs after it. @default false
+   */
+  readonly firstSlot?: boolean;
 }
 
 /** Arguments of a release. */

@@ -59,27 +59,47 @@ export async function arriveUnderHolder(
   untilMs: number,
 ): Promise<Arrival> {
   if (decision.kind !== 'held' || decision.sameSlot) return decided(decision);
-  const live = decision.holderState === 'running' && decision.leaseUntilMs >= nowMs;
   switch (p.overlap.policy) {
     case OverlapPolicy.BufferOne:
     case OverlapPolicy.BufferAll:
       return buffer(p, decision, nowMs, untilMs);
-    case OverlapPolicy.Replace: {
-      if (!live || !(decision.holderSlot < p.slotId)) return decided(decision);
-      const replaced = await p.deps.leases.replace({
-        ...p.claimRequest(nowMs, untilMs),
-        holder: { runId: decision.holderRunId, fence: decision.fence },
-        replaceAfterSeconds: p.overlap.replaceAfterSeconds,
-      });
-      if (replaced.kind === 'acquired') p.details.replaced = seen(decision);
-      return decided(replaced);
-    }
+    case OverlapPolicy.Replace:
+      return decided(await replace(p, decision, nowMs, untilMs));
     case OverlapPolicy.AfterPrevious:
       if (p.previousSlotId !== undefined) p.details.waitingFor = p.previousSlotId;
       return recorded(p, Outcome.Skipped, Reason.WaitingForPrevious, decision);
     default:
       return decided(decision);
   }
+}
+
+/** How many holders one arrival may try to replace: each newer holder it finds raced it there. */
+const REPLACE_ATTEMPTS = 4;
+
+/**
+ * `replace`: take the lease from a live holder of an older slot (one conditional write). When another
+ * arrival replaced that holder first and its slot is older than ours too, the newest still wins: the
+ * refused write's item names the new holder and the arrival replaces it in turn, at most
+ * {@link REPLACE_ATTEMPTS} writes (each only on this contended path).
+ */
+async function replace(p: ArrivalPort, first: Held, nowMs: number, untilMs: number): Promise<ClaimDecision> {
+  let d: ClaimDecision = first;
+  for (let attempt = 0; attempt < REPLACE_ATTEMPTS; attempt++) {
+    if (d.kind !== 'held' || d.sameSlot) return d;
+    const live = d.holderState === 'running' && d.leaseUntilMs >= nowMs;
+    if (!live || !(d.holderSlot < p.slotId)) return d;
+    const holder = d;
+    d = await p.deps.leases.replace({
+      ...p.claimRequest(nowMs, untilMs),
+      holder: { runId: holder.holderRunId, fence: holder.fence },
+      replaceAfterSeconds: p.overlap.replaceAfterSeconds,
+    });
+    if (d.kind === 'acquired') {
+      p.details.replaced = seen(holder);
+      return d;
+    }
+  }
+  return d;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
 import { definitionId, holdersToMark, needsDoneCheck, sameSlotHeldAction } from '../core/liveness.js';
 import { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import { type Overlap, OverlapPolicy, overlapOf } from '../core/overlap.js';
-import { previousSlot } from '../core/overlap-previous.js';
+import { type Predecessor, predecessorOf } from '../core/overlap-previous.js';
 import { type FailedOccurrence, failurePause, nextFailedSlots, type PauseFields } from '../core/pause.js';
 import type { ClaimOverlap, HolderSeen, ReleaseRequest, RunRecord } from '../core/ports.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
@@ -95,7 +95,7 @@ export class RunSession {
   /** The job's overlap policy (lib/core/overlap.ts). */
   readonly overlap: Overlap;
   /** `after-previous`: the occurrence before this slot, whose success the claim requires. */
-  private readonly previousSlotId: string | undefined;
+  private readonly predecessor: Predecessor | undefined;
   /** `buffer-*`: the first buffered slot this run's release found waiting. */
   private nextBuffered: string | undefined;
 
@@ -138,9 +138,9 @@ export class RunSession {
       this.slot = { ...slot, id: `${new Date(event.scheduledTimeMs).toISOString().slice(0, 16)}Z` };
     }
     this.overlap = overlapOf(def);
-    this.previousSlotId =
+    this.predecessor =
       this.overlap.policy === OverlapPolicy.AfterPrevious && !this.refusal
-        ? previousSlot(def, expression, this.slot)?.id
+        ? predecessorOf(def, expression, this.slot)
         : undefined;
   }
 
@@ -154,7 +154,11 @@ export class RunSession {
             ? 'own-turn'
             : 'none-waiting',
       };
-    if (this.previousSlotId !== undefined) return { previousSlotId: this.previousSlotId };
+    const p = this.predecessor;
+    if (p !== undefined)
+      return p.id === undefined
+        ? { firstSlot: true }
+        : { previousSlotId: p.id, ...(p.fromFirstSlot && { fromFirstSlot: true }) };
     return undefined;
   }
 
@@ -233,7 +237,7 @@ export class RunSession {
         this.record(outcome, reason, holderSeen ? { holderSeen } : {}),
       details: this.details,
       emit: (e: RuntimeEventBody) => this.emit(e),
-      ...(this.previousSlotId !== undefined && { previousSlotId: this.previousSlotId }),
+      ...(this.predecessor?.id !== undefined && { previousSlotId: this.predecessor.id }),
     };
   }
 

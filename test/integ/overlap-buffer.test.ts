@@ -123,6 +123,49 @@ describe('overlap: buffer-one', () => {
   });
 });
 
+describe('overlap: buffer-one, the holder dies', () => {
+  it('a retry of the dead holder’s occurrence runs it first; its release runs the buffered slot', async () => {
+    const clock = frozenClock();
+    const w = stack.worker({ clock });
+    const calls: string[] = [];
+    const dead = gate();
+    let first = true;
+    // The first run of 10:00 stops renewing and never gets further (a process that died mid-run).
+    const leases = new Proxy(w.deps.leases, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (typeof v !== 'function') return v;
+        if (prop !== 'renew') return v.bind(target);
+        return (req: { slotId?: string }, ...rest: unknown[]) =>
+          first ? new Promise(() => undefined) : v.call(target, req, ...rest);
+      },
+    });
+    const job = overlapJob('ov-buf-dead', 'buffer-one', calls, new Map(), async (ctx) => {
+      if (first) {
+        first = false;
+        await dead.promise;
+      }
+      await ctx.insertOnce(stack.reports, { reportDate: ctx.slot.id }, { by: ctx.runId });
+    }).withDeps(() => ({ ...w.deps, leases }));
+    void invoke(job, clock, '10:00');
+    await heldFor(stack, 'ov-buf-dead', ID('10:00'));
+    expect(await invoke(job, clock, '10:03')).toMatchObject({ outcome: 'buffered', reason: 'overlap' });
+    // Lambda's retry of 10:00 after the dead holder's lease (900 s) ended: it claims, not lease-held.
+    const retry = await invoke(job, clock, '10:00', { clockAt: T('10:16'), attempt: 2 });
+    expect(retry).toMatchObject({ outcome: 'succeeded', fence: 2, nextBuffered: ID('10:03') });
+    expect(calls).toEqual([ID('10:00'), ID('10:00'), ID('10:03')]);
+    expect(await reportRows()).toEqual([ID('10:00'), ID('10:03')]);
+    expect(await rows(stack, 'ov-buf-dead')).toEqual([
+      `${ID('10:00')} schedule abandoned/not-released 1`,
+      `${ID('10:00')} retry succeeded/- 2`,
+      `${ID('10:03')} schedule buffered/overlap -`,
+      `${ID('10:03')} catch-up succeeded/- 3`,
+    ]);
+    expect(await leaseOf(stack, 'ov-buf-dead')).toMatchObject({ fence: 3, lastSucceeded: ID('10:03') });
+    expect((await leaseOf(stack, 'ov-buf-dead'))?.buffered).toBeUndefined();
+  });
+});
+
 describe('overlap: buffer-all', () => {
   it('buffers maxBuffered arrivals, and the sweeper starts the first once the holder released without time to; they run in slot order', async () => {
     const s = stuck('ov-bufall', { policy: 'buffer-all', maxBuffered: 2 });

@@ -20,6 +20,7 @@ import {
   leaseOf,
   overlapJob,
   rows,
+  T,
 } from '../helpers/overlap-scenario.js';
 
 let stack: LocalStack;
@@ -144,5 +145,50 @@ describe('overlap: replace', () => {
       `${ID('10:03')} schedule skipped/overlap -`,
       `${ID('10:06')} schedule succeeded/- 2`,
     ]);
+  });
+
+  it('the newest wins a race: an arrival whose replace lost to an older arrival replaces that one in turn', async () => {
+    const clock = frozenClock();
+    const w = stack.worker({ clock });
+    const calls: string[] = [];
+    const gates = new Map<string, Gate>([
+      [ID('10:00'), gate()],
+      [ID('10:03'), gate()],
+    ]);
+    // 10:06 saw 10:00 holding; before its replace is sent, 10:03 replaces 10:00 (the race).
+    let middle: Promise<unknown> | undefined;
+    const leases = new Proxy(w.deps.leases, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (prop !== 'replace' || typeof v !== 'function')
+          return typeof v === 'function' ? v.bind(target) : v;
+        return async (req: { slotId: string }) => {
+          if (req.slotId === ID('10:06') && middle === undefined) {
+            middle = invoke(job, clock, '10:03', { clockAt: T('10:06') });
+            await heldFor(stack, 'ov-replace-race', ID('10:03'));
+          }
+          return v.call(target, req);
+        };
+      },
+    });
+    const job = overlapJob('ov-replace-race', 'replace', calls, gates).withDeps(() => ({
+      ...w.deps,
+      leases,
+    }));
+    const first = invoke(job, clock, '10:00');
+    await heldFor(stack, 'ov-replace-race', ID('10:00'));
+    const newest = await invoke(job, clock, '10:06');
+    expect(newest).toMatchObject({ outcome: 'succeeded', fence: 3 });
+    gates.get(ID('10:03'))?.open();
+    gates.get(ID('10:00'))?.open();
+    expect(await middle).toMatchObject({ outcome: 'stale', reason: 'replaced', fence: 2 });
+    expect((await first).outcome).toBe('stale');
+    expect(calls).toEqual([ID('10:00'), ID('10:03'), ID('10:06')]);
+    expect(await leaseOf(stack, 'ov-replace-race')).toMatchObject({
+      owner: newest.runId,
+      fence: 3,
+      replacedFence: 2,
+      holderState: 'released',
+    });
   });
 });

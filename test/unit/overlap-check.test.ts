@@ -46,7 +46,7 @@ describe('checkJob: the overlap policy', () => {
     [
       'after-previous',
       'after-previous(problem >600s)',
-      'after-previous(problem >600s): an occurrence runs only after the previous one succeeded; until then it is recorded skipped / waiting-for-previous and the sweeper starts it once its predecessor succeeds; waiting more than 600 s is a problem (skipped / waiting-too-long: SlotNotRun alarm)',
+      'after-previous(problem >600s): an occurrence runs only after the previous one succeeded; until then it is recorded skipped / waiting-for-previous and the sweeper starts it once its predecessor succeeds; waiting more than 600 s is a problem (skipped / waiting-too-long: SlotNotRun alarm); the chain starts at the first occurrence that succeeds: an earlier one never runs after it (set catchUp.since to start it at a known slot)',
     ],
   ])('explains %j as %s', (overlap, label, consequence) => {
     const c = checkJob(

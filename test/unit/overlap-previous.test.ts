@@ -1,12 +1,12 @@
 /** unit: the previous occurrence an `after-previous` claim waits for (lib/core/overlap-previous.ts). */
 import { describe, expect, it } from 'vitest';
 import { parseJobDefinition } from '../../lib/core/job-definition-schema.js';
-import { previousSlot } from '../../lib/core/overlap-previous.js';
+import { predecessorOf, previousSlot } from '../../lib/core/overlap-previous.js';
 import { slotFromScheduledTime } from '../../lib/core/schedule/slot.js';
 
 const NOW = Date.parse('2026-01-15T00:00:00Z');
 
-function previousOf(options: Record<string, unknown>, instant: string): string | undefined {
+function slotOf(options: Record<string, unknown>, instant: string) {
   const { definition, expression } = parseJobDefinition(
     { name: 'ledger', lease: { durationSeconds: 30 }, overlap: 'after-previous', ...options },
     NOW,
@@ -17,7 +17,17 @@ function previousOf(options: Record<string, unknown>, instant: string): string |
     definition.timeZone,
     definition.businessDate,
   );
+  return { definition, expression, slot };
+}
+
+function previousOf(options: Record<string, unknown>, instant: string): string | undefined {
+  const { definition, expression, slot } = slotOf(options, instant);
   return previousSlot(definition, expression, slot)?.id;
+}
+
+function predecessor(options: Record<string, unknown>, instant: string) {
+  const { definition, expression, slot } = slotOf(options, instant);
+  return predecessorOf(definition, expression, slot);
 }
 
 describe('previousSlot', () => {
@@ -48,5 +58,31 @@ describe('previousSlot', () => {
     };
     expect(previousOf(options, '2026-03-02T10:00:00Z')).toBeUndefined();
     expect(previousOf(options, '2026-03-02T11:00:00Z')).toBe('2026-03-02T10:00');
+  });
+
+  it('starts the chain at the first success when the job does not declare catchUp.since', () => {
+    expect(predecessor({ schedule: 'cron(0 * * * ? *)' }, '2026-03-02T10:00:00Z')).toEqual({
+      id: '2026-03-02T09:00',
+      fromFirstSlot: false,
+    });
+    // A bounded schedule's first slot has no predecessor: it runs only while nothing succeeded.
+    const bounded = { schedule: 'cron(0/5 0-1 5 1 ? 2027)' };
+    expect(predecessor(bounded, '2027-01-05T00:00:00Z')).toEqual({ fromFirstSlot: false });
+    expect(predecessor(bounded, '2027-01-05T00:05:00Z')).toEqual({
+      id: '2027-01-05T00:00',
+      fromFirstSlot: false,
+    });
+  });
+
+  it('starts the chain at the first slot at or after catchUp.since', () => {
+    const since = {
+      schedule: 'cron(0 * * * ? *)',
+      catchUp: { mode: 'all', windowHours: 24, maxSlotsPerSweep: 1, since: '2026-03-02T09:30:00Z' },
+    };
+    expect(predecessor(since, '2026-03-02T10:00:00Z')).toEqual({ fromFirstSlot: true });
+    expect(predecessor(since, '2026-03-02T11:00:00Z')).toEqual({
+      id: '2026-03-02T10:00',
+      fromFirstSlot: true,
+    });
   });
 });

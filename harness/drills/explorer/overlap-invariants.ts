@@ -9,9 +9,10 @@
  *   lease from a run that still held it by its own clock, no write that run decides later is accepted
  *   and it calls the provider only for an effect it had marked `sending` before.
  * - O3 under after-previous, no slot succeeds before its predecessor: a succeeding run claimed only after
- *   the previous slot's success was being recorded (when that slot was delivered or has records). The
- *   job's first success starts the chain (the protocol's rule: nothing of the job succeeded yet), so
- *   its slot is not judged.
+ *   the previous slot's success was being recorded (when that slot was delivered or has records). With
+ *   `catchUp.since` the chain starts at the job's first slot and every success is judged, the first
+ *   included; without, it starts at the job's first success (not judged), and no slot before that one
+ *   succeeds after it.
  * - O4 every buffered occurrence ends succeeded or with a counted problem (failed, stale, a problem
  *   skip the SlotNotRun alarm counts, or its event in the dead-letter queue).
  */
@@ -194,7 +195,18 @@ export function inSlotOrder(o: HistoryOutcome): Check {
     if (e.event.type === 'claim-won' && !claimAt.has(e.event.runId)) claimAt.set(e.event.runId, e.atMs);
   }
   const settle = o.records.filter((r) => r.job === 'ex-settle');
-  const runSlot = new Map(settle.map((r) => [String(r.runId), Date.parse(String(r.scheduledTime))]));
+  // A mark a later claimer wrote (`abandoned`) names the slot but not its scheduled time: map by slot id.
+  const scheduledMs = new Map(
+    settle
+      .filter((r) => r.scheduledTime !== undefined)
+      .map((r) => [r.slot, Date.parse(String(r.scheduledTime))]),
+  );
+  const runSlot = new Map(
+    settle.map((r) => [
+      String(r.runId),
+      r.scheduledTime !== undefined ? Date.parse(String(r.scheduledTime)) : scheduledMs.get(r.slot),
+    ]),
+  );
   for (const e of o.entries)
     if (e.kind === 'runtime' && e.event.type === 'recording' && e.event.outcome === 'succeeded') {
       const slot = runSlot.get(e.event.runId);
@@ -207,11 +219,17 @@ export function inSlotOrder(o: HistoryOutcome): Check {
   const bad: string[] = [];
   let succeeded = 0;
   const firstAt = Math.min(...successAt.values());
-  const chainStart = [...successAt].find(([, at]) => at === firstAt)?.[0];
+  const chainStart = o.overlapSince ? undefined : [...successAt].find(([, at]) => at === firstAt)?.[0];
   for (const r of settle) {
     if (r.outcome !== 'succeeded') continue;
     succeeded++;
     const slot = Date.parse(String(r.scheduledTime));
+    if (chainStart !== undefined && slot < chainStart) {
+      bad.push(
+        `${r.scheduledTime} succeeded after the chain started at ${new Date(chainStart).toISOString()}`,
+      );
+      continue;
+    }
     if (slot === chainStart) continue;
     const previous = slot - slotMs;
     if (!known.has(previous)) continue;

@@ -42,6 +42,11 @@ export interface OverlapSpec {
   readonly stuck?: { readonly worker: number; readonly ms: number };
   /** Catch-up mode of the settle job (after-previous needs `all` to re-run a failed predecessor). */
   readonly catchUp: 'all' | 'latest';
+  /**
+   * The settle job declares `catchUp.since` (its schedule's start): under `after-previous` its chain
+   * starts at its first slot; without, at its first success.
+   */
+  readonly since?: true;
 }
 
 /** Every policy, in shape order. */
@@ -78,6 +83,7 @@ export const overlapArbitrary = (
             { nil: undefined, freq: 4 },
           ),
           catchUp: fc.constantFrom<'all' | 'latest'>('all', 'all', 'latest'),
+          since: fc.boolean(),
         })
         .map(
           (o): OverlapSpec => ({
@@ -87,6 +93,7 @@ export const overlapArbitrary = (
               o.replaceAfterSeconds !== undefined && { replaceAfterSeconds: o.replaceAfterSeconds }),
             ...(o.stuck && { stuck: o.stuck }),
             catchUp: o.policy === 'after-previous' ? 'all' : o.catchUp,
+            ...(o.since && { since: true }),
           }),
         ),
     },
@@ -131,7 +138,12 @@ export function overlapJobFields(o: OverlapSpec, startMs: number, enforced = tru
     schedule: overlapSchedule(startMs),
     ...(enforced && { overlap: overlapOption(o) }),
     timeoutSeconds: OVERLAP_TIMEOUT_SECONDS,
-    catchUp: { mode: o.catchUp, windowHours: 24, maxSlotsPerSweep: 50 },
+    catchUp: {
+      mode: o.catchUp,
+      windowHours: 24,
+      maxSlotsPerSweep: 50,
+      ...(o.since && { sinceMs: startMs }),
+    },
   };
 }
 

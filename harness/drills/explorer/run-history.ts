@@ -50,6 +50,8 @@ export interface HistoryOutcome {
   readonly lostWithRestore?: ReadonlySet<string>;
   /** Lambda model: the settle job's overlap policy (overlap-shape.ts), when the history has one. */
   readonly overlap?: OverlapPolicyName;
+  /** Lambda model: the overlap settle job declares `catchUp.since` (overlap-shape.ts `since`). */
+  readonly overlapSince?: boolean;
 }
 
 /** Run `spec` on a fresh backend. */

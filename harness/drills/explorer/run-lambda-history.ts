@@ -275,6 +275,7 @@ export async function runLambdaHistory(
       sends,
       offBudgetWorkers: new Set<string>(),
       ...(spec.overlap && { overlap: spec.overlap.policy }),
+      ...(spec.overlap?.since && { overlapSince: true }),
       lambda: {
         delivered,
         deadLetters: lambda.deadLetters,

@@ -152,5 +152,47 @@ export function overlapContract(name: string, make: () => Promise<StoreFixture>)
       });
       expect(next).toMatchObject({ kind: 'acquired', fence: 2 });
     });
+
+    it('claims the first slot of an after-previous chain only while nothing succeeded (firstSlot)', async () => {
+      await leases.claim(claimOf('r1', at('10:03')));
+      await leases.release({
+        job: JOB,
+        runId: 'r1',
+        fence: 1,
+        nowMs: NOW + 1_000,
+        doneSlots: new Set([at('10:03')]),
+        succeededSlot: at('10:03'),
+      });
+      const before = await leases.claim({
+        ...claimOf('r2', at('10:00'), NOW + 2_000),
+        overlap: { firstSlot: true },
+      });
+      expect(before).toMatchObject({ kind: 'held', holderState: 'released', sameSlot: false });
+      expect(await leases.get({ job: JOB })).toMatchObject({ owner: 'r1', fence: 1 });
+    });
+
+    it('claims under after-previous from the first slot only after it succeeded (fromFirstSlot: no fresh start)', async () => {
+      const early = await leases.claim({
+        ...claimOf('r1', at('10:03')),
+        overlap: { previousSlotId: at('10:00'), fromFirstSlot: true },
+      });
+      expect(early).toMatchObject({ kind: 'held', sameSlot: false });
+      expect(await leases.get({ job: JOB })).toBeUndefined();
+      const first = await leases.claim(claimOf('r2', at('10:00'), NOW + 1_000));
+      expect(first).toMatchObject({ kind: 'acquired', fence: 1 });
+      await leases.release({
+        job: JOB,
+        runId: 'r2',
+        fence: 1,
+        nowMs: NOW + 2_000,
+        doneSlots: new Set([at('10:00')]),
+        succeededSlot: at('10:00'),
+      });
+      const next = await leases.claim({
+        ...claimOf('r3', at('10:03'), NOW + 3_000),
+        overlap: { previousSlotId: at('10:00'), fromFirstSlot: true },
+      });
+      expect(next).toMatchObject({ kind: 'acquired', fence: 2 });
+    });
   });
 }

@@ -187,6 +187,25 @@ describe('O3 and O4', () => {
     expect(failures(outcome('after-previous', inOrder, records))).toEqual([]);
   });
 
+  it('names a slot before the chain’s start that succeeded after it; with catchUp.since judges the first success', () => {
+    const entries = [
+      claim('run-1', 1, T0 + 300 * S, '2026-01-05T00:05Z'),
+      recording('run-1', 'succeeded', T0 + 310 * S),
+      claim('run-0', 2, T0 + 600 * S),
+      recording('run-0', 'succeeded', T0 + 610 * S),
+    ];
+    const records = [
+      { job: 'ex-settle', runId: 'run-1', scheduledTime: slot1, outcome: 'succeeded' },
+      { job: 'ex-settle', runId: 'run-0', scheduledTime: slot0, outcome: 'succeeded' },
+    ];
+    expect(failures(outcome('after-previous', entries, records))).toEqual([
+      `O3 under after-previous, no slot succeeds before its predecessor: ${slot0} succeeded after the chain started at ${slot1}`,
+    ]);
+    expect(failures({ ...outcome('after-previous', entries, records), overlapSince: true })).toEqual([
+      `O3 under after-previous, no slot succeeds before its predecessor: ${slot1} claimed 310.0 s before its predecessor succeeded`,
+    ]);
+  });
+
   it('names a buffered occurrence that never ran, and passes one that ran', () => {
     const buffered = { job: 'ex-settle', runId: 'run-2', scheduledTime: slot1, outcome: 'buffered' };
     expect(failures(outcome('buffer-one', [], [buffered]))).toEqual([
