@@ -66,7 +66,9 @@ export async function loadForCheck(
     const source = sourceOf(defaults);
     if (typeof defaults !== 'function') return { registry: registryOf(defaults, source) };
     try {
-      return { registry: registryOf(await defaults(), source) };
+      const registry = registryOf(await defaults(), source);
+      const mod = defaults.exports?.();
+      return mod ? { registry, providers: providersOf(mod) } : { registry };
     } catch (err) {
       const refused = refusal(err);
       if (refused) return { refused, source };

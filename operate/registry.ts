@@ -29,6 +29,8 @@ export type HandlerList =
 export type HandlerLoader = (() => Promise<HandlerList>) & {
   /** The module it loads, as messages name it. @default {@link DEFAULT_REGISTRY} */
   readonly source?: string;
+  /** The module's exports once loaded (what `check` scans for effect providers). @default unknown */
+  readonly exports?: () => Record<string, unknown> | undefined;
 };
 
 /** The default jobs: a list, or a loader called when a command needs them. */
@@ -107,8 +109,12 @@ export async function importJobsFile(file: string, option = '--jobs'): Promise<R
  */
 export function projectJobs(file: string, cwd: string = process.cwd()): HandlerLoader {
   const source = relative(cwd, file) || file;
-  const load = async () => handlerListOf(await importJobsFile(file, 'jobs'), source, 'jobs');
-  return Object.assign(load, { source });
+  let loaded: Record<string, unknown> | undefined;
+  const load = async () => {
+    loaded = await importJobsFile(file, 'jobs');
+    return handlerListOf(loaded, source, 'jobs');
+  };
+  return Object.assign(load, { source, exports: () => loaded });
 }
 
 /**

@@ -3,10 +3,12 @@
  * consequences, the warnings about risky combinations — and how `cronfence check` renders it and finds
  * the providers a jobs module exports.
  */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { renderJobCheck } from '../../cli/check.js';
 import { checkJob } from '../../lib/core/job-check.js';
-import { providersOf } from '../../operate/check.js';
+import { checkJobs, providersOf } from '../../operate/check.js';
+import { projectJobs } from '../../operate/registry.js';
 
 const NOW = Date.parse('2026-01-15T00:00:00Z');
 const job = (overlap: unknown, extra: Record<string, unknown> = {}) => ({
@@ -135,4 +137,15 @@ describe('providersOf', () => {
       { name: 'payments', idempotencyKeys: true, lookup: true },
     ]);
   });
+});
+
+describe('cronfence check of the configured jobs module', () => {
+  it('finds its providers as --jobs does, and warns about replace with one lacking keys and lookup', async () => {
+    const file = fileURLToPath(new URL('../helpers/check-jobs/replace-provider.ts', import.meta.url));
+    const report = await checkJobs(undefined, projectJobs(file), NOW);
+    expect(report.jobs.map((c) => overlapWarnings(c).map((w) => w.slice(0, w.indexOf(':'))))).toEqual([
+      ['overlap-replace-provider'],
+    ]);
+    expect(overlapWarnings(report.jobs[0] as ReturnType<typeof checkJob>)[0]).toContain('provider ledger');
+  }, 60_000);
 });
