@@ -227,6 +227,23 @@ describe('a paused job', () => {
 });
 
 describe('resume', () => {
+  it('lists the paused slots of a rate() job on its grid (rateAnchor), with the catch-up plan', async () => {
+    const job = hourly('paused-rate', async () => undefined, {
+      schedule: 'rate(1 hour)',
+      rateAnchor: '2026-03-01T00:15:00Z',
+    });
+    const report = await pausedSlots(job, new DynamoRunStore(stack.doc, stack.tableName), {
+      fromMs: PAUSED_AT,
+      toMs: NOW,
+      nowMs: NOW,
+    });
+    expect(report.map((r) => `${r.slot} ${r.pausedSkips} ${r.catchUp}`)).toEqual([
+      '2026-03-10T10:15:00Z 0 superseded (latest runs instead)',
+      '2026-03-10T11:15:00Z 0 superseded (latest runs instead)',
+      '2026-03-10T12:15:00Z 0 runs at the next sweep',
+    ]);
+  });
+
   it('with catchUp latest runs exactly one missed slot, the newest, through the sweeper', async () => {
     const w = worker();
     const job = hourly('paused-hourly').withDeps(() => w.deps);
