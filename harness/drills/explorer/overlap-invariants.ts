@@ -15,6 +15,9 @@
  *   succeeds after it.
  * - O4 every buffered occurrence ends succeeded or with a counted problem (failed, stale, a problem
  *   skip the SlotNotRun alarm counts, or its event in the dead-letter queue).
+ * - O5 under replace (at any age), an arrival never yields to a live holder of an older slot: no run of
+ *   a slot is recorded `skipped / overlap` naming a holder of an earlier slot whose lease it saw live
+ *   (the newest wins, also when two arrivals race to replace the same holder).
  */
 import { PROBLEM_REASONS } from '../../../lib/core/outcomes.js';
 import type { Recorded } from '../../report/recording.js';
@@ -28,6 +31,7 @@ export const OVERLAP_INVARIANTS = [
   'O2 no write or send by a displaced holder after its displacement',
   'O3 under after-previous, no slot succeeds before its predecessor',
   'O4 every buffered occurrence ends succeeded or with a counted problem',
+  'O5 under replace, an arrival never yields to a live holder of an older slot',
 ] as const;
 
 type Runtime = Extract<Recorded, { kind: 'runtime' }>;
@@ -280,8 +284,31 @@ export function bufferedEnd(o: HistoryOutcome): Check {
   );
 }
 
+/** O5: under `replace` without `replaceAfterSeconds`, no arrival skipped behind a live older holder. */
+export function newestWins(o: HistoryOutcome): Check {
+  if (o.overlap !== 'replace' || o.overlapReplaceAfter)
+    return check(OVERLAP_INVARIANTS[4], true, 'not replace at any age');
+  const bad: string[] = [];
+  for (const r of o.records) {
+    if (r.job !== 'ex-settle' || r.outcome !== 'skipped' || r.reason !== 'overlap') continue;
+    const seen = r.holderSeen as { slot?: string; leaseUntilMs?: number; runId?: string } | undefined;
+    const atMs = Number(r.startedAtMs);
+    if (seen?.slot === undefined || !(seen.slot < String(r.slot))) continue;
+    const untilMs = seen.leaseUntilMs ?? 0;
+    if (untilMs >= atMs)
+      bad.push(
+        `${r.slot} (${r.runId}) skipped behind ${seen.runId} of ${seen.slot}, live ${untilMs - atMs} ms more`,
+      );
+  }
+  return check(
+    OVERLAP_INVARIANTS[4],
+    bad.length === 0,
+    bad.length ? bad.slice(0, 3).join('; ') : 'every arrival took the lease from an older live holder',
+  );
+}
+
 /** Every overlap invariant on one history. */
 export function checkOverlap(o: HistoryOutcome, skewBudgetMs: number): Check[] {
   const live = liveHolders(o, skewBudgetMs);
-  return [live.check, noDisplacedWork(o, live.holdings), inSlotOrder(o), bufferedEnd(o)];
+  return [live.check, noDisplacedWork(o, live.holdings), inSlotOrder(o), bufferedEnd(o), newestWins(o)];
 }

@@ -52,6 +52,8 @@ export interface HistoryOutcome {
   readonly overlap?: OverlapPolicyName;
   /** Lambda model: the overlap settle job declares `catchUp.since` (overlap-shape.ts `since`). */
   readonly overlapSince?: boolean;
+  /** Lambda model: the overlap settle job replaces only holders older than `replaceAfterSeconds`. */
+  readonly overlapReplaceAfter?: boolean;
 }
 
 /** Run `spec` on a fresh backend. */

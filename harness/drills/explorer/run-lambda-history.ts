@@ -276,6 +276,7 @@ export async function runLambdaHistory(
       offBudgetWorkers: new Set<string>(),
       ...(spec.overlap && { overlap: spec.overlap.policy }),
       ...(spec.overlap?.since && { overlapSince: true }),
+      ...(spec.overlap?.replaceAfterSeconds !== undefined && { overlapReplaceAfter: true }),
       lambda: {
         delivered,
         deadLetters: lambda.deadLetters,
