@@ -19,6 +19,8 @@ import type { RunSummary } from './run-summary.js';
 export interface ArrivalPort {
   readonly overlap: Overlap;
   readonly slotId: string;
+  /** The run is a catch-up of a past slot started by the sweeper (or the release path). */
+  readonly catchUp: boolean;
   readonly deps: RuntimeDeps;
   /** `after-previous`: the occurrence this slot waits for. */
   readonly previousSlotId?: string;
@@ -80,9 +82,12 @@ const REPLACE_ATTEMPTS = 4;
  * `replace`: take the lease from a live holder of an older slot (one conditional write). When another
  * arrival replaced that holder first and its slot is older than ours too, the newest still wins: the
  * refused write's item names the new holder and the arrival replaces it in turn, at most
- * {@link REPLACE_ATTEMPTS} writes (each only on this contended path).
+ * {@link REPLACE_ATTEMPTS} writes (each only on this contended path). A catch-up run does not replace:
+ * it re-runs a past slot, and the sweeper starts several at once — they would displace one another
+ * (and the live run) in turn; it is skipped (`overlap`) and the next sweep starts it again.
  */
 async function replace(p: ArrivalPort, first: Held, nowMs: number, untilMs: number): Promise<ClaimDecision> {
+  if (p.catchUp) return first;
   let d: ClaimDecision = first;
   for (let attempt = 0; attempt < REPLACE_ATTEMPTS; attempt++) {
     if (d.kind !== 'held' || d.sameSlot) return d;

@@ -230,6 +230,7 @@ export class RunSession {
     return {
       overlap: this.overlap,
       slotId: this.slot.id,
+      catchUp: this.event.trigger === Trigger.CatchUp,
       deps: this.deps,
       claimRequest: (nowMs: number, untilMs: number) => this.claimRequest(nowMs, untilMs),
       claim: (nowMs: number, untilMs: number) => this.claim(nowMs, untilMs),

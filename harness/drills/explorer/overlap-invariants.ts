@@ -15,9 +15,10 @@
  *   succeeds after it.
  * - O4 every buffered occurrence ends succeeded or with a counted problem (failed, stale, a problem
  *   skip the SlotNotRun alarm counts, or its event in the dead-letter queue).
- * - O5 under replace (at any age), an arrival never yields to a live holder of an older slot: no run of
- *   a slot is recorded `skipped / overlap` naming a holder of an earlier slot whose lease it saw live
- *   (the newest wins, also when two arrivals race to replace the same holder).
+ * - O5 under replace (at any age), an arrival never yields to a live holder of an older slot: no
+ *   scheduled, retried or manual run of a slot is recorded `skipped / overlap` naming a holder of an
+ *   earlier slot whose lease it saw live (the newest wins, also when two arrivals race to replace the
+ *   same holder). Catch-up runs never replace.
  */
 import { PROBLEM_REASONS } from '../../../lib/core/outcomes.js';
 import type { Recorded } from '../../report/recording.js';
@@ -291,6 +292,7 @@ export function newestWins(o: HistoryOutcome): Check {
   const bad: string[] = [];
   for (const r of o.records) {
     if (r.job !== 'ex-settle' || r.outcome !== 'skipped' || r.reason !== 'overlap') continue;
+    if (r.trigger === 'catch-up') continue; // a catch-up re-runs a past slot: it never replaces
     const seen = r.holderSeen as { slot?: string; leaseUntilMs?: number; runId?: string } | undefined;
     const atMs = Number(r.startedAtMs);
     if (seen?.slot === undefined || !(seen.slot < String(r.slot))) continue;
