@@ -35,7 +35,7 @@ export { DeadlineError, RunFinishedError } from './runtime/errors.js';
 export { ownsKey, type ShardDispatcher, shardOf } from './runtime/fan-out.js';
 export { type LambdaShardDispatcherOptions, lambdaShardDispatcher } from './runtime/fan-out-lambda.js';
 export type { JobContext } from './runtime/job-context.js';
-export type { EffectsBinding, JobEffects, RunEffects } from './runtime/job-effects.js';
+export type { JobEffects } from './runtime/job-effects.js';
 export { defineRegistry, type JobEntryInput, type RegisteredJob } from './runtime/registry.js';
 export type { RunSummary } from './runtime/run-session.js';
 export { LeaseLostError, StoreError } from './store/errors.js';
