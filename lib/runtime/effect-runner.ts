@@ -19,16 +19,10 @@ import { guardRestored } from './restore-guard.js';
  */
 export const effectRunner: JobEffects = (b) => {
   const { deps } = b;
+  // The binding carries the runner's hooks under the runner's own option names.
   const runner = new EffectRunner({
+    ...b,
     store: deps.effects?.(b.job) ?? new DynamoEffectRunStore(deps.doc, deps.tableName, b.job),
-    job: b.job,
-    fence: b.fence,
-    details: b.details,
-    beforeWrite: (key) => b.beforeWrite(key),
-    beforeSend: () => b.beforeSend(),
-    wait: (ms) => b.wait(ms),
-    remainingTimeMs: () => b.remainingTimeMs(),
-    onTransition: (t) => b.onTransition(t),
   });
   const restoredAtMs = b.restoredAtMs;
   return {
