@@ -15,6 +15,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { ESBUILD_TARGET } from '../cdk/constructs/defaults.js';
 import { JOB_BUNDLING } from '../cdk/constructs/job-function.js';
+import { jobBundleOptions } from './support/job-bundle.js';
 import { emit, median, OUT_DIR, round } from './support/report.js';
 
 const REPS = Number(process.argv[2] ?? 15);
@@ -44,20 +45,7 @@ const LABEL: Record<Name, string> = {
  */
 async function bundle(name: Name): Promise<string> {
   const outfile = join(OUT_DIR, 'cold-start', `${name}.mjs`);
-  await build({
-    entryPoints: [FIXTURES[name]],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: ESBUILD_TARGET,
-    minify: JOB_BUNDLING.minify ?? false,
-    sourcemap: JOB_BUNDLING.sourceMap ? 'linked' : false,
-    sourcesContent: JOB_BUNDLING.sourcesContent ?? true,
-    mainFields: [...(JOB_BUNDLING.mainFields ?? [])],
-    banner: { js: JOB_BUNDLING.banner ?? '' },
-    outfile,
-    logLevel: 'error',
-  });
+  await build(jobBundleOptions(FIXTURES[name], outfile));
   return outfile;
 }
 

@@ -14,7 +14,7 @@
 import type { EffectProvider } from '../lib/core/effects.js';
 import { httpJsonProvider, parseCapabilities } from '../lib/effects/http-provider.js';
 import { createObserver } from '../lib/entries/observability.js';
-import { defineJob, type JobHandler } from '../lib/index.js';
+import { defineJob, effectRunner, type JobHandler } from '../lib/index.js';
 import { ownsKey, type ShardDispatcher } from '../lib/runtime/fan-out.js';
 import type { JobContext } from '../lib/runtime/job-context.js';
 import { MERCHANTS, type Merchant, settlementAmountCents } from './merchants.js';
@@ -98,6 +98,7 @@ export function settlementJob(options: SettlementJobOptions = {}): JobHandler {
   const payments = options.payments ?? (() => fromEnv<PayoutRequest>('/payouts', 'payments'));
   const emails = options.emails ?? (() => fromEnv<EmailRequest>('/emails', 'emails'));
   return defineJob({
+    effects: effectRunner,
     name: options.name ?? 'merchant-settlement',
     schedule: 'cron(0 1 * * ? *)',
     timeZone: 'Asia/Shanghai',

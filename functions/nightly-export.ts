@@ -10,7 +10,7 @@
 import type { EffectProvider } from '../lib/core/effects.js';
 import { httpJsonProvider, parseCapabilities } from '../lib/effects/http-provider.js';
 import { createObserver } from '../lib/entries/observability.js';
-import { defineJob, type JobContext, type JobHandler } from '../lib/index.js';
+import { defineJob, effectRunner, type JobContext, type JobHandler } from '../lib/index.js';
 import type { EmailRequest } from './merchant-settlement.js';
 import { exportsTable, tableName } from './tables.js';
 
@@ -73,6 +73,7 @@ function work(ms: number, signal: AbortSignal): Promise<void> {
 export function exportJob(options: ExportJobOptions = {}): JobHandler {
   const parts = options.parts ?? Number(process.env.EXPORT_PARTS ?? 48);
   return defineJob({
+    effects: effectRunner,
     name: options.name ?? 'nightly-export',
     runtime: 'ecs',
     // One log line per decision and the EMF metrics the alarms read (the task's stdout, awslogs).

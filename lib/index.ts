@@ -1,7 +1,7 @@
 /**
  * cronfence: the job author's vocabulary, named re-exports only. Define a job (`defineJob`), list the
  * app's jobs (`defineRegistry`), declare what a job touches (`uses`, `TableSchema`, `tableName`), call
- * a provider (`EffectProvider`, `httpJsonProvider`), split work over shards (`shardOf`, `ownsKey`), and
+ * a provider (`effectRunner`, `EffectProvider`, `httpJsonProvider`), split work over shards (`shardOf`, `ownsKey`), and
  * handle the errors a job body meets. Stores, schema and wiring for those who compose their own runtime
  * are in `cronfence/runtime`; Powertools logs and metrics in `cronfence/observability`.
  */
@@ -30,10 +30,12 @@ export {
   type JobMiddleware,
   type JobOptions,
 } from './runtime/define-job.js';
+export { effectRunner } from './runtime/effect-runner.js';
 export { DeadlineError, RunFinishedError } from './runtime/errors.js';
 export { ownsKey, type ShardDispatcher, shardOf } from './runtime/fan-out.js';
 export { type LambdaShardDispatcherOptions, lambdaShardDispatcher } from './runtime/fan-out-lambda.js';
 export type { JobContext } from './runtime/job-context.js';
+export type { JobEffects } from './runtime/job-effects.js';
 export { defineRegistry, type JobEntryInput, type RegisteredJob } from './runtime/registry.js';
 export type { RunSummary } from './runtime/run-session.js';
 export { LeaseLostError, StoreError } from './store/errors.js';

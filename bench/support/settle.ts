@@ -11,6 +11,7 @@ import { settlementsTable, tableName } from '../../functions/tables.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
 import { DeadlineError } from '../../lib/errors.js';
 import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import { ownsKey } from '../../lib/runtime/fan-out.js';
 import type { JobContext } from '../../lib/runtime/job-context.js';
 
@@ -51,6 +52,7 @@ export function settleJob(o: SettleOptions): JobHandler {
   const shards = o.shards ?? 1;
   const every = o.checkpointEvery ?? 500;
   return defineJob({
+    effects: effectRunner,
     name: o.name,
     schedule: 'cron(0 1 * * ? *)',
     timeZone: 'Asia/Shanghai',

@@ -45,6 +45,7 @@ export { createDeps, type RuntimeDeps } from '../runtime/deps.js';
 export { LeaseHeldError, UnknownJobError } from '../runtime/errors.js';
 export type { Observer, RuntimeEvent } from '../runtime/events.js';
 export { type FanOutDeps, InProcessShardDispatcher, type ShardDelivery } from '../runtime/fan-out.js';
+export type { EffectsBinding, RunEffects } from '../runtime/job-effects.js';
 export {
   type CronfenceLambdaContext,
   type CronfenceMiddlewareOptions,

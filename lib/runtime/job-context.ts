@@ -7,13 +7,11 @@ import type { EffectProvider, EffectResult } from '../core/effects.js';
 import type { Trigger } from '../core/outcomes.js';
 import type { Clock } from '../core/ports.js';
 import type { Slot } from '../core/schedule/slot.js';
-import { EffectRunner } from '../effects/runner.js';
-import { DynamoEffectRunStore } from '../store/effect-run-store.js';
 import type { FencedPutOptions, InsertOnceResult } from '../store/result-store.js';
 import { Keys } from '../store/schema.js';
 import type { PausePointName, RuntimeDeps } from './deps.js';
 import type { RuntimeEvent } from './events.js';
-import { guardRestored } from './restore-guard.js';
+import { type JobEffects, noEffects, type RunEffects } from './job-effects.js';
 
 /** The argument of a job's `run(ctx)`. */
 export interface JobContext {
@@ -75,7 +73,9 @@ export interface JobContext {
    * const r = await ctx.effect(`payout#${m.id}#${ctx.businessDate}`, { merchantId: m.id, amountCents }, payments);
    * @throws InvalidArgumentError (empty or over-long key, before any write); IdempotencyConflictError
    *   (same key, different request; nothing sent); StaleFenceError / LeaseLostError (a newer run holds
-   *   the lease or the effect; nothing sent); EffectOutcomeUnknownError (timeout, 5xx: stays `sending`).
+   *   the lease or the effect; nothing sent); EffectOutcomeUnknownError (timeout, 5xx: stays `sending`);
+   *   InvalidJobDefinitionError (field `effects`, nothing written) when the job's `defineJob` names no
+   *   effect runner (`effects: effectRunner`).
    */
   effect<TRequest>(key: string, request: TRequest, provider: EffectProvider<TRequest>): Promise<EffectResult>;
   /** Attach a detail to this run's record (e.g. counts). Values must be DynamoDB-serialisable. */
@@ -105,6 +105,11 @@ export interface JobContextBinding {
    * provider could not deduplicate are not sent. @default none
    */
   readonly restoredAtMs?: number;
+  /**
+   * The job's effect runner (`defineJob`'s `effects`). @default none: `ctx.effect` throws
+   * InvalidJobDefinitionError naming the option
+   */
+  readonly effects?: JobEffects;
   /** Register a protected operation under way; the run's record waits for it. @default none */
   track?<T>(op: Promise<T>): Promise<T>;
   pause(name: PausePointName, key?: Record<string, unknown>): Promise<void>;
@@ -122,13 +127,14 @@ export function createJobContext(b: JobContextBinding): JobContext {
     else if (b.signal.aborted) throw b.signal.reason;
   };
   // Built at the body's first `ctx.effect` call: a run without effects never pays for the runner.
-  let runner: EffectRunner | undefined;
+  let runner: RunEffects | undefined;
   const effects = () =>
-    (runner ??= new EffectRunner({
-      store: b.deps.effects?.(b.job) ?? new DynamoEffectRunStore(b.deps.doc, b.deps.tableName, b.job),
+    (runner ??= (b.effects ?? noEffects)({
+      deps: b.deps,
       job: b.job,
       fence: fc,
       details: b.details,
+      ...(b.restoredAtMs !== undefined && { restoredAtMs: b.restoredAtMs }),
       beforeWrite: async (key) => {
         guard();
         await b.pause('before-write', { effect: key });
@@ -171,11 +177,7 @@ export function createJobContext(b: JobContextBinding): JobContext {
     effect: (key, request, provider) =>
       tracked(async () => {
         b.deps.access?.effects();
-        return effects().run(
-          key,
-          request,
-          b.restoredAtMs === undefined ? provider : guardRestored(provider, b.restoredAtMs, clock),
-        );
+        return effects().run(key, request, provider);
       }),
     setDetail: (name, value) => {
       b.details[name] = value;

@@ -30,6 +30,7 @@ import type { RuntimeDeps } from './deps.js';
 import { DeadlineError, LeaseHeldError, TerminatedError } from './errors.js';
 import { notify, type RuntimeEventBody } from './events.js';
 import { createJobContext, type JobContext } from './job-context.js';
+import { effectsOf } from './job-effects.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type Arrival, arriveUnderHolder, replacedReason } from './overlap-arrival.js';
 import {
@@ -826,6 +827,7 @@ export class RunSession {
       pause: (name, key) => this.pause(name, key),
       emit: (e) => this.emit(e),
       ...(this.restoredAtMs !== undefined && { restoredAtMs: this.restoredAtMs }),
+      effects: effectsOf(this.def),
     });
   }
 }

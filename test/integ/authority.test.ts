@@ -13,6 +13,7 @@ import { deliver } from '../../harness/local/scheduler-emulator.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
 import { doneSlotsFor, type LeaseItem } from '../../lib/core/lease.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import type { JobContext } from '../../lib/runtime/job-context.js';
 import { DynamoEffectStore } from '../../lib/store/effect-store.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
@@ -45,6 +46,7 @@ function probe(
   o: { name?: string; leaseSeconds?: number; timeoutSeconds?: number; shards?: number } = {},
 ) {
   return defineJob({
+    effects: effectRunner,
     name: o.name ?? 'authority-probe',
     schedule: 'rate(1 day)',
     lease: { durationSeconds: o.leaseSeconds ?? 60 },

@@ -13,6 +13,7 @@ import type { EffectProvider } from '../../lib/core/effects.js';
 import { MAX_EFFECT_KEY_BYTES } from '../../lib/effects/keys.js';
 import { EffectOutcomeUnknownError } from '../../lib/errors.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import type { RuntimeEvent } from '../../lib/runtime/events.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import { effectItem, paymentsSetup, providers } from '../helpers/payment-fixture.js';
@@ -36,6 +37,7 @@ afterEach(async () => {
 /** A one-off job that runs `body` with the payments adapter. */
 function probeJob(body: (ctx: Parameters<Parameters<typeof defineJob>[0]['run']>[0]) => Promise<unknown>) {
   return defineJob({
+    effects: effectRunner,
     name: 'effects-probe',
     schedule: 'rate(1 day)',
     lease: { durationSeconds: 30 },
@@ -246,6 +248,39 @@ describe('idempotency keys DynamoDB cannot store', () => {
     expect(r.summary?.outcome).toBe('succeeded');
     expect(service.payouts(key)).toHaveLength(1);
     expect(await effectItem(stack, key)).toMatchObject({ status: 'succeeded', key });
+  });
+});
+
+describe('a job whose definition names no effect runner', () => {
+  it('records ctx.effect refused naming the effects option, with no effect write and no provider request', async () => {
+    service = await startPaymentService({ idempotencyKeys: true });
+    const { payments } = providers(service);
+    const w = stack.worker();
+    const job = defineJob({
+      name: 'effects-probe',
+      schedule: 'rate(1 day)',
+      lease: { durationSeconds: 30 },
+      run: (ctx) => ctx.effect('payout#M9', PAYOUT, payments),
+    });
+    const r = await deliver(
+      job.withDeps(() => w.deps),
+      { job: 'effects-probe', scheduledTimeMs: SLOT_MS, label: 'probe' },
+    );
+    // An input error: recorded failed, not rethrown (a Lambda retry would meet it again).
+    expect([r.error, r.summary?.outcome, r.summary?.reason, r.summary?.error?.name]).toEqual([
+      undefined,
+      'failed',
+      'error',
+      'InvalidJobDefinitionError',
+    ]);
+    expect(r.summary?.error?.message).toBe(
+      'invalid job definition: "effects" = undefined: ctx.effect needs the effect runner: defineJob({ effects: effectRunner, ... }) with effectRunner from cronfence',
+    );
+    const records = await stack.runRecords('effects-probe');
+    expect(records.map((rec) => [rec.outcome, rec.reason])).toEqual([['failed', 'error']]);
+    expect(w.faults.requests.get('TransactWriteItemsCommand') ?? 0).toBe(0);
+    expect(await effectItem(stack, 'payout#M9')).toBeUndefined();
+    expect(service.requests).toHaveLength(0);
   });
 });
 

@@ -10,6 +10,7 @@ import { on } from '../../harness/faults/sdk-faults.js';
 import type { PaymentService } from '../../harness/local/payment-service.js';
 import { deliver, lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
 import {
   effectItem,
@@ -220,6 +221,7 @@ describe('e. the same key with a different request', () => {
     const { payments } = providers(service);
     // Effect keys are scoped per job: the conflict is the same job asking again with another amount.
     const tamper = defineJob({
+      effects: effectRunner,
       name: JOB,
       schedule: 'rate(1 day)',
       lease: { durationSeconds: 30 },

@@ -11,6 +11,7 @@ import { deliver, lambdaContext } from '../../harness/local/scheduler-emulator.j
 import { ensureTables } from '../../harness/local/tables.js';
 import { httpJsonProvider } from '../../lib/effects/http-provider.js';
 import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import { createDeps } from '../../lib/runtime/deps.js';
 import { type SweepTarget, sweep } from '../../lib/runtime/sweeper.js';
 import { createDocumentClient, scanItems } from '../../lib/store/client.js';
@@ -44,6 +45,7 @@ function settle(
     keyRetentionMs: 86_400_000,
   });
   return defineJob({
+    effects: effectRunner,
     name: options.name,
     ...(options.id !== undefined && { id: options.id }),
     schedule: 'cron(0 1 * * ? *)',

@@ -12,6 +12,7 @@ import { deliver } from '../../harness/local/scheduler-emulator.js';
 import type { EffectProvider, SendResult } from '../../lib/core/effects.js';
 import type { LeaseItem } from '../../lib/core/lease.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import { gate, type LocalStack, localStack } from '../helpers/local-stack.js';
 import { effectItem } from '../helpers/payment-fixture.js';
 import { cli, stackEnv } from './cli-harness.js';
@@ -49,6 +50,7 @@ function bank(script: (() => Promise<SendResult>)[]) {
 
 const job = (provider: EffectProvider<typeof PAYOUT>) =>
   defineJob({
+    effects: effectRunner,
     name: JOB,
     schedule: 'rate(1 day)',
     lease: { durationSeconds: 60 },

@@ -8,6 +8,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { EffectProvider } from '../../lib/core/effects.js';
 import type { OverlapOption } from '../../lib/core/overlap.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import type { JobContext } from '../../lib/runtime/job-context.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
 import {
@@ -76,11 +77,18 @@ function replacing(name: string, overlap: OverlapOption) {
   const gates = new Map<string, Gate>([[ID('10:00'), gate()]]);
   const l = ledger();
   const byRun = new Map<string, string[]>();
-  const job = overlapJob(name, overlap, calls, gates, async (ctx) => {
-    const out: string[] = [];
-    byRun.set(ctx.slot.id, out);
-    await protectedWork(ctx, l.provider, out);
-  }).withDeps(() => w.deps);
+  const job = overlapJob(
+    name,
+    overlap,
+    calls,
+    gates,
+    async (ctx) => {
+      const out: string[] = [];
+      byRun.set(ctx.slot.id, out);
+      await protectedWork(ctx, l.provider, out);
+    },
+    { effects: effectRunner },
+  ).withDeps(() => w.deps);
   return { clock, calls, job, l, byRun, wake: () => gates.get(ID('10:00'))?.open() };
 }
 

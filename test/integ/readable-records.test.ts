@@ -15,6 +15,7 @@ import { ControlledClock } from '../../harness/faults/clock.js';
 import { deliver } from '../../harness/local/scheduler-emulator.js';
 import type { EffectProvider } from '../../lib/core/effects.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import { sweep } from '../../lib/runtime/sweeper.js';
 import { Keys, PROBLEMS_BY_TIME_INDEX } from '../../lib/store/schema.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
@@ -27,6 +28,7 @@ const REQUEST_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 let stack: LocalStack;
 let fail = false;
 const job = defineJob({
+  effects: effectRunner,
   name: JOB,
   schedule: 'cron(0 9 * * ? *)',
   timeZone: 'Europe/Berlin',

@@ -7,6 +7,7 @@ import { minLeaseSeconds, parseJobDefinition } from '../../lib/core/job-definiti
 import { ConfigurationError, InvalidJobDefinitionError, InvalidScheduleError } from '../../lib/errors.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { createDeps } from '../../lib/runtime/deps.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import { parseSweeperJobs } from '../../lib/runtime/sweeper-handler.js';
 import { declaredUses } from '../../lib/store/job-access.js';
 
@@ -172,9 +173,24 @@ describe('one schema for defineJob and synth', () => {
     expect(definitionError(patch).message).toBe(message);
   });
 
+  it.each([
+    [
+      { effects: 'runner' },
+      'job "nightly": invalid job definition: "effects" = "runner": must be effectRunner from cronfence',
+    ],
+    [
+      { uses: { effects: true } },
+      'job "nightly": invalid job definition: "effects" = undefined: uses.effects declares ctx.effect calls: name the effect runner, effects: effectRunner from cronfence',
+    ],
+  ])('refuses effects %j at defineJob, naming the field', (patch, message) => {
+    const error = definitionError(patch);
+    expect(error).toBeInstanceOf(InvalidJobDefinitionError);
+    expect(error.message).toBe(message);
+  });
+
   it('keeps the declared uses on the handler and its definition (where the CDK reads it)', () => {
     const uses = { tables: [{ table: reportsTable, writes: ['fencedPut' as const] }], effects: true };
-    const h = defineJob({ ...ok, uses });
+    const h = defineJob({ ...ok, uses, effects: effectRunner });
     expect(h.uses).toEqual(uses);
     expect(declaredUses(h.job)).toEqual(uses);
     expect(Object.keys(h.job)).not.toContain('uses');

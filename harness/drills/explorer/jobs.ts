@@ -5,6 +5,7 @@
  */
 import type { EffectProvider } from '../../../lib/core/effects.js';
 import { defineJob, type JobHandler } from '../../../lib/runtime/define-job.js';
+import { effectRunner } from '../../../lib/runtime/effect-runner.js';
 import type { TableSchema } from '../../../lib/store/schema.js';
 import type { SimProvider } from './provider.js';
 
@@ -50,6 +51,7 @@ export function explorerJobs(options: {
     },
   });
   const settle = defineJob({
+    effects: effectRunner,
     name: 'ex-settle',
     schedule: `rate(${SLOT_MINUTES} minutes)`,
     lease: { durationSeconds: 60 },

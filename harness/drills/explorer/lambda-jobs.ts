@@ -4,6 +4,7 @@
  * limit), and a sharded job (whose shard count a redeploy may change; shard 1 may fail its attempts).
  */
 import { defineJob, type JobHandler } from '../../../lib/runtime/define-job.js';
+import { effectRunner } from '../../../lib/runtime/effect-runner.js';
 import { ownsKey, type ShardDispatcher } from '../../../lib/runtime/fan-out.js';
 import { explorerReports, explorerRows, ROWS_PER_SLOT, SLOT_MINUTES } from './jobs.js';
 import { type OverlapSpec, overlapJobFields } from './overlap-shape.js';
@@ -95,6 +96,7 @@ export function lambdaJobs(d: Deployment, o: LambdaJobsOptions, failures: { shar
     },
   });
   const settle: JobHandler = defineJob({
+    effects: effectRunner,
     ...common,
     name: 'ex-settle',
     schedule: `rate(${SLOT_MINUTES} minutes)`,

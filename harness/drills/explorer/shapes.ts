@@ -28,6 +28,7 @@
 import fc from 'fast-check';
 import type { EffectProvider } from '../../../lib/core/effects.js';
 import { defineJob, type JobHandler } from '../../../lib/runtime/define-job.js';
+import { effectRunner } from '../../../lib/runtime/effect-runner.js';
 import { ECS_JOB_FIELDS, type EcsTaskShape } from './ecs-shape.js';
 import { explorerJobs, explorerReports, explorerRows, ROWS_PER_SLOT, SLOT_MINUTES } from './jobs.js';
 import { type OperatorRace, operatorRaceArbitrary } from './operators.js';
@@ -272,6 +273,7 @@ export function shapedJobs(
     else for (const i of indexes) await row(i);
   };
   const settle = defineJob({
+    effects: effectRunner,
     ...base.settle.job,
     ...ecs,
     schedule: `rate(${SLOT_MINUTES} minutes)`,
@@ -279,6 +281,7 @@ export function shapedJobs(
   });
   const settleAs = (o: { readonly name?: string; readonly id?: string; readonly sinceMs?: number }) =>
     defineJob({
+      effects: effectRunner,
       ...base.settle.job,
       ...ecs,
       ...(o.name !== undefined && { name: o.name }),

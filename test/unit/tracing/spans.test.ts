@@ -16,6 +16,7 @@ import { memoryBackend } from '../../../harness/drills/explorer/backends.js';
 import { Stage } from '../../../harness/drills/stage.js';
 import { OccurrenceTracing, occurrenceIds, withTracing } from '../../../lib/entries/tracing.js';
 import { defineJob } from '../../../lib/runtime/define-job.js';
+import { effectRunner } from '../../../lib/runtime/effect-runner.js';
 
 const T0 = Date.parse('2026-03-28T01:30:05Z');
 const SLOT = Date.parse('2026-03-28T01:30:00Z');
@@ -30,6 +31,7 @@ function setup() {
 
 const job = () =>
   defineJob({
+    effects: effectRunner,
     name: 'traced-report',
     schedule: 'cron(30 2 * * ? *)',
     timeZone: 'Europe/Berlin',
