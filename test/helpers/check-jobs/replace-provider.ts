@@ -4,6 +4,7 @@
  */
 import type { EffectProvider } from '../../../lib/core/effects.js';
 import { defineJob } from '../../../lib/runtime/define-job.js';
+import { effectRunner } from '../../../lib/runtime/effect-runner.js';
 
 export const ledger: EffectProvider<{ amountCents: number }> = {
   name: 'ledger',
@@ -18,6 +19,7 @@ export const handlers = [
     lease: { durationSeconds: 30 },
     timeoutSeconds: 120,
     overlap: 'replace',
+    effects: effectRunner,
     run: async (ctx) => {
       await ctx.effect('pay', { amountCents: 1 }, ledger);
     },
