@@ -2,7 +2,9 @@
  * Figure 2 — the critical path: from invoking the handler to the job body starting is one DynamoDB
  * round trip (the claim). Measures that time against the run's own claim request (captured from the
  * run and sent again, raw, on the same client, against a twin of the lease item), and against two
- * hand-built UpdateItems (a claim-shaped one and a minimal one), interleaved, median and p99 over N runs.
+ * hand-built UpdateItems (a claim-shaped one and a minimal one), interleaved, median and p99 over N runs;
+ * and the run's own breakdown, in the same process: handler entry -> claim sent (its input handed to the
+ * SDK's middleware stack), the claim's round trip through that stack, claim response -> body start.
  * Run: npx tsx bench/claim-latency.ts [runs=1000]
  */
 import {
