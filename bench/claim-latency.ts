@@ -2,7 +2,9 @@
  * Figure 2 — the critical path: from invoking the handler to the job body starting is one DynamoDB
  * round trip (the claim). Measures that time against the run's own claim request (captured from the
  * run and sent again, raw, on the same client, against a twin of the lease item), and against two
- * hand-built UpdateItems (a claim-shaped one and a minimal one), interleaved, median and p99 over N runs.
+ * hand-built UpdateItems (a claim-shaped one and a minimal one), interleaved, median and p99 over N runs;
+ * and the run's own breakdown, in the same process: handler entry -> claim sent (its input handed to the
+ * SDK's middleware stack), the claim's round trip through that stack, claim response -> body start.
  * Run: npx tsx bench/claim-latency.ts [runs=1000]
  */
 import {
@@ -82,14 +84,22 @@ async function main(): Promise<void> {
     // release does (lease end 0, open-claim list removed), so the replayed condition holds again and
     // the twin keeps the size of the run's item (the claim appends to the open list: without the reset
     // it would grow with every send).
+    // The same middleware marks when the run's claim reaches the SDK's middleware stack and when its
+    // response comes back out of it (deserialized): the breakdown of invocation -> body below.
     let lastClaim: UpdateItemCommandInput | undefined;
+    let claimSentAt = 0;
+    let claimReturnedAt = 0;
     w.doc.middlewareStack.add(
       (next) => async (args) => {
         const input = args.input as UpdateItemCommandInput;
         const sk = (input.Key as Record<string, AttributeValue> | undefined)?.sk?.S;
-        if (input.ReturnValues === 'ALL_OLD' && input.TableName === dyn.tableName && sk === 'LEASE')
-          lastClaim = structuredClone(input);
-        return next(args);
+        if (input.ReturnValues !== 'ALL_OLD' || input.TableName !== dyn.tableName || sk !== 'LEASE')
+          return next(args);
+        claimSentAt = nowMs();
+        lastClaim = structuredClone(input);
+        const out = await next(args);
+        claimReturnedAt = nowMs();
+        return out;
       },
       { step: 'initialize', name: 'benchCaptureClaim' },
     );
@@ -149,12 +159,20 @@ async function main(): Promise<void> {
       shaped: [] as number[],
       same: [] as number[],
     };
+    /** Per run: handler entry -> claim sent, the claim's round trip, claim response -> body start. */
+    const parts = { toSend: [] as number[], roundTrip: [] as number[], toBody: [] as number[] };
+    let measuring = false;
     const run = async (i: number) => {
       const event = schedulerPayload(job.job.name, slotMs(i));
       const context = lambdaContext(job.job.name, job.job.timeoutSeconds);
       const t0 = nowMs();
       const summary = await handler(event, context);
       if (summary.outcome !== 'succeeded') throw new Error(`run ${i}: ${summary.outcome} ${summary.reason}`);
+      if (measuring) {
+        parts.toSend.push(claimSentAt - t0);
+        parts.roundTrip.push(claimReturnedAt - claimSentAt);
+        parts.toBody.push(bodyStartedAt - claimReturnedAt);
+      }
       return bodyStartedAt - t0;
     };
     const timed = async (f: () => Promise<unknown>) => {
@@ -170,6 +188,7 @@ async function main(): Promise<void> {
     ];
     let next = 0;
     for (let i = 0; i < WARMUP + RUNS; i++) {
+      measuring = i >= WARMUP;
       // Rotate the order so drift, GC and JIT land on every series alike.
       for (let k = 0; k < steps.length; k++) {
         const [name, step] = steps[(i + k) % steps.length] as (typeof steps)[number];
@@ -193,6 +212,11 @@ async function main(): Promise<void> {
       p99: round(claim.p99Ms / b.p99Ms),
     });
     const ratios = { same: ratio(base.same), shaped: ratio(base.shaped), minimal: ratio(base.minimal) };
+    const breakdown = {
+      toSendMs: stats(parts.toSend),
+      roundTripMs: stats(parts.roundTrip),
+      toBodyMs: stats(parts.toBody),
+    };
     const doneSetSize = ((await lease())?.doneSlots as Set<string> | undefined)?.size ?? 0;
     emit(
       'claim-latency',
@@ -205,6 +229,7 @@ async function main(): Promise<void> {
         baselines: base,
         ratios,
         overheadOverSameRequestMedianMs: round(claim.medianMs - base.same.medianMs),
+        breakdown,
       },
       [
         { figure: 'invocation -> body, median / p99 ms', value: `${claim.medianMs} / ${claim.p99Ms}` },
@@ -223,6 +248,14 @@ async function main(): Promise<void> {
           value: ratios.same.p99,
           target: '<= 1.05',
           met: ratios.same.p99 <= 1.05,
+        },
+        {
+          figure: 'in the run: entry -> claim sent / round trip / response -> body, median ms',
+          value: `${breakdown.toSendMs.medianMs} / ${breakdown.roundTripMs.medianMs} / ${breakdown.toBodyMs.medianMs}`,
+        },
+        {
+          figure: 'the same, p99 ms',
+          value: `${breakdown.toSendMs.p99Ms} / ${breakdown.roundTripMs.p99Ms} / ${breakdown.toBodyMs.p99Ms}`,
         },
         {
           figure: 'raw claim-shaped UpdateItem (no GSI), median / p99 ms',

@@ -143,13 +143,15 @@ export function defineJob(options: JobOptions): JobHandler {
     const base = async (event: unknown, context: CronfenceLambdaContext): Promise<RunSummary> => {
       const ctx = context.cronfence;
       if (!ctx) throw new Error('cronfence middleware did not run');
+      const sharded = definition.shards > 1 && ctx.shard === undefined;
+      const dispatcher = () => (deps() as FanOutDeps).dispatchShards ?? options.dispatch;
+      const body = sharded ? fanOut(ctx, event, definition.shards, dispatcher()) : options.run(ctx);
+      // Listened for once the body has started (up to its first await nothing else runs to abort it;
+      // an abort before or during that part is seen through `aborted`).
       const aborted = new Promise<never>((_, reject) => {
         if (ctx.signal.aborted) reject(ctx.signal.reason);
         ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
       });
-      const sharded = definition.shards > 1 && ctx.shard === undefined;
-      const dispatcher = () => (deps() as FanOutDeps).dispatchShards ?? options.dispatch;
-      const body = sharded ? fanOut(ctx, event, definition.shards, dispatcher()) : options.run(ctx);
       await Promise.race([body, aborted]);
       return undefined as unknown as RunSummary; // `after` replaces it with the run summary
     };

@@ -56,12 +56,15 @@ export class LeaseKeeper {
   /** Cancels the renewal in flight (its request and SDK retries), if any. */
   private cancelRenewal: (() => void) | undefined;
   private untilMs: number;
+  /** The fence renewals carry: the options' own, or the one {@link start} was given. */
+  private fence: number;
   private stopped = false;
   /** Number of successful renewals. */
   renewals = 0;
 
   constructor(private readonly o: LeaseKeeperOptions) {
     this.untilMs = o.leaseUntilMs;
+    this.fence = o.ref.fence;
   }
 
   /** Aborted with a LeaseLostError, DeadlineError or RunFinishedError as `reason`. */
@@ -74,7 +77,16 @@ export class LeaseKeeper {
     return this.untilMs;
   }
 
-  start(): void {
+  /**
+   * Arm the renewal timer and the watchdog. A keeper built while its claim was still in flight (no
+   * timer, no listener until then) is started with what the claim returned: its fence and the lease
+   * end it set, epoch ms, which replace the options' `ref.fence` and `leaseUntilMs`.
+   */
+  start(claimed?: { readonly fence: number; readonly leaseUntilMs: number }): void {
+    if (claimed) {
+      this.fence = claimed.fence;
+      this.untilMs = claimed.leaseUntilMs;
+    }
     this.armWatchdog();
     this.schedule(this.o.leaseMs * this.o.renewFraction);
   }
@@ -188,7 +200,7 @@ export class LeaseKeeper {
       }, periodMs);
     });
     const request = this.o.leases.renew(
-      { ...this.o.ref, nowMs: now, leaseUntilMs: until },
+      { ...this.o.ref, fence: this.fence, nowMs: now, leaseUntilMs: until },
       { abortSignal: cancelRequest.signal },
     );
     request.catch(() => undefined);

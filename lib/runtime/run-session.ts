@@ -79,6 +79,13 @@ export class RunSession {
   /** Set by a failure that completes the streak: the release writes it. */
   private failureStreak: { slots: FailedOccurrence[]; pause?: PauseFields } | undefined;
   private keeper: LeaseKeeper | undefined;
+  /**
+   * The lease keeper (not started) and job context, built while the claim is in flight; used once the
+   * claim is won, dropped otherwise (see {@link prepare}).
+   */
+  private prepared: { readonly keeper: LeaseKeeper; readonly ctx: JobContext } | undefined;
+  /** The fence the job context shows: the won claim's. */
+  private ctxFence = 0;
   private finished = false;
   /** The summary of the record this run stored last: once stored, what the handler reports. */
   private stored: RunSummary | undefined;
@@ -196,13 +203,27 @@ export class RunSession {
       };
     }
     const leaseMs = this.def.lease.durationSeconds * 1000;
-    const first = await this.claimUnlessHolderMayBeDead(leaseMs, remaining);
+    const claiming = this.claimUnlessHolderMayBeDead(leaseMs, remaining);
+    // The claim is with the SDK now; an immediate runs once its send's microtasks are done (the request
+    // on the wire), before the response can be read: the keeper and context are built in that wait.
+    const preparing = setImmediate(() => this.prepare(leaseMs));
+    let first: Awaited<typeof claiming>;
+    try {
+      first = await claiming;
+    } finally {
+      clearImmediate(preparing);
+    }
     const { nowMs, untilMs } = first;
-    const arrival: Arrival = await arriveUnderHolder(this.arrivalPort(), first.decision, nowMs, untilMs);
+    // Only a claim refused by a holder of another slot has an overlap policy to apply (no await else).
+    const arrival: Arrival =
+      first.decision.kind === 'held' && !first.decision.sameSlot
+        ? await arriveUnderHolder(this.arrivalPort(), first.decision, nowMs, untilMs)
+        : { kind: 'decision', decision: first.decision };
     if (arrival.kind === 'recorded') return { kind: 'skipped', summary: arrival.summary };
     const decision = arrival.decision;
     if (decision.kind !== 'acquired') return { kind: 'skipped', summary: await this.skip(decision) };
     this.fence = decision.fence;
+    this.ctxFence = decision.fence;
     this.doneSlots = decision.doneSlots;
     this.failedSlots = decision.failedSlots;
     this.restoredAtMs = decision.restoredAtMs;
@@ -221,9 +242,44 @@ export class RunSession {
       const late = await this.lateCopyDone();
       if (late) return { kind: 'skipped', summary: late };
     }
-    this.keeper = this.startKeeper(decision.fence, leaseMs, untilMs);
+    const { keeper, ctx } = this.prepare(leaseMs);
+    this.keeper = keeper;
+    this.startKeeper(keeper, decision.fence, untilMs);
     if (this.deps.pausePoint) await this.pause('after-claim');
-    return { kind: 'run', ctx: this.context(decision.fence, this.keeper) };
+    return { kind: 'run', ctx };
+  }
+
+  /**
+   * Build the lease keeper (not started) and the job context, once: objects only. No timer is armed,
+   * no listener added and nothing emitted or written until {@link startKeeper} runs for a won claim,
+   * so a keeper and context built for a claim that is then refused are simply dropped.
+   */
+  private prepare(leaseMs: number): { readonly keeper: LeaseKeeper; readonly ctx: JobContext } {
+    if (this.prepared) return this.prepared;
+    const keeper = new LeaseKeeper({
+      leases: this.deps.leases,
+      clock: this.deps.clock,
+      ref: {
+        job: this.jobKey,
+        ...(this.event.shard !== undefined && { shard: this.event.shard }),
+        runId: this.runId,
+        // The claim's fence and lease end are given to `start` (these are never used).
+        fence: 0,
+      },
+      leaseMs,
+      renewFraction: this.def.lease.renewFraction,
+      leaseUntilMs: 0,
+      remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
+      onRenew: (r) =>
+        this.emit({
+          type: 'renew',
+          ok: r.ok,
+          leaseUntilMs: r.leaseUntilMs,
+          ...(r.error !== undefined && { error: String((r.error as Error)?.message ?? r.error) }),
+        }),
+    });
+    this.prepared = { keeper, ctx: this.context(keeper) };
+    return this.prepared;
   }
 
   /** What the overlap policies' arrival path (lib/runtime/overlap-arrival.ts) uses of this run. */
@@ -450,30 +506,9 @@ export class RunSession {
     }
   }
 
-  /** Start renewing the lease every `lease/3` (docs/design.md step 2). */
-  private startKeeper(fence: number, leaseMs: number, untilMs: number): LeaseKeeper {
-    const keeper = new LeaseKeeper({
-      leases: this.deps.leases,
-      clock: this.deps.clock,
-      ref: {
-        job: this.jobKey,
-        ...(this.event.shard !== undefined && { shard: this.event.shard }),
-        runId: this.runId,
-        fence,
-      },
-      leaseMs,
-      renewFraction: this.def.lease.renewFraction,
-      leaseUntilMs: untilMs,
-      remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
-      onRenew: (r) =>
-        this.emit({
-          type: 'renew',
-          ok: r.ok,
-          leaseUntilMs: r.leaseUntilMs,
-          ...(r.error !== undefined && { error: String((r.error as Error)?.message ?? r.error) }),
-        }),
-    });
-    keeper.start();
+  /** Start renewing the lease every `lease/3` (docs/design.md step 2) under the won claim's fence. */
+  private startKeeper(keeper: LeaseKeeper, fence: number, untilMs: number): void {
+    keeper.start({ fence, leaseUntilMs: untilMs });
     // The platform's stop request (an ECS task's SIGTERM) aborts the body like a lost lease does.
     const stop = this.lambda.stopSignal;
     if (stop) {
@@ -481,7 +516,6 @@ export class RunSession {
       if (stop.aborted) onStop();
       else stop.addEventListener('abort', onStop, { once: true });
     }
-    return keeper;
   }
 
   /**
@@ -809,7 +843,9 @@ export class RunSession {
     return summary;
   }
 
-  private context(fence: number, keeper: LeaseKeeper): JobContext {
+  /** The job context on `keeper`; its fence and restore mark are read from the won claim when used. */
+  private context(keeper: LeaseKeeper): JobContext {
+    const session = this;
     return createJobContext({
       deps: this.deps,
       job: this.jobKey,
@@ -817,7 +853,9 @@ export class RunSession {
       trigger: this.event.trigger,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
-      fence,
+      get fence() {
+        return session.ctxFence;
+      },
       signal: keeper.signal,
       remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
       // Not aborted, lease not lapsed by our clock (minus the skew budget), deadline not reached.
@@ -826,7 +864,9 @@ export class RunSession {
       track: (op) => this.track(op),
       pause: (name, key) => this.pause(name, key),
       emit: (e) => this.emit(e),
-      ...(this.restoredAtMs !== undefined && { restoredAtMs: this.restoredAtMs }),
+      get restoredAtMs() {
+        return session.restoredAtMs;
+      },
       effects: effectsOf(this.def),
     });
   }

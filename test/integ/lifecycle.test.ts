@@ -11,8 +11,8 @@ import { deliver, lambdaContext } from '../../harness/local/scheduler-emulator.j
 import { ensureTables } from '../../harness/local/tables.js';
 import { httpJsonProvider } from '../../lib/effects/http-provider.js';
 import { defineJob, type JobHandler } from '../../lib/runtime/define-job.js';
-import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import { createDeps } from '../../lib/runtime/deps.js';
+import { effectRunner } from '../../lib/runtime/effect-runner.js';
 import { type SweepTarget, sweep } from '../../lib/runtime/sweeper.js';
 import { createDocumentClient, scanItems } from '../../lib/store/client.js';
 import { clearRestoreMark, markRestored } from '../../lib/store/restore.js';

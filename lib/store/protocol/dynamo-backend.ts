@@ -66,27 +66,43 @@ export function writeInput(w: Write): Record<string, unknown> {
 const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
 
 /**
- * `marshall(values, MARSHALL)` of `@aws-sdk/util-dynamodb`, with its result for the scalars every
- * protocol write is mostly made of written directly (a string is `S`; a boolean `BOOL`; a finite number
- * within the safe integer range `N` as its `toString()`, as `convertToNumberAttr` does); every other
- * value (sets, lists, maps, null, numbers it refuses) is the library's `convertToAttr`. Undefined and
- * function values are left out, as `marshall` leaves them out of a map.
+ * `convertToAttr(v, MARSHALL)` of `@aws-sdk/util-dynamodb`, with its result for what protocol writes
+ * are mostly made of written directly: a string is `S`; a boolean `BOOL`; a finite number within the
+ * safe integer range `N` as its `toString()` (as `convertToNumberAttr` does); an array `L` of its
+ * elements and a plain object (`constructor === Object`) `M` of its enumerable properties, undefined
+ * and function values left out (as `removeUndefinedValues` leaves them out). Every other value (sets,
+ * null, numbers it refuses, other objects) is the library's `convertToAttr`.
+ */
+function toAttr(v: unknown): AttributeValue {
+  if (typeof v === 'string') return { S: v };
+  if (typeof v === 'boolean') return { BOOL: v };
+  if (
+    typeof v === 'number' &&
+    Number.isFinite(v) &&
+    v <= Number.MAX_SAFE_INTEGER &&
+    v >= Number.MIN_SAFE_INTEGER
+  )
+    return { N: v.toString() };
+  if (Array.isArray(v)) {
+    const L: AttributeValue[] = [];
+    for (const x of v) if (x !== undefined && typeof x !== 'function') L.push(toAttr(x));
+    return { L };
+  }
+  if (typeof v === 'object' && v !== null && v.constructor === Object)
+    return { M: marshallValues(v as Record<string, unknown>) };
+  return convertToAttr(v, MARSHALL);
+}
+
+/**
+ * `marshall(values, MARSHALL)` of `@aws-sdk/util-dynamodb` for a map of values ({@link toAttr} each);
+ * undefined and function values are left out, as `marshall` leaves them out of a map.
  */
 function marshallValues(values: Record<string, unknown>): Record<string, AttributeValue> {
   const out: Record<string, AttributeValue> = {};
   for (const key in values) {
     const v = values[key];
     if (v === undefined || typeof v === 'function') continue;
-    if (typeof v === 'string') out[key] = { S: v };
-    else if (typeof v === 'boolean') out[key] = { BOOL: v };
-    else if (
-      typeof v === 'number' &&
-      Number.isFinite(v) &&
-      v <= Number.MAX_SAFE_INTEGER &&
-      v >= Number.MIN_SAFE_INTEGER
-    )
-      out[key] = { N: v.toString() };
-    else out[key] = convertToAttr(v, MARSHALL);
+    out[key] = toAttr(v);
   }
   return out;
 }

@@ -100,20 +100,25 @@ export interface CompiledExpressions {
 }
 
 /**
- * Whether an attribute name can be its own placeholder (`#name`), remembered per name: every request
- * names the same few dozen attributes. Bounded: past {@link PLAIN_NAME_CACHE_SIZE} names it starts over.
+ * The placeholder of each attribute name that can be its own (`#name`; `null` for a name that cannot),
+ * remembered per name: every request names the same few dozen attributes, and a remembered string is
+ * one V8 has already internalised as a property key. Bounded: past {@link PLAIN_NAME_CACHE_SIZE}
+ * names it starts over.
  */
 const PLAIN_NAME_CACHE_SIZE = 1_024;
-const plainNames = new Map<string, boolean>();
-function plainName(path: string): boolean {
-  let plain = plainNames.get(path);
-  if (plain === undefined) {
-    plain = /^[A-Za-z][A-Za-z0-9_]*$/.test(path);
+const plainNames = new Map<string, string | null>();
+function ownPlaceholder(path: string): string | null {
+  let placeholder = plainNames.get(path);
+  if (placeholder === undefined) {
+    placeholder = /^[A-Za-z][A-Za-z0-9_]*$/.test(path) ? `#${path}` : null;
     if (plainNames.size >= PLAIN_NAME_CACHE_SIZE) plainNames.clear();
-    plainNames.set(path, plain);
+    plainNames.set(path, placeholder);
   }
-  return plain;
+  return placeholder;
 }
+
+/** `:v0` … `:v63`, made once: the value placeholders of every request (a longer request makes its own). */
+const VALUE_PLACEHOLDERS = Array.from({ length: 64 }, (_, i) => `:v${i}`);
 
 /**
  * One request's placeholders as they are handed out: `#name` (or `#n<i>` for a name that cannot be
@@ -122,25 +127,33 @@ function plainName(path: string): boolean {
 class Placeholders {
   readonly names: Record<string, string> = {};
   readonly values: Record<string, unknown> = {};
-  private readonly byName = new Map<string, string>();
+  /** Placeholders of the names that cannot be their own, made on the first such name. */
+  private others: Map<string, string> | undefined;
+  nameCount = 0;
   valueCount = 0;
 
   name(path: string): string {
-    let p = this.byName.get(path);
+    const own = ownPlaceholder(path);
+    if (own !== null) {
+      if (this.names[own] === undefined) {
+        this.names[own] = path;
+        this.nameCount++;
+      }
+      return own;
+    }
+    this.others ??= new Map();
+    let p = this.others.get(path);
     if (p === undefined) {
-      p = plainName(path) ? `#${path}` : `#n${this.byName.size}`;
-      this.byName.set(path, p);
+      p = `#n${this.nameCount++}`;
+      this.others.set(path, p);
       this.names[p] = path;
     }
     return p;
   }
 
-  get nameCount(): number {
-    return this.byName.size;
-  }
-
   value(v: unknown): string {
-    const p = `:v${this.valueCount++}`;
+    const i = this.valueCount++;
+    const p = VALUE_PLACEHOLDERS[i] ?? `:v${i}`;
     this.values[p] = v;
     return p;
   }
