@@ -100,7 +100,8 @@ export interface CompiledExpressions {
 }
 
 /**
- * The placeholder of each attribute name that can be its own (`#name`; `null` for a name that cannot),
+ * The placeholder of each attribute name that can be its own (`#name`; `null` for a name that cannot,
+ * and for a name of the form `n<digits>`, which would meet the placeholders of the others),
  * remembered per name: every request names the same few dozen attributes, and a remembered string is
  * one V8 has already internalised as a property key. Bounded: past {@link PLAIN_NAME_CACHE_SIZE}
  * names it starts over.
@@ -110,7 +111,8 @@ const plainNames = new Map<string, string | null>();
 function ownPlaceholder(path: string): string | null {
   let placeholder = plainNames.get(path);
   if (placeholder === undefined) {
-    placeholder = /^[A-Za-z][A-Za-z0-9_]*$/.test(path) ? `#${path}` : null;
+    // `n<digits>` is the form of the placeholders handed out to the other names: never its own.
+    placeholder = /^[A-Za-z][A-Za-z0-9_]*$/.test(path) && !/^n[0-9]+$/.test(path) ? `#${path}` : null;
     if (plainNames.size >= PLAIN_NAME_CACHE_SIZE) plainNames.clear();
     plainNames.set(path, placeholder);
   }

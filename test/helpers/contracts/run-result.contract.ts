@@ -252,6 +252,19 @@ export function runAndResultStoreContract(name: string, make: () => Promise<Stor
       expect(stale).toMatchObject({ name: 'StaleFenceError', fence: 2, storedFence: 3 });
     });
 
+    it('stores attributes named like the request placeholders (n0, n1, …) as given, the bookkeeping beside them', async () => {
+      const placeholderNames = { n0: 'a', n1: 'b', n2: 'c', n3: 'd', n4: 'e', n5: 'f', n9: 'g' };
+      await s.results.fencedPut({ tableName: s.reports, key: report }, placeholderNames, fc('r1', 3));
+      expect(await s.read(s.reports, report)).toEqual({
+        reportDate: '2026-05-28',
+        ...placeholderNames,
+        'cronfence:fence': 3,
+        'cronfence:lease': LEASE,
+        'cronfence:runId': 'r1',
+        'cronfence:writtenAtMs': NOW,
+      });
+    });
+
     it.each(['fencedPut', 'insertOnce'] as const)(
       '%s refuses an attribute named with the bookkeeping prefix, naming it and the rule, and writes nothing',
       async (op) => {
