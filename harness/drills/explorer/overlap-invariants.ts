@@ -293,6 +293,15 @@ export function newestWins(o: HistoryOutcome): Check {
   for (const r of o.records) {
     if (r.job !== 'ex-settle' || r.outcome !== 'skipped' || r.reason !== 'overlap') continue;
     if (r.trigger === 'catch-up') continue; // a catch-up re-runs a past slot: it never replaces
+    // A copy of a slot that had already succeeded has nothing to run: it replaces no one.
+    const done = o.records.some(
+      (x) =>
+        x.job === r.job &&
+        x.slot === r.slot &&
+        x.outcome === 'succeeded' &&
+        Number(x.finishedAtMs) <= Number(r.startedAtMs),
+    );
+    if (done) continue;
     const seen = r.holderSeen as { slot?: string; leaseUntilMs?: number; runId?: string } | undefined;
     const atMs = Number(r.startedAtMs);
     if (seen?.slot === undefined || !(seen.slot < String(r.slot))) continue;

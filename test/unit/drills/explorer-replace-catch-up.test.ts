@@ -40,4 +40,23 @@ describe('history explorer: catch-up under replace', () => {
       new Set(['succeeded/-', 'skipped/overlap']),
     );
   }, 60_000);
+
+  it('a manual copy of a slot that already succeeded, meeting a live older holder, replaces no one (O5 holds)', async () => {
+    // Found by `npm run explore -- --runs 20000 --seed 2` (history 8840, shrunk).
+    const copy = {
+      ...SPEC,
+      deliveries: [
+        { job: 'settle', slot: 2, worker: 0, delayMs: 300501, attempt: 1, manual: true },
+        { job: 'settle', slot: 2, worker: 0, delayMs: 0, attempt: 1, manual: true },
+        { job: 'report', slot: 0, worker: 0, delayMs: 0, attempt: 1, manual: true },
+      ],
+    } as HistorySpec;
+    expect((await replayHistory(copy)).filter((c) => !c.ok)).toEqual([]);
+    const o = await runHistory(copy, memoryBackend, {});
+    const of10 = o.records
+      .filter((r) => r.job === 'ex-settle' && String(r.slot).endsWith('00:10'))
+      .map((r) => `${r.trigger} ${r.outcome}/${r.reason ?? '-'} f${r.fence ?? '-'}`)
+      .sort();
+    expect(of10).toEqual(['manual skipped/overlap f-', 'manual succeeded/- f1']);
+  }, 60_000);
 });
