@@ -4,18 +4,23 @@
  * vitest's fake `Date`, read by the operator, the handler's deps and the holder's worker alike). A
  * backfill arriving while a holder is stuck queues behind it under `buffer-*` (and the buffered slot
  * runs once, after the holder), displaces it under `replace` when a slot asked for is newer, and is
- * refused, nothing invoked, when the policy would only skip it; under `after-previous` a backfill runs
- * in slot order and a slot whose predecessor has not succeeded waits for the sweeper's chain.
+ * refused, nothing invoked, when the policy would only skip it (after-previous: overlap-backfill-order).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { lambdaContext, schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import type { OverlapOption } from '../../lib/core/overlap.js';
-import type { RunSummary } from '../../lib/runtime/run-summary.js';
 import { sweep } from '../../lib/runtime/sweeper.js';
 import type { Operator } from '../../operate/operator.js';
 import { type LocalStack, localStack } from '../helpers/local-stack.js';
-import { type Gate, gate, heldFor, ID, leaseOf, overlapJob, rows, T } from '../helpers/overlap-scenario.js';
-import { operatorOn, rejection } from './operate-harness.js';
+import {
+  operatorScenario,
+  operatorSweepTarget,
+  ops,
+  reportRows as rowsOfReports,
+  summaryRows,
+  sweepDeps,
+} from '../helpers/overlap-operator.js';
+import { heldFor, ID, leaseOf, rows, T } from '../helpers/overlap-scenario.js';
+import { rejection } from './operate-harness.js';
 
 let stack: LocalStack;
 let op: Operator | undefined;
@@ -29,67 +34,13 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const ops = { requestedBy: 'ops-alice', reason: 'ledger outage', local: true } as const;
-
-/** The job under `overlap` (its body inserts one report row per slot), the operator on it, and a gated holder. */
-function scenario(
-  name: string,
-  overlap: OverlapOption,
-  fail: (slotId: string) => boolean = () => false,
-  extra: Partial<Parameters<typeof overlapJob>[5]> = {},
-) {
-  const calls: string[] = [];
-  const gates = new Map<string, Gate>([[ID('10:00'), gate()]]);
-  // Run records kept 10 years: the virtual clock lies months before the host's, and DynamoDB Local's
-  // TTL would otherwise reap records stamped 30 days after it while the test reads them.
-  const job = overlapJob(
-    name,
-    overlap,
-    calls,
-    gates,
-    async (ctx) => {
-      if (fail(ctx.slot.id)) throw new Error('ledger down');
-      await ctx.insertOnce(stack.reports, { reportDate: ctx.slot.id }, { by: ctx.runId });
-    },
-    { runRetentionDays: 3650, ...extra },
-  );
-  op = operatorOn(stack, { jobs: [job] });
-  // The scheduled deliveries run on a worker of their own (its clock: the fake Date, like the operator's).
-  const w = stack.worker();
-  const scheduled = job.withDeps(() => w.deps);
-  const deliver = (hhmm: string, remainingMs?: () => number): Promise<RunSummary> => {
-    const context = lambdaContext(name, 900);
-    if (remainingMs) context.getRemainingTimeInMillis = remainingMs;
-    return scheduled(schedulerPayload(name, T(hhmm)), context);
-  };
-  return { job, w, calls, deliver, open: () => gates.get(ID('10:00'))?.open(), handle: () => op?.job(name) };
+function scenario(name: string, overlap: OverlapOption) {
+  const s = operatorScenario(stack, name, overlap);
+  op = s.op;
+  return s;
 }
 
-async function reportRows(): Promise<string[]> {
-  return (await stack.scan(stack.reports)).map((r) => String(r.reportDate)).sort();
-}
-
-/** The backfill's rows: slot, outcome/reason, fence. */
-const summaryRows = (r: {
-  slots: readonly { slot: string; outcome: string; reason?: string; fence?: number }[];
-}) => r.slots.map((x) => `${x.slot} ${x.outcome}/${x.reason ?? '-'} ${x.fence ?? '-'}`);
-
-function sweepDeps(w: ReturnType<LocalStack['worker']>) {
-  return { leases: w.deps.leases, runs: w.deps.runs, clock: w.clock, log: () => undefined };
-}
-
-/** A sweep target that runs the scenario's job on its worker, noting each payload's `hh:mm`. */
-function sweepTargetOf(s: ReturnType<typeof scenario>, invoked: string[]) {
-  return {
-    definition: s.job.job,
-    expression: s.job.expression,
-    startMs: 0,
-    invoke: async (p: Record<string, unknown>) => {
-      invoked.push(String(p.scheduledTime).slice(11, 16));
-      await s.job.withDeps(() => s.w.deps)(p, lambdaContext(s.job.job.name, 900));
-    },
-  };
-}
+const reportRows = () => rowsOfReports(stack);
 
 describe('overlap: a backfill while the holder is stuck', () => {
   it('buffer-one: buffers the first slot, refuses the rest buffer-full, a duplicate is not buffered twice, the buffered slot runs once after the holder', async () => {
@@ -100,17 +51,17 @@ describe('overlap: a backfill while the holder is stuck', () => {
     await heldFor(stack, 'ov-bf-buf1', ID('10:00'));
     vi.setSystemTime(T('10:10'));
     const range = { from: ID('10:03'), to: ID('10:09') };
-    const first = await s.handle()?.backfill({ ...range, ...ops });
-    expect(first?.counts).toEqual({ buffered: 1, skipped: 2 });
-    expect(summaryRows(first ?? { slots: [] })).toEqual([
+    const first = await s.handle().backfill({ ...range, ...ops });
+    expect(first.counts).toEqual({ buffered: 1, skipped: 2 });
+    expect(summaryRows(first)).toEqual([
       `${ID('10:03')} buffered/overlap -`,
       `${ID('10:06')} skipped/buffer-full -`,
       `${ID('10:09')} skipped/buffer-full -`,
     ]);
     // The same backfill delivered again: 10:03 already waits (no second place), the rest stay refused.
     vi.setSystemTime(T('10:11'));
-    const again = await s.handle()?.backfill({ ...range, ...ops });
-    expect(summaryRows(again ?? { slots: [] })).toEqual([
+    const again = await s.handle().backfill({ ...range, ...ops });
+    expect(summaryRows(again)).toEqual([
       `${ID('10:03')} skipped/lease-held -`,
       `${ID('10:06')} skipped/buffer-full -`,
       `${ID('10:09')} skipped/buffer-full -`,
@@ -142,8 +93,8 @@ describe('overlap: a backfill while the holder is stuck', () => {
     const holder = s.deliver('10:00', () => remainingMs);
     await heldFor(stack, 'ov-bf-bufall', ID('10:00'));
     vi.setSystemTime(T('10:10'));
-    const result = await s.handle()?.backfill({ from: ID('10:03'), to: ID('10:09'), ...ops });
-    expect(summaryRows(result ?? { slots: [] })).toEqual([
+    const result = await s.handle().backfill({ from: ID('10:03'), to: ID('10:09'), ...ops });
+    expect(summaryRows(result)).toEqual([
       `${ID('10:03')} buffered/overlap -`,
       `${ID('10:06')} buffered/overlap -`,
       `${ID('10:09')} skipped/buffer-full -`,
@@ -155,7 +106,7 @@ describe('overlap: a backfill while the holder is stuck', () => {
     expect(s.calls).toEqual([ID('10:00')]);
     const invoked: string[] = [];
     vi.setSystemTime(T('10:30'));
-    const report = await sweep(sweepDeps(s.w), [sweepTargetOf(s, invoked)]);
+    const report = await sweep(sweepDeps(s.w), [operatorSweepTarget(s, invoked)]);
     expect(report.decisions.filter((d) => d.action !== 'ignored')).toEqual([
       { job: 'ov-bf-bufall', slot: ID('10:03'), action: 'triggered', reason: 'buffered' },
     ]);
@@ -181,19 +132,14 @@ describe('overlap: a backfill while the holder is stuck', () => {
     await heldFor(stack, 'ov-bf-replace', ID('10:00'));
     vi.setSystemTime(T('10:10'));
     // 09:57 is older than the holder's slot: replace would not displace it, so nothing is invoked.
-    const refused = await rejection(
-      s.handle()?.backfill({ from: ID('09:57'), to: ID('09:57'), ...ops }) ?? Promise.resolve(),
-    );
+    const refused = await rejection(s.handle().backfill({ from: ID('09:57'), to: ID('09:57'), ...ops }));
     expect([refused.name, refused.message]).toEqual([
       'LeaseBusyError',
       `job ov-bf-replace: lease JOB#ov-bf-replace is held by run ${String((await leaseOf(stack, 'ov-bf-replace'))?.owner)} (slot ${ID('10:00')}, fence 1) until 2026-05-01T10:15:00Z: nothing invoked (a manual run now would only be recorded skipped / overlap (overlap replace displaces a holder of an older slot only)); wait until that run records its outcome or its lease ends (cronfence lease ov-bf-replace), then retry`,
     ]);
     expect(await rows(stack, 'ov-bf-replace')).toEqual([]);
-    const result = await s.handle()?.backfill({ from: ID('10:03'), to: ID('10:06'), ...ops });
-    expect(summaryRows(result ?? { slots: [] })).toEqual([
-      `${ID('10:03')} succeeded/- 2`,
-      `${ID('10:06')} succeeded/- 3`,
-    ]);
+    const result = await s.handle().backfill({ from: ID('10:03'), to: ID('10:06'), ...ops });
+    expect(summaryRows(result)).toEqual([`${ID('10:03')} succeeded/- 2`, `${ID('10:06')} succeeded/- 3`]);
     vi.setSystemTime(T('10:11'));
     s.open();
     expect(await holder).toMatchObject({ outcome: 'stale', reason: 'replaced', fence: 1 });
@@ -210,7 +156,7 @@ describe('overlap: a backfill while the holder is stuck', () => {
     // The sweeper catches the replaced slot up: it succeeds on the row already there, no second row.
     vi.setSystemTime(T('10:30'));
     const invoked: string[] = [];
-    const report = await sweep(sweepDeps(s.w), [sweepTargetOf(s, invoked)]);
+    const report = await sweep(sweepDeps(s.w), [operatorSweepTarget(s, invoked)]);
     expect(report.decisions.filter((d) => d.action === 'triggered').map((d) => d.slot)).toEqual([
       ID('10:00'),
     ]);
