@@ -28,8 +28,6 @@ export function operatorScenario(
 ) {
   const calls: string[] = [];
   const gates = new Map<string, Gate>([[ID('10:00'), gate()]]);
-  // Run records kept 10 years: the virtual clock lies months before the host's, and DynamoDB Local's
-  // TTL would otherwise reap records stamped 30 days after it while the test reads them.
   const job = overlapJob(
     name,
     overlap,
@@ -39,7 +37,7 @@ export function operatorScenario(
       if (fail(ctx.slot.id)) throw new Error('ledger down');
       await ctx.insertOnce(stack.reports, { reportDate: ctx.slot.id }, { by: ctx.runId });
     },
-    { runRetentionDays: 3650, ...extra },
+    extra,
   );
   const op: Operator = operatorOn(stack, { jobs: [job] });
   // The scheduled deliveries run on a worker of their own (its clock: the process's Date, like the operator's).
