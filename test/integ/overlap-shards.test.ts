@@ -3,8 +3,8 @@
  * process through the in-process dispatcher; a frozen test clock). Each shard claims its own lease, so a
  * shard stuck past a period makes the next occurrence's run of that shard wait in the buffer of that
  * shard's lease item while the other shard runs on time; the release path leaves a sharded job's buffered
- * slot to the sweeper, which starts that one shard (not a fan-out) once the lease is free, and it runs
- * once: a duplicate delivery and a second sweep run nothing more.
+ * slot to the sweeper, which starts that one shard (not a fan-out) once the lease is free — also within
+ * its grace after the slot — and it runs once: a duplicate delivery and a second sweep run nothing more.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -93,7 +93,10 @@ describe('overlap buffer-one on a sharded job', () => {
     // A second delivery of 10:03's shard-1 payload (an async Invoke delivered twice): not buffered twice.
     clock.setTo(T('10:04'));
     const [shard1] = shardPayloads({ job: JOB, scheduledTime: '2026-05-01T10:03:00Z' }, 2, [1]);
-    expect(await job(shard1, lambdaContext(JOB, 900))).toMatchObject({ outcome: 'skipped', reason: 'lease-held' });
+    expect(await job(shard1, lambdaContext(JOB, 900))).toMatchObject({
+      outcome: 'skipped',
+      reason: 'lease-held',
+    });
     // The stuck shard wakes and releases; a sharded job's release path starts nothing itself.
     clock.setTo(T('10:05'));
     gates.get(`${ID('10:00')}#1`)?.open();
@@ -105,11 +108,15 @@ describe('overlap buffer-one on a sharded job', () => {
       expression: job.expression,
       startMs: 0,
       invoke: async (p: Record<string, unknown>) => {
-        invoked.push(`${String(p.scheduledTime).slice(11, 16)} shard ${String(p.shard ?? '-')} ${String(p.reason)}`);
+        invoked.push(
+          `${String(p.scheduledTime).slice(11, 16)} shard ${String(p.shard ?? '-')} ${String(p.reason)}`,
+        );
         await job(p, lambdaContext(JOB, 900));
       },
     };
     const deps = { leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined };
+    // 10:07: four minutes after the buffered slot, inside the sweeper's 10-minute grace — the grace leaves
+    // slots Scheduler may still deliver alone; this one was delivered and waits, so it is started.
     clock.setTo(T('10:07'));
     const first = await sweep(deps, [target]);
     expect(first.decisions.filter((d) => d.action !== 'ignored')).toEqual([
@@ -120,7 +127,12 @@ describe('overlap buffer-one on a sharded job', () => {
     const second = await sweep(deps, [target]);
     expect(second.decisions.filter((d) => d.action !== 'ignored')).toEqual([]);
     expect(invoked).toEqual(['10:03 shard 1 buffered']);
-    expect(calls.sort()).toEqual([`${ID('10:00')}#0`, `${ID('10:00')}#1`, `${ID('10:03')}#0`, `${ID('10:03')}#1`]);
+    expect(calls.sort()).toEqual([
+      `${ID('10:00')}#0`,
+      `${ID('10:00')}#1`,
+      `${ID('10:03')}#0`,
+      `${ID('10:03')}#1`,
+    ]);
     expect(await shardRows()).toEqual([
       '10:00 shard - schedule succeeded/- 1',
       '10:00 shard 0 schedule succeeded/- 1',
