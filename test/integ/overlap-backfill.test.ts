@@ -43,7 +43,7 @@ function scenario(name: string, overlap: OverlapOption) {
 const reportRows = () => rowsOfReports(stack);
 
 describe('overlap: a backfill while the holder is stuck', () => {
-  it('buffer-one: buffers the first slot, refuses the rest buffer-full, a duplicate is not buffered twice, the buffered slot runs once after the holder', async () => {
+  it('buffer-one: buffers the first slot, refuses the rest (and a trigger) buffer-full, a duplicate is not buffered twice, the buffered slot runs once after the holder', async () => {
     vi.setSystemTime(T('10:00'));
     const s = scenario('ov-bf-buf1', 'buffer-one');
     // The holder's invocation has most of its time left when it releases: it runs the buffered slot itself.
@@ -67,6 +67,12 @@ describe('overlap: a backfill while the holder is stuck', () => {
       `${ID('10:09')} skipped/buffer-full -`,
     ]);
     expect((await leaseOf(stack, 'ov-bf-buf1'))?.buffered).toEqual(new Set(['0hn0grz']));
+    // A trigger goes the same way: not refused by the lease check, refused buffer-full by the policy.
+    const trigger = await s.handle().trigger({ ...ops, slot: ID('10:09') });
+    expect(trigger.records.map((r) => `${r.slot} ${r.trigger} ${r.outcome}/${r.reason}`)).toEqual([
+      `${ID('10:09')} manual skipped/buffer-full`,
+    ]);
+    expect(trigger.succeeded).toBe(false);
     vi.setSystemTime(T('10:12'));
     s.open();
     expect(await holder).toMatchObject({ outcome: 'succeeded', fence: 1, nextBuffered: ID('10:03') });
@@ -78,6 +84,7 @@ describe('overlap: a backfill while the holder is stuck', () => {
       `${ID('10:03')} catch-up succeeded/- 2`,
       `${ID('10:06')} manual skipped/buffer-full -`,
       `${ID('10:06')} manual skipped/buffer-full -`,
+      `${ID('10:09')} manual skipped/buffer-full -`,
       `${ID('10:09')} manual skipped/buffer-full -`,
       `${ID('10:09')} manual skipped/buffer-full -`,
     ]);
