@@ -1,7 +1,8 @@
 /**
  * `cronfence jobs` (`Operator.jobs`): one table of every job — schedule, zone, overlap policy, pause (with its note),
  * next occurrence (local and UTC), last occurrence with its outcome and reason, the lease holder if
- * held, and the count of problem records in the last 7 days.
+ * held, how many slots wait in its buffer (overlap buffer-*), and the count of problem records in the
+ * last 7 days.
  */
 import type { Command } from 'commander';
 import type { JobRow } from '../operate/jobs.js';
@@ -28,6 +29,8 @@ export function jobsText(rows: readonly JobRow[]): string {
       header: 'HOLDER',
       cell: (r) => (r.holder ? `${r.holder.runId} (fence ${r.holder.fence})` : '-'),
     },
+    // Overlap buffer-*: how many slots wait on the job's lease to run after its holder.
+    { header: 'WAITING', cell: (r) => (r.waiting.length > 0 ? String(r.waiting.length) : '-') },
     { header: 'PROBLEMS 7D', cell: (r) => String(r.problems7d) },
   ]);
 }

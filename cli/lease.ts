@@ -1,6 +1,7 @@
 /**
  * `cronfence lease <job>` (`JobHandle.lease`): who holds the job's lease (or held it last), its
- * fence, until when, and the recently succeeded slots the lease item remembers. No job code.
+ * fence, until when, the slots waiting in its buffer (overlap buffer-*), and the recently succeeded
+ * slots the lease item remembers. No job code.
  */
 import type { Command } from 'commander';
 import { iso } from '../operate/input.js';
@@ -33,6 +34,10 @@ export function leaseText(v: LeaseView, nowMs: number, slots: number): string {
       'holder',
       `${cell(v.holder)}${v.slot ? ` (slot ${v.slot}${v.trigger ? `, ${v.trigger}${v.requestedBy ? ` by ${v.requestedBy}` : ''}` : ''})` : ''}`,
     ],
+    // Overlap buffer-*: the slots queued behind the holder, started by its release or the sweeper.
+    ...(v.waiting
+      ? [['waiting', `${v.waiting.join(', ')} (buffered: run after the holder)`] as [string, string]]
+      : []),
     ['fence', cell(v.fence)],
     ['leaseUntil', v.state === 'released' ? 'released' : cell(v.leaseUntil)],
     ['lastSucceeded', cell(v.lastSucceeded)],

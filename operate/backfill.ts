@@ -5,6 +5,7 @@
  * before the job's start (`catchUp.since`) is refused (nothing invoked) without `beforeStart`.
  */
 import { randomUUID } from 'node:crypto';
+import { overlapOf } from '../lib/core/overlap.js';
 import { beforeStartRefusal } from '../lib/core/schedule/catch-up.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { checkLeases } from './backfill-guard.js';
@@ -143,7 +144,8 @@ export function planJobBackfill(s: Session, handler: JobHandler, range: Backfill
 /**
  * Run the backfill and summarize its run records.
  * @throws InvalidArgumentError naming the field (see {@link planJobBackfill}, `requestedBy`,
- *   `reason`, `local`, `functionName`); LeaseChangedError; LeaseBusyError: nothing invoked.
+ *   `reason`, `local`, `functionName`); LeaseChangedError; LeaseBusyError (a live run holds a lease of
+ *   the job and its overlap policy would only skip every run): nothing invoked.
  */
 export async function backfillJob(
   s: Session,
@@ -163,12 +165,15 @@ export async function backfillJob(
     shards.map((shard) => ({ slot, ...(shard !== undefined && { shard }) })),
   );
   const conn = await s.connection();
-  // Refused (nothing invoked) while a live run holds a lease of the job, or when the lease is not at
-  // `expect`; each run's claim then re-checks the lease atomically.
+  // Refused (nothing invoked) while a live run holds a lease of the job and the overlap policy would
+  // skip every run, or when the lease is not at `expect`; each run's claim then re-checks the lease
+  // atomically.
   await checkLeases(conn, job, {
     shards: handler.job.shards,
     nowMs: s.now(),
     ...(o.expect !== undefined && { expect: o.expect }),
+    overlap: overlapOf(handler.job),
+    slots: plan.slots.map((x) => x.id),
   });
   let invoker: Invoker | undefined;
   try {

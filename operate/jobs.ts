@@ -8,7 +8,7 @@
  * the sparse `problems` index (RUN_PROBLEM_PARTITIONS: 4).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { LeaseItem } from '../lib/core/lease.js';
+import { type LeaseItem, slotIdOfDoneKey } from '../lib/core/lease.js';
 import { Outcome, Reason, RUN_PROBLEM_PARTITIONS } from '../lib/core/outcomes.js';
 import { overlapLabel, overlapOfJob } from '../lib/core/overlap-check.js';
 import { pauseInForce } from '../lib/core/pause.js';
@@ -45,6 +45,11 @@ export interface JobRow {
     runId: string;
   } | null;
   readonly holder: { runId: string; slot: string; fence: number; leaseUntil: string } | null;
+  /**
+   * Overlap `buffer-*`: the slot ids waiting on the job's lease item to run after its holder, in slot
+   * order (empty when none wait; a sharded job's shard slots wait on its shard leases: `cronfence lease`).
+   */
+  readonly waiting: readonly string[];
   /**
    * The job's problem records whose `problemAtMs` (finish, else start) is in the last 7 days: exactly
    * the records `cronfence runs --failed --since 7d <job>` lists.
@@ -161,6 +166,7 @@ export function jobRow(
             leaseUntil: iso(lease.leaseUntilMs),
           }
         : null,
+    waiting: [...(lease?.buffered ?? [])].map(slotIdOfDoneKey).sort(),
     problems7d,
   };
 }

@@ -3,7 +3,7 @@
  * the recently succeeded slots the lease item remembers (`doneSlots`). Read from the table alone (the
  * job's name, no job code): one GetItem, plus one per shard of a sharded job.
  */
-import { doneSlotsFor, type LeaseItem } from '../lib/core/lease.js';
+import { doneSlotsFor, type LeaseItem, slotIdOfDoneKey } from '../lib/core/lease.js';
 import { DynamoLeaseStore } from '../lib/store/lease-store.js';
 import { iso, usage } from './input.js';
 import type { Session } from './session.js';
@@ -30,6 +30,11 @@ export interface LeaseView {
   readonly lastSucceeded?: string;
   /** Recently succeeded slots, newest first. */
   readonly recentlySucceededSlots: string[];
+  /**
+   * Overlap `buffer-*`: the slot ids waiting on this lease item to run after its holder, in slot order
+   * (the item stores them as compact done keys). Absent when none wait.
+   */
+  readonly waiting?: string[];
 }
 
 /** Describe a lease item as of `nowMs` (by this machine's clock). */
@@ -64,6 +69,8 @@ export function leaseView(
     ...(item.requestedBy !== undefined && { requestedBy: item.requestedBy }),
     ...(item.lastSucceeded !== undefined && { lastSucceeded: item.lastSucceeded }),
     recentlySucceededSlots: [...doneSlotsFor(item, undefined)].sort().reverse(),
+    ...(item.buffered !== undefined &&
+      item.buffered.size > 0 && { waiting: [...item.buffered].map(slotIdOfDoneKey).sort() }),
   };
 }
 

@@ -8,6 +8,7 @@
  * and invokes nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { overlapOf } from '../lib/core/overlap.js';
 import { beforeStartRefusal } from '../lib/core/schedule/catch-up.js';
 import { enumerateSlots } from '../lib/core/schedule/enumerate.js';
 import type { Slot } from '../lib/core/schedule/slot.js';
@@ -145,7 +146,7 @@ export async function previewTrigger(
  * Run one slot of the job now as a manual run (every shard of a sharded job) and read its records back.
  * @throws InvalidArgumentError naming `slot`, `requestedBy`, `reason`, `local` or
  *   `functionName`; LeaseChangedError (lease not at `expect`); LeaseBusyError (a live run holds a lease
- *   of the job): nothing invoked.
+ *   of the job and its overlap policy would only skip the run): nothing invoked.
  */
 export async function triggerJob(
   s: Session,
@@ -157,12 +158,15 @@ export async function triggerJob(
   const shards = handler.job.shards > 1 ? [...Array(handler.job.shards).keys()] : [undefined];
   const planned: PlannedRun[] = shards.map((shard) => ({ slot, ...(shard !== undefined && { shard }) }));
   const conn = await s.connection();
-  // Refused (nothing invoked) while a live run holds a lease of the job, or when the lease is not at
-  // `expect`; the run's claim then re-checks the lease atomically.
+  // Refused (nothing invoked) while a live run holds a lease of the job and the overlap policy would
+  // skip the run, or when the lease is not at `expect`; the run's claim then re-checks the lease
+  // atomically.
   await checkLeases(conn, job, {
     shards: handler.job.shards,
     nowMs: s.now(),
     ...(o.expect !== undefined && { expect: o.expect }),
+    overlap: overlapOf(handler.job),
+    slots: [slot.id],
   });
   let invoker: Invoker | undefined;
   try {

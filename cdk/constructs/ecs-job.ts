@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { stackFunctionName } from '../../lib/core/function-name.js';
 import { checkJob, ecsShardsProblem } from '../../lib/core/job-check.js';
 import { type JobDefinition, jobKeyOf } from '../../lib/core/job-definition.js';
+import { overlapLabel, overlapOfJob } from '../../lib/core/overlap-check.js';
 import type { TableWrite } from '../../lib/store/job-access.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { DEFAULT_LOG_RETENTION, DEFAULT_SCHEDULER_MAX_EVENT_AGE } from './defaults.js';
@@ -143,6 +144,8 @@ export class EcsScheduledJob extends Construct {
   public readonly spot: boolean;
   /** Whether the job records effects (effect alarms). */
   public readonly effects: boolean;
+  /** The job's overlap policy as one token (`skip`, `buffer-all(4)`, `replace(>300s)`), also in the schedule's description. */
+  public readonly overlap: string;
   /** The library table. */
   public readonly libraryTable: LibraryTable;
 
@@ -180,6 +183,7 @@ export class EcsScheduledJob extends Construct {
     this.placement = props.placement;
     this.spot = props.spot ?? false;
     this.effects = props.effects ?? false;
+    this.overlap = overlapLabel(overlapOfJob(definition, check.expression, now.getTime()));
     this.libraryTable = props.libraryTable;
     const tables = props.tables ?? [];
     const stackName = Stack.of(this).stackName;
@@ -275,7 +279,7 @@ export class EcsScheduledJob extends Construct {
       expression: definition.schedule,
       timeZone: definition.timeZone,
       deadLetterQueue: this.deadLetterQueue,
-      description: `cronfence job ${definition.name} (ECS)`,
+      description: `cronfence job ${definition.name} (ECS): ${definition.schedule} ${definition.timeZone}, overlap ${this.overlap}`,
       ...(startDate ? { start: startDate } : {}),
       ...(props.schedulerRetryAttempts === undefined ? {} : { retryAttempts: props.schedulerRetryAttempts }),
       ...(props.schedulerMaxEventAge ? { maxEventAge: props.schedulerMaxEventAge } : {}),

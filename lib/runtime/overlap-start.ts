@@ -9,11 +9,25 @@
 import type { JobDefinition } from '../core/job-definition.js';
 import { Trigger } from '../core/outcomes.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
-import { slotFromLocalTime } from '../core/schedule/slot.js';
+import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
 import type { RunSummary } from './run-summary.js';
 
 /** `requestedBy` of an occurrence the release path started. */
 export const BUFFER_STARTER = 'release';
+
+/**
+ * The slot a buffered slot id names (the buffered list stores slot ids): an instant id (`…Z`, rate and
+ * at() schedules) is its instant; a local id is resolved in the job's zone (a DST-gap slot `shifted`).
+ */
+export function bufferedSlot(
+  definition: Pick<JobDefinition, 'timeZone' | 'businessDate'>,
+  expression: ScheduleExpression,
+  slotId: string,
+): Slot {
+  return slotId.endsWith('Z')
+    ? slotFromScheduledTime(Date.parse(slotId), expression, definition.timeZone, definition.businessDate)
+    : slotFromLocalTime(slotId, expression, definition.timeZone, definition.businessDate);
+}
 
 /** The invocation event that runs buffered slot `slotId` (the catch-up form, naming its local slot). */
 export function bufferedEvent(
@@ -22,9 +36,7 @@ export function bufferedEvent(
   slotId: string,
 ): Record<string, unknown> {
   const utc = slotId.endsWith('Z');
-  const instantMs = utc
-    ? Date.parse(slotId)
-    : slotFromLocalTime(slotId, expression, definition.timeZone, definition.businessDate).scheduledTimeMs;
+  const instantMs = bufferedSlot(definition, expression, slotId).scheduledTimeMs;
   return {
     job: definition.name,
     scheduledTime: `${new Date(instantMs).toISOString().slice(0, 19)}Z`,

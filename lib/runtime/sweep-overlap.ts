@@ -3,8 +3,10 @@
  * run before the catch-up steps: which slots it starts itself, in slot order, and which the catch-up
  * steps must leave alone (`heldBack`).
  * - `buffer-*`: the buffered slots wait on the lease item; once the lease is free the first of them is
- *   started (the release path may have started it already: the claim decides, never twice). A buffered
- *   slot that can no longer run (done meanwhile, or outside the sweep window) is taken off the list.
+ *   started (the release path may have started it already: the claim decides, never twice), also one
+ *   younger than the sweep window's grace (it was delivered: the grace is for slots Scheduler may still
+ *   deliver). A buffered slot that can no longer run (done meanwhile, or older than the sweep window)
+ *   is taken off the list.
  * - `after-previous`: only the earliest slot not done is started; the slots behind it wait. A slot
  *   that has waited past `waitingProblemAfterSeconds` is recorded `skipped / waiting-too-long` once
  *   (`SlotNotRun` counts it); it still runs once its predecessor succeeds.
@@ -14,6 +16,7 @@ import { OverlapPolicy, overlapOf } from '../core/overlap.js';
 import { schedulePeriodMs } from '../core/schedule/validate.js';
 import { bufferedSlots } from '../store/protocol/operations.js';
 import { shardPayloads } from './fan-out.js';
+import { bufferedSlot } from './overlap-start.js';
 import { catchUpPayload, type JobView, type Sweep } from './sweep-phases.js';
 
 /** Run id of the sweeper's `waiting-too-long` record of a slot (one per slot: a put that never repeats). */
@@ -44,7 +47,10 @@ async function startBuffered(s: Sweep, v: JobView): Promise<ReadonlySet<string>>
     for (const id of waiting) {
       const status = v.statuses.find((st) => st.slot.id === id);
       const ref = { job: v.key, ...(shard !== undefined && { shard }), slotId: id };
-      if (!status || (status.done && !status.missingShards.includes(shard ?? -1))) {
+      // Not in the window: younger than its grace (delivered, waiting: start it), or older (drop it).
+      const young = status ? undefined : bufferedSlot(v.target.definition, v.target.expression, id);
+      const slot = status?.slot ?? (young && young.scheduledTimeMs > v.toMs ? young : undefined);
+      if (!slot || (status?.done && !status.missingShards.includes(shard ?? -1))) {
         await s.deps.leases.unbuffer(ref);
         s.decide({
           job: v.job,
@@ -54,10 +60,10 @@ async function startBuffered(s: Sweep, v: JobView): Promise<ReadonlySet<string>>
         });
         continue;
       }
-      const base = catchUpPayload(v.job, status.slot, 'buffered');
+      const base = catchUpPayload(v.job, slot, 'buffered');
       const payloads =
         shard === undefined ? [base] : shardPayloads(base, v.target.definition.shards, [shard]);
-      for (const p of payloads) await v.target.invoke(p, status.slot);
+      for (const p of payloads) await v.target.invoke(p, slot);
       s.decide({ job: v.job, slot: id, action: 'triggered', reason: 'buffered' });
       break;
     }

@@ -1,6 +1,6 @@
 /**
  * cdk: the construct shows each job's overlap policy (its function's description and the construct's
- * `overlap`), and the problems the policies record are counted by the job's alarms: `skipped /
+ * `overlap`), the sweeper's compiled definitions carry it (ECS jobs: overlap-ecs.test.ts), and the problems the policies record are counted by the job's alarms: `skipped /
  * buffer-full` and `skipped / waiting-too-long` by SlotNotRun, `stale / replaced` by RunStale (no
  * bundling).
  */
@@ -9,8 +9,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as dailyReport } from '../../functions/daily-report.js';
 import { problemMetric } from '../../lib/core/metrics.js';
 import { Outcome, Reason } from '../../lib/core/outcomes.js';
+import { overlapLabel, overlapOfJob } from '../../lib/core/overlap-check.js';
+import { compiledDefinitions } from '../../lib/entries/sweeper.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import { defineRegistry } from '../../lib/runtime/registry.js';
+import { encodeSweeperDefinitions } from '../../lib/runtime/sweeper-handler.js';
 import { NOW, type Synthesized, synthesize } from './support.js';
 
 const job = (name: string, overlap: Parameters<typeof defineJob>[0]['overlap']) =>
@@ -36,6 +39,7 @@ beforeAll(() => {
       entry: 'functions/daily-report.ts',
     },
     { handler: job('ledger-ordered', 'after-previous'), entry: 'functions/daily-report.ts' },
+    { handler: job('settle-one', 'buffer-one'), entry: 'functions/daily-report.ts' },
   ]);
   synth = synthesize({ jobs, applicationTables: [], now: NOW }, { bundle: false });
 }, 120_000);
@@ -53,6 +57,7 @@ describe('overlap policies in the CDK construct', () => {
     ['settle-buffered', 'rate(5 minutes) UTC', 'buffer-all(4)'],
     ['ledger-replace', 'rate(5 minutes) UTC', 'replace(>120s)'],
     ['ledger-ordered', 'rate(5 minutes) UTC', 'after-previous(problem >600s)'],
+    ['settle-one', 'rate(5 minutes) UTC', 'buffer-one'],
   ])("shows job %s's policy in its function's description", (name, schedule, label) => {
     expect(synth.stack.cronfence.jobs.find((j) => j.definition.name === name)?.overlap).toBe(label);
     synth.template.hasResourceProperties('AWS::Lambda::Function', {
@@ -89,6 +94,19 @@ describe('overlap policies in the CDK construct', () => {
       metric === 'SlotNotRun'
         ? 'a slot was given up or is held back (skipped not-on-schedule, catch-up-limit, buffer-full, waiting-too-long)'
         : 'a run went stale (lost its lease, met a higher fence, or was displaced by a newer occurrence: overlap replace)',
+    );
+  });
+
+  it("compiles each job's policy into the sweeper, which decodes it as the job has it", () => {
+    const jobs = synth.stack.cronfence.jobs;
+    const decoded = compiledDefinitions(
+      JSON.parse(encodeSweeperDefinitions(jobs.map((j) => j.definition))) as string,
+    );
+    expect(decoded.map((d) => overlapLabel(overlapOfJob(d.definition, d.expression, NOW.getTime())))).toEqual(
+      ['skip', 'buffer-all(4)', 'replace(>120s)', 'after-previous(problem >600s)', 'buffer-one'],
+    );
+    expect(jobs.map((j) => j.overlap)).toEqual(
+      decoded.map((d) => overlapLabel(overlapOfJob(d.definition, d.expression, NOW.getTime()))),
     );
   });
 

@@ -33,7 +33,11 @@ export function gate(): Gate {
   return { promise, open };
 }
 
-/** A job on `rate(3 minutes)` (lease 900 s, timeout 900 s) whose body notes its slot and waits at its gate. */
+/**
+ * A job on `rate(3 minutes)` (lease 900 s, timeout 900 s) whose body notes its slot and waits at its gate.
+ * Its run records are kept 10 years: the tests' clock (2026-05-01) lies months before the host's, and
+ * DynamoDB Local's TTL on `expiresAt` may otherwise reap a record while a test reads it.
+ */
 export function overlapJob(
   name: string,
   overlap: OverlapOption | undefined,
@@ -47,6 +51,7 @@ export function overlapJob(
     schedule: 'rate(3 minutes)',
     lease: { durationSeconds: 900 },
     timeoutSeconds: 900,
+    runRetentionDays: 3650,
     ...extra,
     ...(overlap !== undefined && { overlap }),
     run: async (ctx) => {

@@ -75,7 +75,8 @@ describe('cronfence jobs', () => {
     const r = await cli(['jobs'], env);
     expect(r.code, r.stderr).toBe(0);
     const row = r.stdout.split('\n').find((l) => l.startsWith('daily-report '));
-    expect(row).toMatch(new RegExp(`\\s${due.id} succeeded\\s+-\\s+4$`));
+    // LAST, then HOLDER and WAITING (none), then PROBLEMS 7D.
+    expect(row).toMatch(new RegExp(`\\s${due.id} succeeded\\s+-\\s+-\\s+4$`));
   }, 60_000);
 
   it('counts as PROBLEMS 7D exactly the records runs --failed lists, not-on-schedule skips included', async () => {

@@ -99,7 +99,7 @@ export function shapesOf(spec: HistorySpec, o: HistoryOutcome): Shape[] {
   if (spec.faults.some((f) => f.kind === 'conflict')) out.push('txn-conflict');
   if (spec.oversized?.length && spec.deliveries.some((d) => d.job === 'settle')) out.push('oversized-detail');
   out.push(...lambdaShapesOf(spec.lambdaShapes, o.lambda?.timeouts ?? 0));
-  out.push(...overlapShapesOf(spec.overlap));
+  out.push(...overlapShapesOf(spec.overlap, o.records));
   return out;
 }
 

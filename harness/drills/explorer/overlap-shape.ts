@@ -3,7 +3,8 @@
  * (`overlap-skip`, `overlap-buffer-one`, `overlap-buffer-all`, `overlap-replace`, `overlap-after-previous`)
  * with a deadline long enough for a holder to be stuck past several 5-minute periods (Lambda's 900 s
  * maximum), while the history's deliveries bring the next slots, duplicates, manual triggers and late
- * copies. A stuck holder keeps renewing (its body waits, its lease keeper does not), so under `replace`
+ * copies, and often an operator's backfill or trigger of past slots arriving while a holder is live or
+ * stuck, sometimes delivered twice (overlap-backfill.ts). A stuck holder keeps renewing (its body waits, its lease keeper does not), so under `replace`
  * it is displaced while it believes it holds the lease, and wakes later to try an insert-once, an effect
  * and a fenced write (the invariants in overlap-invariants.ts say none may land).
  */
@@ -11,14 +12,19 @@ import fc from 'fast-check';
 import type { OverlapOption, OverlapPolicyName } from '../../../lib/core/overlap.js';
 import type { Worker } from '../stage.js';
 import { SLOT_MINUTES } from './jobs.js';
+import { BACKFILL_BY, type BackfillSpec, backfillArbitrary } from './overlap-backfill.js';
 
-/** The overlap shape names, in report order. */
+/** The overlap shape names (the policies', then the operator backfills'), in report order. */
 export const OVERLAP_SHAPES = [
   'overlap-skip',
   'overlap-buffer-one',
   'overlap-buffer-all',
   'overlap-replace',
   'overlap-after-previous',
+  'overlap-backfill',
+  'overlap-trigger',
+  'overlap-backfill-duplicate',
+  'overlap-backfill-under-holder',
 ] as const;
 /** One of {@link OVERLAP_SHAPES}. */
 export type OverlapShape = (typeof OVERLAP_SHAPES)[number];
@@ -47,6 +53,8 @@ export interface OverlapSpec {
    * starts at its first slot; without, at its first success.
    */
   readonly since?: true;
+  /** An operator's backfill (or trigger) of the settle job's past slots (overlap-backfill.ts). */
+  readonly backfill?: BackfillSpec;
 }
 
 /** Every policy, in shape order. */
@@ -83,6 +91,8 @@ export const overlapArbitrary = (
             { nil: undefined, freq: 4 },
           ),
           catchUp: fc.constantFrom<'all' | 'latest'>('all', 'all', 'latest'),
+          // After the keys above, so they draw the same values as before these existed.
+          backfill: backfillArbitrary,
           since: fc.boolean(),
         })
         .map(
@@ -94,14 +104,34 @@ export const overlapArbitrary = (
             ...(o.stuck && { stuck: o.stuck }),
             catchUp: o.policy === 'after-previous' ? 'all' : o.catchUp,
             ...(o.since && { since: true }),
+            ...(o.backfill && { backfill: o.backfill }),
           }),
         ),
     },
   );
 
-/** The shape name of a history's overlap spec. */
-export function overlapShapesOf(o: OverlapSpec | undefined): OverlapShape[] {
-  return o ? [`overlap-${o.policy}` as OverlapShape] : [];
+/**
+ * The shape names of a history's overlap spec: its policy's, its backfill's, and
+ * `overlap-backfill-under-holder` when a backfill run found another run holding the lease (its record
+ * names the holder, it was buffered, or it displaced the holder).
+ */
+export function overlapShapesOf(
+  o: OverlapSpec | undefined,
+  records: readonly Record<string, unknown>[] = [],
+): OverlapShape[] {
+  if (!o) return [];
+  const out: OverlapShape[] = [`overlap-${o.policy}` as OverlapShape];
+  if (o.backfill) out.push(o.backfill.count === 1 ? 'overlap-trigger' : 'overlap-backfill');
+  if (o.backfill?.duplicateAfterMs !== undefined) out.push('overlap-backfill-duplicate');
+  const underHolder = records.some(
+    (r) =>
+      r.requestedBy === BACKFILL_BY &&
+      (r.holderSeen !== undefined ||
+        r.outcome === 'buffered' ||
+        (r.details as Record<string, unknown> | undefined)?.replaced !== undefined),
+  );
+  if (underHolder) out.push('overlap-backfill-under-holder');
+  return out;
 }
 
 /** The settle job's `overlap` option under `o`. */

@@ -15,7 +15,8 @@ import type { HistorySpec } from './history.js';
 import { skipIsFinal, spawnWorkers } from './history-faults.js';
 import { SLOT_MINUTES } from './jobs.js';
 import { type Deployment, FIRST_DEPLOYMENT, lambdaJobs, redeployed } from './lambda-jobs.js';
-import { type DeadLetter, LambdaModel, SWEEP_PERIOD_MS } from './lambda-model.js';
+import { type DeadLetter, type LambdaEvent, LambdaModel, SWEEP_PERIOD_MS } from './lambda-model.js';
+import { sendBackfill } from './overlap-backfill.js';
 import { addStuckHolder } from './overlap-shape.js';
 import { SimProvider } from './provider.js';
 import type { HistoryOutcome } from './run-history.js';
@@ -186,6 +187,10 @@ export async function runLambdaHistory(
         atMs,
       );
     }
+    const bf = { startMs: start, deliveries: spec.deliveries, workers: current };
+    const send = (e: Omit<LambdaEvent, 'handler'>, ms: number) =>
+      lambda.send({ ...e, handler: () => jobsNow().settle }, ms);
+    lastMs = Math.max(lastMs, sendBackfill(spec.overlap?.backfill, { ...bf, send }));
     // A late copy: Scheduler retried its hand-off, then it waited in Lambda's queue.
     const lateOf = ls?.late && spec.deliveries[ls.late.delivery % spec.deliveries.length];
     if (ls?.late && lateOf) {
