@@ -69,9 +69,12 @@ export function attemptMismatches(
   const recorded = new Map(records.map((r) => [str(r.runId), r]));
   for (const r of records) {
     const what = `record ${str(r.job)} ${str(r.slot)} ${str(r.runId)} ${str(r.outcome)}/${str(r.reason)}`;
+    // The sweeper's records use one fixed run id per kind across slots: match the slot too.
     const same = (byRun.get(str(r.runId)) ?? []).filter(
       (s) =>
-        s.attributes['cronfence.outcome'] === r.outcome && s.attributes['cronfence.record_written'] === true,
+        s.attributes['cronfence.outcome'] === r.outcome &&
+        s.attributes['cronfence.record_written'] === true &&
+        str(s.attributes['cronfence.slot']) === str(r.slot),
     );
     if (same.length !== 1) {
       out.push(`${what}: ${same.length} attempt spans with its outcome`);

@@ -86,6 +86,7 @@ describe('trigger, pause, jobs, resume on the operator API', () => {
         'schedule',
         'shards',
         'timeZone',
+        'waiting',
       ]),
     );
     const report = rows.find((r) => r.job === 'daily-report');
