@@ -29,6 +29,14 @@ export interface FenceContext {
   readonly runId: string;
   readonly fence: number;
   readonly nowMs: number;
+  /**
+   * Business writes also check, in the same transaction, that this run still holds its lease (owner,
+   * fence, running): under overlap `replace` a newer occurrence displaces a live holder, whose writes to
+   * items no one else writes (its own slot's rows) the item's fence alone cannot refuse. A write becomes
+   * a TransactWriteItems of two items (4 WCU for a row under 1 KB instead of 1; still one request).
+   * @default false: the item decides (docs/design.md steps 3, 4)
+   */
+  readonly checkLease?: boolean;
 }
 
 /** A business item addressed by its table and full primary key. */

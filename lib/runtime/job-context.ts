@@ -91,6 +91,11 @@ export interface JobContextBinding {
   readonly shard?: number;
   readonly runId: string;
   readonly fence: number;
+  /**
+   * Business writes also check the lease in the same transaction (overlap `replace`:
+   * {@link FenceContext.checkLease}). @default false
+   */
+  readonly checkLease?: boolean;
   readonly signal: AbortSignal;
   remainingTimeMs(): number;
   /**
@@ -121,7 +126,14 @@ export interface JobContextBinding {
 export function createJobContext(b: JobContextBinding): JobContext {
   const { results, clock } = b.deps;
   const leaseKey = Keys.lease(b.job, b.shard).pk;
-  const fc = () => ({ leaseKey, runId: b.runId, fence: b.fence, nowMs: clock.now() });
+  const checkLease = b.checkLease === true;
+  const fc = () => ({
+    leaseKey,
+    runId: b.runId,
+    fence: b.fence,
+    nowMs: clock.now(),
+    ...(checkLease && { checkLease }),
+  });
   const guard = () => {
     if (b.assertHeld) b.assertHeld();
     else if (b.signal.aborted) throw b.signal.reason;

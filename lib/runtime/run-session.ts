@@ -856,6 +856,8 @@ export class RunSession {
       get fence() {
         return session.ctxFence;
       },
+      // A `replace` displaces a live holder: its writes to its own slot's rows must check the lease.
+      ...(this.overlap.policy === OverlapPolicy.Replace && { checkLease: true }),
       signal: keeper.signal,
       remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
       // Not aborted, lease not lapsed by our clock (minus the skew budget), deadline not reached.

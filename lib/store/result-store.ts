@@ -3,6 +3,7 @@
  * the declared `fencedWrite`, `crossLeaseWrite` and `insertOnce` operations (lib/store/protocol/operations.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ResultConflictError } from '../core/fence-errors.js';
 import type { FenceContext, InsertOnceResult, ItemRef, ResultStore } from '../core/ports.js';
 import { crossLeaseRefused } from '../core/results.js';
 import { showValue } from '../core/show-value.js';
@@ -40,7 +41,13 @@ export class TableResultStore implements ResultStore {
     fc: FenceContext,
     options: FencedPutOptions = {},
   ): Promise<void> {
-    const step = await perform(this.backend, fencedWrite, { ref, attributes, fc, options });
+    const step = await perform(this.backend, fencedWrite, {
+      ref,
+      attributes,
+      fc,
+      options,
+      ...this.leaseCheck(fc),
+    });
     if (step.kind === 'written') return;
     if (!this.leaseTable) throw crossLeaseRefused(`${ref.tableName} ${showValue(ref.key)}`, step, undefined);
     await perform(this.backend, crossLeaseWrite, {
@@ -63,7 +70,21 @@ export class TableResultStore implements ResultStore {
     attributes: Record<string, unknown>,
     fc: FenceContext,
   ): Promise<InsertOnceResult> {
-    return perform(this.backend, insertOnce, { ref, attributes, fc });
+    return perform(this.backend, insertOnce, { ref, attributes, fc, ...this.leaseCheck(fc) });
+  }
+
+  /**
+   * The lease table a write checks its lease in ({@link FenceContext.checkLease}).
+   * @throws ResultConflictError (nothing written) when the lease must be checked and this store has no
+   *   lease table.
+   */
+  private leaseCheck(fc: FenceContext): { leaseTable?: string } {
+    if (!fc.checkLease) return {};
+    if (!this.leaseTable)
+      throw new ResultConflictError(
+        `a write under lease ${fc.leaseKey} must check the lease (overlap replace) but the result store has no lease table`,
+      );
+    return { leaseTable: this.leaseTable };
   }
 }
 

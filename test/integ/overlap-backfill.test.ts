@@ -157,10 +157,10 @@ describe('overlap: a backfill while the holder is stuck', () => {
     ]);
     expect(s.calls).toEqual([ID('10:00'), ID('10:03'), ID('10:06')]);
     // The displaced run had not learned of its displacement (no renewal was due yet): its insert-once of
-    // its own slot's row, a key no successor wrote, landed once; its renewal and release were refused.
-    expect(await reportRows()).toEqual([ID('10:00'), ID('10:03'), ID('10:06')]);
+    // its own slot's row, a key no successor writes, was refused by the lease check in its transaction.
+    expect(await reportRows()).toEqual([ID('10:03'), ID('10:06')]);
     expect(await leaseOf(stack, 'ov-bf-replace')).toMatchObject({ fence: 3, holderState: 'released' });
-    // The sweeper catches the replaced slot up: it succeeds on the row already there, no second row.
+    // The sweeper catches the replaced slot up: it writes that row, once.
     vi.setSystemTime(T('10:30'));
     const invoked: string[] = [];
     const report = await sweep(sweepDeps(s.w), [operatorSweepTarget(s, invoked)]);

@@ -2,8 +2,9 @@
  * Overlap policy replace (integ: DynamoDB Local; the Lambda invocations are in-process handler calls on
  * a frozen test clock; the effect provider is an in-process one that answers as a provider with
  * idempotency keys does): the newest occurrence takes the lease from a live holder by raising the fence;
- * the displaced holder wakes and its fenced write, insert-once and effect are all refused or answered
- * from what the successor stored — nothing is executed twice — and its record says `stale / replaced`.
+ * the displaced holder wakes and its fenced write, insert-once and effect are all refused — its writes
+ * check the lease in the same transaction, so even a row of its own slot that no other run writes is
+ * refused — nothing is executed twice, and its record says `stale / replaced`.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { EffectProvider } from '../../lib/core/effects.js';
@@ -56,6 +57,11 @@ async function protectedWork(
     ['fencedPut', () => ctx.fencedPut(stack.reports, { reportDate: 'R' }, { by: ctx.runId })],
     ['insertOnce', () => ctx.insertOnce(stack.reports, { reportDate: 'K' }, { by: ctx.runId })],
     ['effect', () => ctx.effect('E', { amountCents: 100 }, provider)],
+    // A row of the run's own slot, which no other run writes: only the lease check can refuse it.
+    [
+      'insertOnce (own slot)',
+      () => ctx.insertOnce(stack.reports, { reportDate: `own ${ctx.slot.id}` }, { by: ctx.runId }),
+    ],
   ];
   let first: unknown;
   for (const [name, op] of tries) {
@@ -107,6 +113,7 @@ describe('overlap: replace', () => {
       'fencedPut: written',
       'insertOnce: inserted',
       'effect: succeeded',
+      'insertOnce (own slot): inserted',
     ]);
     expect(await leaseOf(stack, 'ov-replace')).toMatchObject({
       owner: newest.runId,
@@ -121,9 +128,13 @@ describe('overlap: replace', () => {
     expect(displaced).toMatchObject({ outcome: 'stale', reason: 'replaced', fence: 1 });
     expect(s.byRun.get(ID('10:00'))).toEqual([
       'fencedPut: StaleFenceError',
-      'insertOnce: existing',
+      'insertOnce: StaleFenceError',
       'effect: StaleFenceError',
+      'insertOnce (own slot): StaleFenceError',
     ]);
+    // Refused by the lease check in the same transaction: its own slot's row was never written.
+    expect(await row(`own ${ID('10:00')}`)).toBeUndefined();
+    expect(await row(`own ${ID('10:03')}`)).toMatchObject({ by: newest.runId, 'cronfence:fence': 2 });
     expect(s.l.sends).toEqual(['E']);
     expect(s.calls).toEqual([ID('10:00'), ID('10:03')]);
     expect(await row('R')).toMatchObject({ by: newest.runId, 'cronfence:fence': 2 });

@@ -43,7 +43,7 @@ describe('checkJob: the overlap policy', () => {
     [
       { policy: 'replace', replaceAfterSeconds: 90 },
       'replace(>90s)',
-      'replace(>90s): the newest occurrence takes the lease from a holder that acquired it more than 90 s ago by raising the fence; the displaced run is recorded stale / replaced (RunStale alarm), its later writes and sends are refused, and an effect it left sending is reconciled by lookup or idempotency key, else needs review; an arrival meeting a younger holder is skipped / overlap',
+      'replace(>90s): the newest occurrence takes the lease from a holder that acquired it more than 90 s ago by raising the fence; the displaced run is recorded stale / replaced (RunStale alarm), its later writes and sends are refused (each fencedPut and insertOnce checks the lease in the same transaction: 4 WCU for a row under 1 KB instead of 1), and an effect it left sending is reconciled by lookup or idempotency key, else needs review; an arrival meeting a younger holder is skipped / overlap',
     ],
     [
       'after-previous',

@@ -60,7 +60,7 @@ import {
 } from './expression.js';
 import { ProtocolOp } from './ops.js';
 import { withOverlap } from './overlap-conditions.js';
-import type { Item, Operation, ProtocolRequest } from './request.js';
+import type { Item, Operation, ProtocolRequest, Write } from './request.js';
 
 /** Sort key of every lease item. */
 export const LEASE_SK = Keys.lease('-').sk;
@@ -232,7 +232,10 @@ function ownedUpdate(
             kind: 'update',
             table: ref.table,
             key,
-            condition: owned(ref.runId, ref.fence),
+            condition:
+              name === 'renew' && ref.leaseUntilMs !== undefined
+                ? and(owned(ref.runId, ref.fence), lt('leaseUntilMs', ref.leaseUntilMs))
+                : owned(ref.runId, ref.fence),
             update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
             // The release learns the slots still buffered (overlap `buffer-*`) from its own write.
             ...(name === 'release' && { returnValues: 'ALL_NEW' as const }),
@@ -245,6 +248,10 @@ function ownedUpdate(
       // Our own release whose response was lost (the SDK retried it): already done.
       if (name === 'release' && releasedBy(item, ref))
         return { buffered: bufferedSlots(item as LeaseItem | undefined) };
+      // A renewal that would not extend the lease: a later one of ours already did (an earlier renewal
+      // held in the network landed after it), or both end at the deadline. Still ours, until at least then.
+      if (name === 'renew' && extendedBy(item, ref))
+        return { buffered: bufferedSlots(item as LeaseItem | undefined) };
       const why = releasedBy(item, ref)
         ? 'already released it (release is terminal for its owner and fence)'
         : `no longer holds the lease; holder is ${String(item?.owner)} with fence ${String(item?.fence)}`;
@@ -256,7 +263,27 @@ function ownedUpdate(
   };
 }
 
-/** Renew (step 2): extend our lease. Refused: LeaseLostError carrying the lease as it is. */
+/**
+ * True when `item` is still held, running, by this owner and fence, to at least `ref.leaseUntilMs`: a
+ * renewal to that end has nothing to do.
+ */
+function extendedBy(item: Item | undefined, ref: OwnedInput): boolean {
+  return (
+    item?.owner === ref.runId &&
+    item.fence === ref.fence &&
+    item.holderState === 'running' &&
+    ref.leaseUntilMs !== undefined &&
+    Number(item.leaseUntilMs) >= ref.leaseUntilMs
+  );
+}
+
+/**
+ * Renew (step 2): extend our lease, never shorten it — the condition adds `leaseUntilMs < :until`, so a
+ * renewal that lands after a later one of the same holder (an abandoned request still delivered:
+ * aborting the SDK call does not recall a request already sent) cannot move the lease's end back and
+ * let a claim in while the holder still counts on it. Such a renewal, or one that ends where the lease
+ * already ends, is a no-op for its holder. Refused otherwise: LeaseLostError carrying the lease as it is.
+ */
 export const renew = ownedUpdate('renew', 'renew lease', (ref) => ({
   leaseUntilMs: ref.leaseUntilMs,
   ...(ref.leaseUntilMs !== undefined && { leaseUntil: readableLeaseUntil('running', ref.leaseUntilMs) }),
@@ -530,6 +557,41 @@ export interface BusinessWrite {
   readonly ref: ItemRef;
   readonly attributes: Record<string, unknown>;
   readonly fc: FenceContext;
+  /** The lease table, when the write also checks the writer's lease ({@link FenceContext.checkLease}). */
+  readonly leaseTable?: string;
+}
+
+/**
+ * The writes of a business write: the write alone, or — with a lease table — first a check that the
+ * writer still holds its lease ({@link owned}), in one transaction with it.
+ */
+function underLease(w: BusinessWrite, write: Write): readonly [Write, ...Write[]] {
+  if (w.leaseTable === undefined) return [write];
+  return [
+    {
+      kind: 'check',
+      table: w.leaseTable,
+      key: { pk: w.fc.leaseKey, sk: LEASE_SK },
+      condition: owned(w.fc.runId, w.fc.fence),
+    },
+    write,
+  ];
+}
+
+/**
+ * Throw when the refused write is the lease check of {@link underLease}: StaleFenceError carrying the
+ * lease's fence when a newer holder claimed it (a `replace` displaced us), LeaseLostError otherwise.
+ * Nothing was written.
+ */
+function throwIfLeaseRefused(w: BusinessWrite, index: number, lease: Item | undefined, what: string): void {
+  if (w.leaseTable === undefined || index !== 0) return;
+  const stored = lease?.fence === undefined ? undefined : Number(lease.fence);
+  if (stored !== undefined && stored > w.fc.fence)
+    throw new StaleFenceError(`lease ${w.fc.leaseKey} (checked before ${what})`, w.fc.fence, stored, lease);
+  throw new LeaseLostError(
+    `lease ${w.fc.leaseKey} is no longer held by run ${w.fc.runId} (fence ${w.fc.fence}); ${what} not written`,
+    lease,
+  );
 }
 
 const businessTag = (op: ProtocolOp, { ref, fc }: BusinessWrite) => ({
@@ -592,19 +654,18 @@ export const fencedWrite: Operation<FencedWriteInput, FencedWriteStep> = {
     return {
       tag: businessTag(ProtocolOp.FencedWrite, w),
       label: `fenced write ${describeRef(w.ref)}`,
-      writes: [
-        {
-          kind: 'update',
-          table: w.ref.tableName,
-          key: w.ref.key,
-          condition: w.options?.adoptUnfenced ? or(ours, neverFenced()) : ours,
-          update: { set: fencedSets(w) },
-        },
-      ],
+      writes: underLease(w, {
+        kind: 'update',
+        table: w.ref.tableName,
+        key: w.ref.key,
+        condition: w.options?.adoptUnfenced ? or(ours, neverFenced()) : ours,
+        update: { set: fencedSets(w) },
+      }),
     };
   },
   accepted: () => ({ kind: 'written' }),
-  refused: (item, _i, w) => {
+  refused: (item, i, w) => {
+    throwIfLeaseRefused(w, i, item, `fenced write ${describeRef(w.ref)}`);
     const refusal = fencedWriteRefused(describeRef(w.ref), item, w.fc);
     if (refusal.kind === 'refused') throw refusal.error;
     return refusal;
@@ -673,7 +734,8 @@ function insertedRow({ ref, attributes, fc }: BusinessWrite): Item {
 }
 
 /**
- * Insert-once (step 4): ONE PutItem of the row, born `succeeded` (`cronfence:status`), with
+ * Insert-once (step 4): ONE PutItem of the row (with {@link FenceContext.checkLease}, one transaction of
+ * the lease check and the PutItem), born `succeeded` (`cronfence:status`), with
  * `cronfence:fence`, `cronfence:lease` and `cronfence:runId`, if no row has the key. Refused, the row decides: ours (lost response) → inserted; a result already there
  * → existing; an item a newer holder of our lease wrote → StaleFenceError carrying the row's fence.
  * (No two-phase `running` row and no take-over: no caller needed one; effects cover work that must
@@ -689,19 +751,18 @@ export const insertOnce: Operation<BusinessWrite, InsertOnceResult> = {
     return {
       tag: businessTag(ProtocolOp.InsertOnce, w),
       label: `insert-once ${describeRef(w.ref)}`,
-      writes: [
-        {
-          kind: 'put',
-          table: w.ref.tableName,
-          key: w.ref.key,
-          item: insertedRow(w),
-          condition: notExists(partitionKey),
-        },
-      ],
+      writes: underLease(w, {
+        kind: 'put',
+        table: w.ref.tableName,
+        key: w.ref.key,
+        item: insertedRow(w),
+        condition: notExists(partitionKey),
+      }),
     };
   },
   accepted: (_a, w) => ({ status: 'inserted', item: insertedRow(w) }),
-  refused: (item, _i, w) => {
+  refused: (item, i, w) => {
+    throwIfLeaseRefused(w, i, item, `insert-once ${describeRef(w.ref)}`);
     const existing = item ?? {};
     switch (insertRefused(existing, w.fc)) {
       case 'own-write':

@@ -94,6 +94,55 @@ export function leaseStoreContract(name: string, make: () => Promise<StoreFixtur
       }
     });
 
+    it('never moves the lease end back: an earlier renewal landing after a later one is a no-op for its holder, and the lease stays held', async () => {
+      await s.leases.claim(claimOf('r1', 'S1'));
+      // The renewal sent at +20 s is held in the network; the one sent at +40 s lands first.
+      await s.leases.renew({
+        job: 'contract-job',
+        runId: 'r1',
+        fence: 1,
+        nowMs: NOW + 40_000,
+        leaseUntilMs: NOW + 100_000,
+      });
+      await s.leases.renew({
+        job: 'contract-job',
+        runId: 'r1',
+        fence: 1,
+        nowMs: NOW + 20_000,
+        leaseUntilMs: NOW + 80_000,
+      });
+      // One ending where the lease already ends (both capped at the invocation's deadline).
+      await s.leases.renew({
+        job: 'contract-job',
+        runId: 'r1',
+        fence: 1,
+        nowMs: NOW + 41_000,
+        leaseUntilMs: NOW + 100_000,
+      });
+      expect(await s.leases.get({ job: 'contract-job' })).toMatchObject({
+        owner: 'r1',
+        fence: 1,
+        leaseUntilMs: NOW + 100_000,
+        renewedAtMs: NOW + 40_000,
+      });
+      // Past the earlier renewal's end the lease is still held: no claim gets in.
+      expect(await s.leases.claim(claimOf('r2', 'S1', NOW + 81_000))).toMatchObject({
+        kind: 'held',
+        fence: 1,
+      });
+      // Not ours: still refused, naming the holder.
+      const err = await s.leases
+        .renew({
+          job: 'contract-job',
+          runId: 'r2',
+          fence: 1,
+          nowMs: NOW + 42_000,
+          leaseUntilMs: NOW + 50_000,
+        })
+        .catch((e: unknown) => e);
+      expect((err as LeaseLostError).message).toContain('holder is r1 with fence 1');
+    });
+
     it('remembers a released slot as done: a later claim of it is already-succeeded, a forced one acquires', async () => {
       await s.leases.claim(claimOf('r1', 'S1'));
       await s.leases.release({
