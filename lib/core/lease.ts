@@ -80,6 +80,26 @@ export interface LeaseItem extends PauseFields {
   /** Overlap policy `replace`: the run (and its fence) the latest replacing claim displaced while it ran. */
   readonly replacedRunId?: string;
   readonly replacedFence?: number;
+  /**
+   * Overlap policy `replace`: the lowest fence of the chain of displacements that ends at
+   * `replacedFence` — each holder from this fence to `replacedFence` was displaced by the next one's
+   * replacing claim — so a displaced run that wakes after its successor was displaced in turn still
+   * finds itself named ({@link wasReplaced}).
+   */
+  readonly replacedFromFence?: number;
+}
+
+/**
+ * True when the lease item shows that a replacing claim displaced the run `runId` with `fence`: it is
+ * the latest displaced (`replacedRunId`), or its fence lies in the chain of displacements
+ * `replacedFromFence`..`replacedFence` (a fence is claimed by one run only). A chain ends at a claim
+ * that did not replace; a run displaced in an earlier chain is not found once a new chain started.
+ */
+export function wasReplaced(item: LeaseItem | undefined, runId: string, fence: number): boolean {
+  if (item?.replacedRunId === runId) return true;
+  const last = item?.replacedFence;
+  if (last === undefined) return false;
+  return fence <= Number(last) && fence >= Number(item?.replacedFromFence ?? last);
 }
 
 /**
@@ -207,6 +227,8 @@ export type ClaimDecision =
       readonly holderState?: string;
       /** Overlap policy `buffer-*`: the slot ids waiting on the lease item, in slot order. */
       readonly buffered: readonly string[];
+      /** Overlap policy `replace`: the item's chain of displacements (`replacedFromFence`..`replacedFence`). */
+      readonly replaced?: { readonly fromFence: number; readonly toFence: number };
     }
   | { readonly kind: 'already-succeeded'; readonly fence: number };
 
@@ -379,6 +401,12 @@ export function decideClaimFailed(
     acquiredAtMs: current?.acquiredAtMs ?? 0,
     ...(current?.holderState !== undefined && { holderState: current.holderState }),
     buffered: [...(current?.buffered ?? [])].map(slotIdOfDoneKey).sort(),
+    ...(current?.replacedFence !== undefined && {
+      replaced: {
+        fromFence: Number(current.replacedFromFence ?? current.replacedFence),
+        toFence: Number(current.replacedFence),
+      },
+    }),
   };
 }
 

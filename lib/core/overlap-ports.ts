@@ -31,8 +31,12 @@ export type BufferDecision =
 
 /** A claim over a live holder (overlap `replace`). */
 export type ReplaceRequest = ClaimRequest & {
-  /** The live holder to displace, as the refused claim saw it. */
-  readonly holder: { readonly runId: string; readonly fence: number };
+  /**
+   * The live holder to displace, as the refused claim saw it; `chainFromFence`: the lowest fence of the
+   * chain of displacements the holder's own replacing claim continued (stored as `replacedFromFence`).
+   * @default chainFromFence: the holder's fence (a new chain)
+   */
+  readonly holder: { readonly runId: string; readonly fence: number; readonly chainFromFence?: number };
   /** Only a holder that acquired before `nowMs − replaceAfterSeconds × 1000` is displaced. */
   readonly replaceAfterSeconds: number;
 };

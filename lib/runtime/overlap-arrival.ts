@@ -6,7 +6,7 @@
  * conditional write at most, decided from the item the refused claim returned.
  */
 import type { ClaimDecision, LeaseItem } from '../core/lease.js';
-import { decideClaimFailed } from '../core/lease.js';
+import { decideClaimFailed, wasReplaced } from '../core/lease.js';
 import { Outcome, Reason } from '../core/outcomes.js';
 import { type Overlap, OverlapPolicy } from '../core/overlap.js';
 import type { ClaimRequest, HolderSeen, LeaseRef } from '../core/ports.js';
@@ -94,9 +94,12 @@ async function replace(p: ArrivalPort, first: Held, nowMs: number, untilMs: numb
     const live = d.holderState === 'running' && d.leaseUntilMs >= nowMs;
     if (!live || !(d.holderSlot < p.slotId)) return d;
     const holder = d;
+    // The holder got the lease by displacing fence − 1: the chain of displacements goes on.
+    const chainFromFence =
+      holder.replaced?.toFence === holder.fence - 1 ? holder.replaced.fromFence : holder.fence;
     d = await p.deps.leases.replace({
       ...p.claimRequest(nowMs, untilMs),
-      holder: { runId: holder.holderRunId, fence: holder.fence },
+      holder: { runId: holder.holderRunId, fence: holder.fence, chainFromFence },
       replaceAfterSeconds: p.overlap.replaceAfterSeconds,
     });
     if (d.kind === 'acquired') {
@@ -150,7 +153,8 @@ async function buffer(p: ArrivalPort, d: Held, nowMs: number, untilMs: number): 
 
 /**
  * `stale / replaced` instead of `stale-fence` / `lease-lost` when the lease item shows a replacing claim
- * displaced this run (`replacedRunId`): from the refused renewal's or release's item, else (a fenced
+ * displaced this run (`replacedRunId`, or its fence in the chain `replacedFromFence`..`replacedFence`: a
+ * successor displaced in turn): from the refused renewal's or release's item, else (a fenced
  * write refused by a successor's fence) from one read of the lease, off the normal path.
  * @returns undefined when the job does not replace, or the run was not the one replaced.
  */
@@ -159,6 +163,7 @@ export async function replacedReason(
   deps: RuntimeDeps,
   lease: LeaseRef,
   runId: string,
+  fence: number,
   err: unknown,
 ): Promise<Reason | undefined> {
   if (overlap.policy !== OverlapPolicy.Replace) return undefined;
@@ -167,5 +172,5 @@ export async function replacedReason(
   const carried = err instanceof LeaseLostError ? (err.item as LeaseItem | undefined) : undefined;
   const item =
     carried?.holderState !== undefined ? carried : await deps.leases.get(lease).catch(() => undefined);
-  return item?.replacedRunId === runId ? Reason.Replaced : undefined;
+  return wasReplaced(item, runId, fence) ? Reason.Replaced : undefined;
 }

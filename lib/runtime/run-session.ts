@@ -567,8 +567,14 @@ export class RunSession {
   private async correctDisplaced(displaced: LeaseLostError, recorded: RunSummary): Promise<RunSummary> {
     try {
       const reason =
-        (await replacedReason(this.overlap, this.deps, this.leaseRef(), this.runId, displaced)) ??
-        Reason.LeaseLost;
+        (await replacedReason(
+          this.overlap,
+          this.deps,
+          this.leaseRef(),
+          this.runId,
+          this.ctxFence,
+          displaced,
+        )) ?? Reason.LeaseLost;
       return await this.record(Outcome.Stale, reason, { error: displaced });
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
@@ -663,7 +669,7 @@ export class RunSession {
         });
       }
       const reason =
-        (await replacedReason(this.overlap, this.deps, this.leaseRef(), this.runId, err)) ??
+        (await replacedReason(this.overlap, this.deps, this.leaseRef(), this.runId, this.ctxFence, err)) ??
         (err instanceof StaleFenceError ? Reason.StaleFence : Reason.LeaseLost);
       const summary = await this.record(Outcome.Stale, reason, { error: err });
       return { summary, rethrow: false };

@@ -77,7 +77,8 @@ describe('lease item size', () => {
           def: '1a2b3c4d',
         });
         if (d.kind !== 'acquired') throw new Error(`claim ${i}: ${d.kind}`);
-        await deps.leases.renew({ ...ref, runId, fence: d.fence, nowMs, leaseUntilMs: nowMs + 900_000 });
+        // A renewal extends the lease (one that would not is refused by its condition, a no-op).
+        await deps.leases.renew({ ...ref, runId, fence: d.fence, nowMs, leaseUntilMs: nowMs + 900_001 });
         const held = await stack.doc.send(
           new GetCommand({ TableName: stack.tableName, Key: Keys.lease(job, LONGEST_SHARD) }),
         );

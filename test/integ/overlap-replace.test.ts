@@ -201,12 +201,15 @@ describe('overlap: replace', () => {
     gates.get(ID('10:03'))?.open();
     gates.get(ID('10:00'))?.open();
     expect(await middle).toMatchObject({ outcome: 'stale', reason: 'replaced', fence: 2 });
-    expect((await first).outcome).toBe('stale');
+    // 10:00 was displaced by 10:03, itself displaced by 10:06: the lease item's chain of displacements
+    // (fences 1..2) still names it, so it too is recorded replaced, not stale-fence.
+    expect(await first).toMatchObject({ outcome: 'stale', reason: 'replaced', fence: 1 });
     expect(calls).toEqual([ID('10:00'), ID('10:03'), ID('10:06')]);
     expect(await leaseOf(stack, 'ov-replace-race')).toMatchObject({
       owner: newest.runId,
       fence: 3,
       replacedFence: 2,
+      replacedFromFence: 1,
       holderState: 'released',
     });
   });

@@ -5,10 +5,12 @@ import {
   decideClaimSucceeded,
   doneKey,
   doneSlotsFor,
+  type LeaseItem,
   leaseUntil,
   nextDoneSlots,
   slotIdOfDoneKey,
   storedDoneSet,
+  wasReplaced,
 } from '../../lib/core/lease.js';
 
 describe('lease decisions', () => {
@@ -133,5 +135,26 @@ describe('the done set as stored (no 1 KB cliff)', () => {
     expect([...storedDoneSet(done)].reduce((n, k) => n + k.length, 0)).toBeLessThanOrEqual(
       DONE_SET_MAX_BYTES,
     );
+  });
+});
+
+describe('wasReplaced (the lease item names a displaced run)', () => {
+  const chain = { replacedRunId: 'r2', replacedFence: 2, replacedFromFence: 1 } as LeaseItem;
+  it.each([
+    ['the latest displaced, by run id', chain, 'r2', 2, true],
+    ['an earlier holder of the same chain, by fence', chain, 'r1', 1, true],
+    ['the holder after the chain (its displacer)', chain, 'r3', 3, false],
+    ['a holder before the chain', { ...chain, replacedFromFence: 2 } as LeaseItem, 'r1', 1, false],
+    [
+      'an item written before chains were stored: the latest only',
+      { replacedRunId: 'r2', replacedFence: 2 } as LeaseItem,
+      'r1',
+      1,
+      false,
+    ],
+    ['an item no replace ever wrote', {} as LeaseItem, 'r1', 1, false],
+    ['no item', undefined, 'r1', 1, false],
+  ])('%s', (_, item, runId, fence, expected) => {
+    expect(wasReplaced(item, runId, fence)).toBe(expected);
   });
 });

@@ -73,8 +73,8 @@ export type ReplaceInput = ReplaceRequest & { readonly table: string };
  * Replace (overlap `replace`): a claim over a live holder, one `UpdateItem`: the item still names that
  * holder (`owner`, `fence`, `holderState = running`), its slot is older than ours, it acquired long
  * enough ago (`replaceAfterSeconds`), and our slot is claimable. The claim's update (`ADD fence 1`,
- * `prev*`, `open`) plus `replacedRunId` / `replacedFence`, so the displaced run's refused renewal
- * tells it was replaced. The displaced run is not marked abandoned: it is alive and records itself
+ * `prev*`, `open`) plus `replacedRunId` / `replacedFence` / `replacedFromFence` (the chain of
+ * displacements), so the displaced run's refused renewal tells it was replaced. The displaced run is not marked abandoned: it is alive and records itself
  * `stale / replaced` (if it dies first, the sweeper marks it from the `open` list once its lease ends).
  * Refused: the item decides, as for a claim.
  */
@@ -94,6 +94,7 @@ export const replaceHolder: Operation<ReplaceInput, ReturnType<typeof decideClai
     return claimRequest(req, 'replace lease holder', withOverlap(displaced, req), {
       replacedRunId: req.holder.runId,
       replacedFence: req.holder.fence,
+      replacedFromFence: req.holder.chainFromFence ?? req.holder.fence,
     });
   },
   accepted: (old, req) => {
