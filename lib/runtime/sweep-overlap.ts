@@ -13,6 +13,8 @@
  */
 import { Outcome, Reason } from '../core/outcomes.js';
 import { OverlapPolicy, overlapOf } from '../core/overlap.js';
+import { predecessorOf } from '../core/overlap-previous.js';
+import type { Slot } from '../core/schedule/slot.js';
 import { schedulePeriodMs } from '../core/schedule/validate.js';
 import { bufferedSlots } from '../store/protocol/operations.js';
 import { shardPayloads } from './fan-out.js';
@@ -100,7 +102,8 @@ async function startEarliest(s: Sweep, v: JobView, boundSeconds: number): Promis
         startedAtMs: s.nowMs,
         finishedAtMs: s.nowMs,
         durationMs: 0,
-        details: { waitingProblemAfterSeconds: boundSeconds },
+        // The slot it waits for, as its waiting-for-previous record names it (`cronfence why` shows it).
+        details: { waitingProblemAfterSeconds: boundSeconds, ...waitingForOf(v, st.slot) },
         def: v.def,
       },
       v.target.definition.runRetentionDays,
@@ -108,4 +111,10 @@ async function startEarliest(s: Sweep, v: JobView, boundSeconds: number): Promis
     s.problem({ job: v.job, slot: st.slot.id, outcome: Outcome.Skipped, reason: Reason.WaitingTooLong });
   }
   return held;
+}
+
+/** The `waitingFor` detail of a slot under `after-previous`: its previous occurrence, when it has one. */
+function waitingForOf(v: JobView, slot: Slot): { waitingFor?: string } {
+  const prev = predecessorOf(v.target.definition, v.target.expression, slot).id;
+  return prev === undefined ? {} : { waitingFor: prev };
 }

@@ -94,11 +94,22 @@ function recordedLine(base: Omit<SlotLine, 'class' | 'verdict'>, last: WhyRecord
   const error = last.error ? `${last.error.name ?? 'Error'}: ${last.error.message ?? ''}` : undefined;
   const withReason = { ...base, ...(last.reason !== undefined && { reason: last.reason }) };
   switch (last.outcome) {
-    case Outcome.Failed:
     case Outcome.Stale:
+      if (last.reason === Reason.Replaced)
+        return {
+          ...withReason,
+          class: SlotClass.Stale,
+          verdict: `stale (replaced): a newer occurrence took the lease from ${run} (overlap replace); its later writes and sends were refused; the sweeper re-runs this slot as unfinished once the lease is free (catch-up runs never replace)`,
+        };
       return {
         ...withReason,
-        class: last.outcome === Outcome.Failed ? SlotClass.Failed : SlotClass.Stale,
+        class: SlotClass.Stale,
+        verdict: `${last.outcome} (${last.reason ?? '-'}): ${error ?? 'no error recorded'} — ${run}`,
+      };
+    case Outcome.Failed:
+      return {
+        ...withReason,
+        class: SlotClass.Failed,
         verdict: `${last.outcome} (${last.reason ?? '-'}): ${error ?? 'no error recorded'} — ${run}`,
       };
     case Outcome.Abandoned:

@@ -47,6 +47,13 @@ describe('overlap: after-previous', () => {
       { job: 'ov-after', slot: ID('10:03'), outcome: 'skipped', reason: 'waiting-too-long' },
       { job: 'ov-after', slot: ID('10:06'), outcome: 'skipped', reason: 'waiting-too-long' },
     ]);
+    // Each problem record names the slot it waits for (`cronfence why` prints it).
+    expect(
+      (await stack.runRecords('ov-after'))
+        .filter((r) => r.reason === 'waiting-too-long')
+        .map((r) => `${r.slot} waits for ${String((r.details as { waitingFor?: string }).waitingFor)}`)
+        .sort(),
+    ).toEqual([`${ID('10:03')} waits for ${ID('10:00')}`, `${ID('10:06')} waits for ${ID('10:03')}`]);
     // A manual run of 10:09 honours the policy: 10:06 has not succeeded yet.
     clock.setTo(T('10:31'));
     const manual = {

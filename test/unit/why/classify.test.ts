@@ -75,6 +75,78 @@ describe('classifySlots', () => {
     ]);
   });
 
+  it('says what the overlap policies did: buffered, buffer-full, waiting for a named slot, waiting too long, replaced', () => {
+    const holderSeen = { runId: 'r-hold', slot: '2026-11-20T00:00' };
+    const lines = classifySlots({
+      ...base,
+      nowMs: DAY + 3 * 3_600_000 + 60_000,
+      records: [
+        rec({ slot: '2026-11-20T00:00', runId: 'r-rep', outcome: 'stale', reason: 'replaced', fence: 4 }),
+        rec({
+          slot: '2026-11-20T01:00',
+          runId: 'r-buf',
+          outcome: 'buffered',
+          reason: 'overlap',
+          holderSeen,
+          details: { buffered: ['2026-11-20T01:00'] },
+        }),
+        rec({
+          slot: '2026-11-20T02:00',
+          runId: 'r-full',
+          outcome: 'skipped',
+          reason: 'buffer-full',
+          holderSeen,
+          details: { buffered: ['2026-11-20T01:00'] },
+        }),
+        rec({
+          slot: '2026-11-20T03:00',
+          runId: 'r-wait',
+          outcome: 'skipped',
+          reason: 'waiting-for-previous',
+          details: { waitingFor: '2026-11-20T02:00' },
+        }),
+      ],
+    });
+    expect(lines.map((l) => [l.slot, l.class, l.verdict])).toEqual([
+      [
+        '2026-11-20T00:00',
+        'stale',
+        'stale (replaced): a newer occurrence took the lease from run r-rep, fence 4 (overlap replace); its later writes and sends were refused; the sweeper re-runs this slot as unfinished once the lease is free (catch-up runs never replace)',
+      ],
+      [
+        '2026-11-20T01:00',
+        'skipped',
+        'delivered, buffered behind run r-hold (slot 2026-11-20T00:00) (overlap buffer-one / buffer-all; waiting: 2026-11-20T01:00): it runs once that run releases the lease, started by the release or the sweeper, whichever is first',
+      ],
+      [
+        '2026-11-20T02:00',
+        'skipped',
+        'skipped buffer-full behind run r-hold (slot 2026-11-20T00:00): the buffer already held 2026-11-20T01:00, so it was not buffered (a problem: SlotNotRun); the catch-up rule decides whether it runs, as for a missed slot',
+      ],
+      [
+        '2026-11-20T03:00',
+        'skipped',
+        'delivered, not run yet: skipped waiting-for-previous (overlap after-previous): slot 2026-11-20T02:00 has not succeeded; the sweeper starts this one once it has, in slot order',
+      ],
+    ]);
+    const tooLong = classifySlots({
+      ...base,
+      nowMs: DAY + 3 * 3_600_000 + 60_000,
+      records: [
+        rec({
+          slot: '2026-11-20T03:00',
+          runId: 'sweeper-x',
+          outcome: 'skipped',
+          reason: 'waiting-too-long',
+          details: { waitingFor: '2026-11-20T02:00' },
+        }),
+      ],
+    }).find((l) => l.slot === '2026-11-20T03:00');
+    expect(tooLong?.verdict).toBe(
+      'waiting-too-long (a problem: SlotNotRun): slot 2026-11-20T02:00 has not succeeded within overlap.waitingProblemAfterSeconds; this one still runs once it has (see cronfence why on that slot)',
+    );
+  });
+
   it('lists occurrences before catchUp.since as not the job’s to run, and a DST-shifted one as the sweeper’s', () => {
     const berlin = enumerateSlots(
       { schedule: 'cron(30 2 * * ? *)', timeZone: 'Europe/Berlin', dstGap: 'shift' },
