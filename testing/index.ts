@@ -13,12 +13,14 @@ import {
   startEcsTask,
 } from '../harness/local/ecs-task-process.js';
 import { LOCAL_STATE_PATH, removeLocalState, writeLocalState } from '../harness/local/local-state.js';
+import { type DeliveryResult, deliver } from '../harness/local/scheduler-emulator.js';
 import { ensureTables } from '../harness/local/tables.js';
 import type { Clock } from '../lib/core/ports.js';
 import { InvalidArgumentError } from '../lib/errors.js';
 import { accessGuard } from '../lib/runtime/access-guard.js';
 import type { JobHandler } from '../lib/runtime/define-job.js';
 import { createDeps } from '../lib/runtime/deps.js';
+import { type SweepReport, type SweepTarget, sweep } from '../lib/runtime/sweeper.js';
 import { createDocumentClient } from '../lib/store/client.js';
 import { libraryTable, type TableSchema } from '../lib/store/schema.js';
 import { declaredTables, type JobsList } from './declared-tables.js';
@@ -110,6 +112,26 @@ export interface LocalCronfence {
    * expect((await t.exited).code).toBe(0);
    */
   task(options: Omit<EcsTaskProcessOptions, 'tableName' | 'endpoint'>): EcsTaskProcess;
+  /**
+   * Run the sweeper once over these jobs on this DynamoDB Local, as the deployed sweeper does every 15
+   * minutes (docs/design.md "When is a slot done"): it records dead holders `abandoned`, starts what an
+   * overlap policy leaves to it (a buffered occurrence once the lease is free, an `after-previous` slot
+   * whose predecessor succeeded, in slot order, and the `waiting-too-long` problem), re-runs unfinished
+   * slots and catches missed ones up by each job's `catchUp`. Every run it starts is the job's handler as
+   * {@link LocalCronfence.local} gives it (same `uses` guard, same clock), called in this process and
+   * awaited before the next, as Lambda's async invoke would run it.
+   * @param options.clock the sweep's clock and the handlers'. @default the system clock
+   * @param options.graceMs slots younger than this are left to Scheduler and Lambda's own retries, ms.
+   *   @default 600_000 (as deployed)
+   * @returns the sweep's decisions and the problem records it wrote, with the summary of each run it started.
+   * @example
+   * const report = await local.sweep([settle], { clock });
+   * expect(report.decisions.map((d) => `${d.slot} ${d.action}`)).toEqual(['2026-06-01T10:00 triggered']);
+   */
+  sweep(
+    handlers: readonly JobHandler[],
+    options?: { clock?: Clock; graceMs?: number },
+  ): Promise<SweepReport & { readonly runs: readonly DeliveryResult[] }>;
   /** Destroy the client and stop DynamoDB Local. */
   stop(): Promise<void>;
 }
@@ -188,6 +210,43 @@ export async function startLocalCronfence(options: LocalCronfenceOptions = {}): 
     await stop();
     throw err;
   }
+  const local = (handler: JobHandler, opts: { clock?: Clock } = {}): JobHandler =>
+    handler.withDeps(() =>
+      createDeps({
+        doc,
+        tableName,
+        access: accessGuard(handler.job.name, handler.uses ?? {}),
+        ...(opts.clock && { clock: opts.clock }),
+      }),
+    );
+  const sweepOnce: LocalCronfence['sweep'] = async (handlers, opts = {}) => {
+    const deps = createDeps({ doc, tableName, ...(opts.clock && { clock: opts.clock }) });
+    const runs: DeliveryResult[] = [];
+    const targets: SweepTarget[] = handlers.map((h) => {
+      const job = local(h, opts);
+      return {
+        definition: h.job,
+        expression: h.expression,
+        ...(h.job.rateAnchorMs !== undefined && { startMs: h.job.rateAnchorMs }),
+        invoke: async (payload, slot) => {
+          runs.push(
+            await deliver(job, {
+              job: h.job.name,
+              scheduledTimeMs: slot.scheduledTimeMs,
+              label: 'sweeper',
+              extra: payload,
+            }),
+          );
+        },
+      };
+    });
+    const report = await sweep(
+      { leases: deps.leases, runs: deps.runs, clock: deps.clock, log: () => undefined },
+      targets,
+      opts.graceMs ?? 600_000,
+    );
+    return { ...report, runs };
+  };
   return {
     endpoint: db.endpoint,
     doc,
@@ -197,15 +256,8 @@ export async function startLocalCronfence(options: LocalCronfenceOptions = {}): 
     statePath,
     stopped,
     task: (o) => startEcsTask({ ...o, tableName, endpoint: db.endpoint, env: { ...tables, ...o.env } }),
-    local: (handler, opts = {}) =>
-      handler.withDeps(() =>
-        createDeps({
-          doc,
-          tableName,
-          access: accessGuard(handler.job.name, handler.uses ?? {}),
-          ...(opts.clock && { clock: opts.clock }),
-        }),
-      ),
+    local,
+    sweep: sweepOnce,
     stop,
   };
 }
