@@ -165,7 +165,7 @@ export function createJobContext(b: JobContextBinding): JobContext {
     businessDate: b.slot.businessDate,
     trigger: b.trigger,
     runId: b.runId,
-    // Read when used: a context built while its claim was in flight shows the fence the claim won.
+    // Read when used: a context built before its claim was decided shows the fence the claim won.
     get fence() {
       return b.fence;
     },
