@@ -834,7 +834,8 @@ export class RunSession {
 
   /** The job context on `keeper`; its fence and restore mark are read from the won claim when used. */
   private context(keeper: LeaseKeeper): JobContext {
-    const session = this;
+    // Built once the claim is decided (after `ctxFence` and `restoredAtMs` are set, never changed
+    // again): plain values, no accessors (an accessor in an object literal is ~1 µs per object in V8).
     return createJobContext({
       deps: this.deps,
       job: this.jobKey,
@@ -842,9 +843,7 @@ export class RunSession {
       trigger: this.event.trigger,
       ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
-      get fence() {
-        return session.ctxFence;
-      },
+      fence: this.ctxFence,
       // A `replace` displaces a live holder: its writes to its own slot's rows must check the lease.
       ...(this.overlap.policy === OverlapPolicy.Replace && { checkLease: true }),
       signal: keeper.signal,
@@ -855,9 +854,7 @@ export class RunSession {
       track: (op) => this.track(op),
       pause: (name, key) => this.pause(name, key),
       emit: (e) => this.emit(e),
-      get restoredAtMs() {
-        return session.restoredAtMs;
-      },
+      ...(this.restoredAtMs !== undefined && { restoredAtMs: this.restoredAtMs }),
       effects: effectsOf(this.def),
     });
   }
