@@ -7,7 +7,10 @@
  * The raw profile is saved to bench/out/profile-run-<subject>.cpuprofile (open it in Chrome DevTools or speedscope
  * for a flame graph).
  * Run: npx tsx bench/profile-run.ts [runs=3000] [cronfence|floor|offline|floor-offline]   (what to profile)
- *   (BENCH_PROFILE_TOP=<rows>, default 30; BENCH_PROFILE_ROUNDS=<interleaved rounds on DynamoDB Local>, default 6)
+ *   (BENCH_PROFILE_TOP=<rows>, default 30; BENCH_PROFILE_ROUNDS=<interleaved rounds on DynamoDB Local>, default 6;
+ *   BENCH_PROFILE_CONCURRENCY=<c>, default 1: without the network, c jobs each on its own client run
+ *   every occurrence at once, as bench/peer.ts's c lanes do; the offline comparison and an offline
+ *   subject's profile are then of c runs per occurrence, CPU given per run)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -38,6 +41,23 @@ const ROUND_RUNS = 200;
 /** The same without the network (runs are cheap there; more of them steady the ratio). */
 const OFFLINE_ROUNDS = 10;
 const OFFLINE_ROUND_RUNS = 500;
+/** Runs per occurrence without the network: c jobs, each on its own client (bench/peer.ts's lanes). */
+const CONCURRENCY = Math.max(1, Number(process.env.BENCH_PROFILE_CONCURRENCY ?? 1));
+
+/** What {@link compareWithFloor} uses of a floor: one lane, or `c` of them run at once. */
+type Floor = Pick<FloorLane, 'prepare' | 'run'>;
+
+/** `lanes` as one floor: each occurrence's requests built for every lane, the lanes run at once. */
+function floorsAtOnce(lanes: readonly FloorLane[]): Floor {
+  return {
+    prepare: (from, n) => {
+      for (const l of lanes) l.prepare(from, n);
+    },
+    run: async (i, body) => {
+      await Promise.all(lanes.map((l) => l.run(i, body)));
+    },
+  };
+}
 
 /** The floor (bench/support/floor.ts): the job's protocol requests, built ahead, sent raw on `config`. */
 function floorOf(config: DynamoDBClientConfig, table: string, name: string): FloorLane {
@@ -62,10 +82,11 @@ function floorOf(config: DynamoDBClientConfig, table: string, name: string): Flo
  */
 async function compareWithFloor(
   run: (i: number) => Promise<unknown>,
-  floor: FloorLane,
+  floor: Floor,
   from: number,
   rounds = ROUNDS,
   roundRuns = ROUND_RUNS,
+  runsPerOccurrence = 1,
 ) {
   const body = async () => undefined;
   let slot = from;
@@ -92,7 +113,7 @@ async function compareWithFloor(
     const order = r % 2 === 0 ? (['cronfence', 'floor'] as const) : (['floor', 'cronfence'] as const);
     for (const k of order) await timed(k);
   }
-  const runs = rounds * roundRuns;
+  const runs = rounds * roundRuns * runsPerOccurrence;
   const sum = (k: 'cronfence' | 'floor') => ({
     cpuMsPerRun: round(acc[k].cpuMs / runs, 3),
     medianLatencyMs: round(median(acc[k].lat), 3),
@@ -130,20 +151,30 @@ async function main(): Promise<void> {
     let next = WARMUP + compared.used;
     // The same without the network: both on a request handler that answers at once (the claim with
     // this job's lease item as it is now), so the difference is the library's CPU alone.
-    const leaseItem = (await createDeps({ doc: dyn.client(), tableName: dyn.tableName }).leases.get({
-      job: name,
-    })) as Record<string, unknown>;
-    const stub = stubRequestHandler(leaseItem);
-    const offlineDeps = createDeps({
-      doc: createDocumentClient({ endpoint: 'http://127.0.0.1:9', requestHandler: stub }),
-      tableName: dyn.tableName,
-    });
-    const runOffline = runner(name, offlineDeps);
-    const offlineFloor = floorOf(
-      { endpoint: 'http://127.0.0.1:9', requestHandler: stub },
-      dyn.tableName,
-      name,
+    // With a concurrency c > 1, jobs 2..c first run a few slots on DynamoDB Local for lease items of
+    // their own.
+    const names = Array.from({ length: CONCURRENCY }, (_, l) => (l === 0 ? name : `${name}-${l}`));
+    const lanes = await Promise.all(
+      names.map(async (jobName) => {
+        const deps = createDeps({ doc: dyn.client(), tableName: dyn.tableName });
+        if (jobName !== name) {
+          const seed = runner(jobName, deps);
+          for (let i = 0; i < 5; i++) await seed(i);
+        }
+        const leaseItem = (await deps.leases.get({ job: jobName })) as Record<string, unknown>;
+        const stub = stubRequestHandler(leaseItem);
+        const offlineDeps = createDeps({
+          doc: createDocumentClient({ endpoint: 'http://127.0.0.1:9', requestHandler: stub }),
+          tableName: dyn.tableName,
+        });
+        return {
+          run: runner(jobName, offlineDeps),
+          floor: floorOf({ endpoint: 'http://127.0.0.1:9', requestHandler: stub }, dyn.tableName, jobName),
+        };
+      }),
     );
+    const runOffline = async (i: number) => Promise.all(lanes.map((l) => l.run(i)));
+    const offlineFloor = floorsAtOnce(lanes.map((l) => l.floor));
     for (let i = next; i < next + WARMUP; i++) await runOffline(i);
     next += WARMUP;
     const offline = await compareWithFloor(
@@ -152,6 +183,7 @@ async function main(): Promise<void> {
       next,
       OFFLINE_ROUNDS,
       OFFLINE_ROUND_RUNS,
+      CONCURRENCY,
     );
     next += offline.used;
     const session = new Session();
@@ -179,13 +211,15 @@ async function main(): Promise<void> {
     const file = join(OUT_DIR, `profile-run-${SUBJECT}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
     const s = summarise(profile, Number(process.env.BENCH_PROFILE_TOP ?? 30));
-    const nodeCpuMsPerRun = round((cpu.user + cpu.system) / 1000 / RUNS, 3);
+    const perOccurrence = SUBJECT === 'offline' || SUBJECT === 'floor-offline' ? CONCURRENCY : 1;
+    const nodeCpuMsPerRun = round((cpu.user + cpu.system) / 1000 / (RUNS * perOccurrence), 3);
     emit(
       'profile-run',
       {
         command: 'npx tsx bench/profile-run.ts',
         subject: SUBJECT,
         runs: RUNS,
+        offlineConcurrency: CONCURRENCY,
         nodeCpuMsPerRun,
         compared,
         offline,

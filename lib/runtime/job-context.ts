@@ -165,10 +165,7 @@ export function createJobContext(b: JobContextBinding): JobContext {
     businessDate: b.slot.businessDate,
     trigger: b.trigger,
     runId: b.runId,
-    // Read when used: a context built while its claim was in flight shows the fence the claim won.
-    get fence() {
-      return b.fence;
-    },
+    fence: b.fence,
     ...(b.shard !== undefined && { shard: b.shard }),
     signal: b.signal,
     remainingTimeMs: () => b.remainingTimeMs(),

@@ -78,8 +78,8 @@ export class LeaseKeeper {
   }
 
   /**
-   * Arm the renewal timer and the watchdog. A keeper built while its claim was still in flight (no
-   * timer, no listener until then) is started with what the claim returned: its fence and the lease
+   * Arm the renewal timer and the watchdog. A keeper built before its claim was decided (no timer, no
+   * listener until then) is started with what the claim returned: its fence and the lease
    * end it set, epoch ms, which replace the options' `ref.fence` and `leaseUntilMs`.
    */
   start(claimed?: { readonly fence: number; readonly leaseUntilMs: number }): void {

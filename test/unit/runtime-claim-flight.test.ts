@@ -1,7 +1,7 @@
 /**
- * What a run builds while its claim is in flight (unit: in-memory store, a clock that counts its armed
- * timers): the lease keeper and job context are built then, but a timer is armed, a stop listener added
- * and an event emitted only for a won claim; a refused claim leaves none behind.
+ * A run whose claim is in flight or answered at once (unit: in-memory store, a clock that counts its
+ * armed timers): a timer is armed, a stop listener added and an event emitted only for a won claim; a
+ * refused claim leaves none behind.
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
