@@ -26,6 +26,7 @@ import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { type Slot, slotFromLocalTime, slotFromScheduledTime } from '../core/schedule/slot.js';
 import { MAX_SLOT_AHEAD_MS, validateSlot } from '../core/schedule/validate-slot.js';
 import { LeaseLostError, StoreError } from '../store/errors.js';
+import { mayRunAfterRecovery, withRecovered } from './after-previous-recovery.js';
 import type { RuntimeDeps } from './deps.js';
 import { DeadlineError, LeaseHeldError, TerminatedError } from './errors.js';
 import { notify, type RuntimeEventBody } from './events.js';
@@ -72,6 +73,8 @@ export class RunSession {
   private readonly startedAtMs: number;
   private fence: number | undefined;
   private doneSlots: ReadonlySet<string> = new Set();
+  /** After-previous: the latest success of a taken-over holder whose release never landed (its slot id). */
+  private recoveredSlot: string | undefined;
   /** The lease item's restore mark, when the library table was restored (effects are then guarded). */
   private restoredAtMs: number | undefined;
   /** `pauseOnFailure` jobs: the failure streak the claim saw (lib/core/pause.ts). */
@@ -226,8 +229,12 @@ export class RunSession {
     // The common claim finds no one to mark and no done check to make: no await on that path (each is
     // a microtask hop between the claim's response and the body).
     const { toMark, alive } = this.holdersToMark(decision, nowMs);
-    if (toMark.length > 0) await this.markDisplaced(toMark, decision, nowMs);
+    const recordedOwn = toMark.length > 0 ? await this.markDisplaced(toMark, decision, nowMs) : [];
     this.marked = alive === 0;
+    if (recordedOwn.length > 0 && this.predecessor) {
+      const skipped = await this.recoverUnreleased(recordedOwn, this.predecessor);
+      if (skipped) return { kind: 'skipped', summary: skipped };
+    }
     if (this.needsLateCheck()) {
       const late = await this.lateCopyDone();
       if (late) return { kind: 'skipped', summary: late };
@@ -473,14 +480,18 @@ export class RunSession {
     return { toMark: holdersToMark([...ended, ...displacedOf(decision)], this.runId), alive };
   }
 
-  /** Mark `toMark` abandoned. Marking is conditional: a holder that wrote its own record keeps it. */
+  /**
+   * Mark `toMark` abandoned. Marking is conditional: a holder that wrote its own record keeps it.
+   * @returns the slots of the holders that had written their own record (their mark was refused).
+   */
   private async markDisplaced(
     toMark: ReturnType<typeof holdersToMark>,
     decision: Extract<ClaimDecision, { kind: 'acquired' }>,
     nowMs: number,
-  ): Promise<void> {
+  ): Promise<string[]> {
     // An open entry names only run, slot and lease end: the claim's returned item may say more of it.
     const known = new Map(displacedOf(decision).map((p) => [p.runId, p]));
+    const recordedOwn: string[] = [];
     for (const p of toMark) {
       const marked = await this.deps.runs.markAbandoned(
         this.jobKey,
@@ -492,7 +503,44 @@ export class RunSession {
       // A holder that recorded its own outcome (a `succeeded` whose release a timeout cut off) keeps
       // it: no abandoned mark, no RunAbandoned.
       if (marked) this.emit({ type: 'abandoned-marked', abandonedRunId: p.runId, abandonedSlot: p.slot });
+      else recordedOwn.push(p.slot);
     }
+    return recordedOwn;
+  }
+
+  /**
+   * Overlap `after-previous`: count the successes of taken-over holders whose release never landed
+   * (lib/runtime/after-previous-recovery.ts). One read per such slot not in the done set (only on this
+   * path). The release adds them to the done set whatever this run does. @returns the skip's summary
+   * when this run must not run now: its own slot already succeeded (`already-succeeded`), or with those
+   * successes counted its predecessor has not (`waiting-for-previous`).
+   */
+  private async recoverUnreleased(
+    slots: readonly string[],
+    predecessor: Predecessor,
+  ): Promise<RunSummary | undefined> {
+    const recovered: string[] = [];
+    for (const slotId of new Set(slots)) {
+      if (this.doneSlots.has(slotId)) continue;
+      const by = await this.deps.runs.findSucceeded(this.jobKey, slotId, this.defId, this.event.shard);
+      if (by !== undefined) recovered.push(slotId);
+    }
+    if (recovered.length === 0) return undefined;
+    this.doneSlots = withRecovered(this.doneSlots, recovered, this.def.rememberSlots);
+    this.recoveredSlot = [...recovered].sort().at(-1);
+    this.details.recoveredSucceeded = [...recovered].sort();
+    let reason: Reason | undefined;
+    if (this.doneSlots.has(this.slot.id)) reason = Reason.AlreadySucceeded;
+    else if (!mayRunAfterRecovery(predecessor, this.doneSlots)) {
+      reason = Reason.WaitingForPrevious;
+      if (predecessor.id !== undefined) this.details.waitingFor = predecessor.id;
+    }
+    if (reason === undefined) return undefined;
+    this.emit({ type: 'claim-lost', reason });
+    // Record first, as every finish: if the record cannot be written, `fail` frees the lease.
+    const summary = await this.record(Outcome.Skipped, reason);
+    await this.release({ succeeded: false }).catch(() => undefined);
+    return summary;
   }
 
   /** Start renewing the lease every `lease/3` (docs/design.md step 2) under the won claim's fence. */
@@ -771,6 +819,9 @@ export class RunSession {
         doneSlots: nextDoneSlots(this.doneSlots, this.slot.id, this.def.rememberSlots),
         succeededSlot: this.slot.id,
       }),
+      // A recovered success (after-previous) joins the done set even when this run does not succeed.
+      ...(!done &&
+        this.recoveredSlot !== undefined && { doneSlots: this.doneSlots, succeededSlot: this.recoveredSlot }),
       ...this.streakUpdate(done),
     });
     this.nextBuffered = this.overlap.maxBuffered > 0 ? released.buffered[0] : undefined;
