@@ -38,13 +38,13 @@ describe('overlap: after-previous, a success whose release never landed', () => 
     const early = await invoke(job(healthy), clock, '10:00', { clockAt: T('10:20') });
     expect(early).toMatchObject({ outcome: 'skipped', reason: 'waiting-for-previous', fence: 2 });
     const record = (await stack.runRecords('ov-after-release')).find((r) => r.runId === early.runId);
-    expect((record?.details as { recoveredSucceeded?: string[] }).recoveredSucceeded).toEqual([ID('10:03')]);
+    expect(record?.details).toMatchObject({ recoveredSucceeded: [ID('10:03')] });
     expect(await leaseOf(stack, 'ov-after-release')).toMatchObject({
       holderState: 'released',
       lastSucceeded: ID('10:03'),
       fence: 2,
     });
-    expect([...((await leaseOf(stack, 'ov-after-release'))?.doneSlots as Set<string>)].length).toBe(1);
+    expect(((await leaseOf(stack, 'ov-after-release'))?.doneSlots as Set<string> | undefined)?.size).toBe(1);
     // 10:06's predecessor is done: it runs.
     expect(await invoke(job(healthy), clock, '10:06', { clockAt: T('10:21') })).toMatchObject({
       outcome: 'succeeded',
