@@ -889,7 +889,7 @@ export class RunSession {
     return summary;
   }
 
-  /** The job context on `keeper`; its fence and restore mark are read from the won claim when used. */
+  /** The job context on `keeper`, with the won claim's fence and restore mark. */
   private context(keeper: LeaseKeeper): JobContext {
     // Built once the claim is decided (after `ctxFence` and `restoredAtMs` are set, never changed
     // again): plain values, no accessors (an accessor in an object literal is ~1 µs per object in V8).
