@@ -12,7 +12,8 @@
  *   the previous slot's success was being recorded (when that slot was delivered or has records). With
  *   `catchUp.since` the chain starts at the job's first slot and every success is judged, the first
  *   included; without, it starts at the job's first success (not judged), and no slot before that one
- *   succeeds after it.
+ *   succeeds after it. A success is a run whose `succeeded` record landed (an attempt whose record
+ *   failed is not one: its slot is re-run).
  * - O4 every buffered occurrence ends succeeded or with a counted problem (failed, stale, a problem
  *   skip the SlotNotRun alarm counts, or its event in the dead-letter queue).
  * - O5 under replace (at any age), an arrival never yields to a live holder of an older slot: no
@@ -212,8 +213,16 @@ export function inSlotOrder(o: HistoryOutcome): Check {
       r.scheduledTime !== undefined ? Date.parse(String(r.scheduledTime)) : scheduledMs.get(r.slot),
     ]),
   );
+  // A success is one whose record landed: a run that began recording `succeeded` but whose record was
+  // refused or never written is a failed attempt (its slot is not done and is re-run), not a success.
+  const landed = new Set(settle.filter((r) => r.outcome === 'succeeded').map((r) => String(r.runId)));
   for (const e of o.entries)
-    if (e.kind === 'runtime' && e.event.type === 'recording' && e.event.outcome === 'succeeded') {
+    if (
+      e.kind === 'runtime' &&
+      e.event.type === 'recording' &&
+      e.event.outcome === 'succeeded' &&
+      landed.has(e.event.runId)
+    ) {
       const slot = runSlot.get(e.event.runId);
       if (slot !== undefined && !successAt.has(slot)) successAt.set(slot, e.atMs);
     }

@@ -50,4 +50,33 @@ describe('history explorer: after-previous, a success whose release never landed
     expect(succeeded.filter((r) => String(r.slot).endsWith('00:00'))).toEqual([]);
     expect(new Set(succeeded.map((r) => r.slot)).size).toBe(succeeded.length);
   }, 60_000);
+
+  it('an attempt whose record never landed is not a success: the chain starts at the first landed one', async () => {
+    // Found by `npm run explore -- --runs 20000 --seed 2` (history 19696, shrunk): a manual run of 00:05,
+    // the job's first, did its work but its record was throttled every time (and its retries' too);
+    // 00:00 then succeeded first, and 00:05 after it. O3 had taken the first `recording succeeded`
+    // event, the failed 00:05's, for the chain's start.
+    const spec = {
+      ...SPEC,
+      deliveries: [{ job: 'settle', slot: 1, worker: 0, delayMs: 0, attempt: 1, manual: true }],
+      faults: [{ kind: 'throttle', worker: 0, op: 'run-record', times: 20 }],
+      overlap: { policy: 'after-previous', catchUp: 'all' },
+    } as HistorySpec;
+    expect((await replayHistory(spec)).filter((c) => !c.ok)).toEqual([]);
+    const o = await runHistory(spec, memoryBackend, {});
+    const settle = o.records
+      .filter((r) => r.job === 'ex-settle')
+      .sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)))
+      .slice(0, 5)
+      .map(
+        (r) => `${String(r.slot).slice(11)} ${r.trigger} ${r.outcome}/${r.reason ?? '-'} f${r.fence ?? '-'}`,
+      );
+    expect(settle).toEqual([
+      '00:05 manual abandoned/not-released f1',
+      '00:05 manual abandoned/not-released f2',
+      '00:05 manual failed/store-error f3',
+      '00:00 catch-up succeeded/- f4',
+      '00:05 catch-up succeeded/- f5',
+    ]);
+  }, 60_000);
 });
