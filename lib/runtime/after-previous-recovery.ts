@@ -11,14 +11,14 @@
 import { nextDoneSlots } from '../core/lease.js';
 import type { Predecessor } from '../core/overlap-previous.js';
 
-/** The done set with the recovered slots added (bounded like every done set: `rememberSlots`). */
+/** The done set with the recovered slots (in slot order) added, bounded like every done set: `rememberSlots`. */
 export function withRecovered(
   done: ReadonlySet<string>,
   recovered: readonly string[],
   rememberSlots: number,
 ): ReadonlySet<string> {
   let next = done;
-  for (const slotId of [...recovered].sort()) next = nextDoneSlots(next, slotId, rememberSlots);
+  for (const slotId of recovered) next = nextDoneSlots(next, slotId, rememberSlots);
   return next;
 }
 

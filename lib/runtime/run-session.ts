@@ -526,9 +526,10 @@ export class RunSession {
       if (by !== undefined) recovered.push(slotId);
     }
     if (recovered.length === 0) return undefined;
+    recovered.sort();
     this.doneSlots = withRecovered(this.doneSlots, recovered, this.def.rememberSlots);
-    this.recoveredSlot = [...recovered].sort().at(-1);
-    this.details.recoveredSucceeded = [...recovered].sort();
+    this.recoveredSlot = recovered.at(-1);
+    this.details.recoveredSucceeded = recovered;
     let reason: Reason | undefined;
     if (this.doneSlots.has(this.slot.id)) reason = Reason.AlreadySucceeded;
     else if (!mayRunAfterRecovery(predecessor, this.doneSlots)) {

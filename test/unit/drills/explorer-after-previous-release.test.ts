@@ -28,18 +28,22 @@ const SPEC = {
   lambdaShapes: { freezeUntilNext: false, parallelBody: false, mixedWrites: false },
 } as HistorySpec;
 
+/** The settle job's first five records in start order: `hh:mm trigger outcome/reason f<fence>`. */
+function firstSettleRecords(o: Awaited<ReturnType<typeof runHistory>>): string[] {
+  return o.records
+    .filter((r) => r.job === 'ex-settle')
+    .sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)))
+    .slice(0, 5)
+    .map(
+      (r) => `${String(r.slot).slice(11)} ${r.trigger} ${r.outcome}/${r.reason ?? '-'} f${r.fence ?? '-'}`,
+    );
+}
+
 describe('history explorer: after-previous, a success whose release never landed', () => {
   it('counts it done for the next claimer: the earlier slot waits, the chain goes on in slot order', async () => {
     expect((await replayHistory(SPEC)).filter((c) => !c.ok)).toEqual([]);
     const o = await runHistory(SPEC, memoryBackend, {});
-    const settle = o.records
-      .filter((r) => r.job === 'ex-settle')
-      .sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)))
-      .slice(0, 5)
-      .map(
-        (r) => `${String(r.slot).slice(11)} ${r.trigger} ${r.outcome}/${r.reason ?? '-'} f${r.fence ?? '-'}`,
-      );
-    expect(settle).toEqual([
+    expect(firstSettleRecords(o)).toEqual([
       '00:10 manual succeeded/- f1',
       '00:00 catch-up skipped/waiting-for-previous f2',
       '00:00 catch-up skipped/waiting-too-long f-',
@@ -64,14 +68,7 @@ describe('history explorer: after-previous, a success whose release never landed
     } as HistorySpec;
     expect((await replayHistory(spec)).filter((c) => !c.ok)).toEqual([]);
     const o = await runHistory(spec, memoryBackend, {});
-    const settle = o.records
-      .filter((r) => r.job === 'ex-settle')
-      .sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)))
-      .slice(0, 5)
-      .map(
-        (r) => `${String(r.slot).slice(11)} ${r.trigger} ${r.outcome}/${r.reason ?? '-'} f${r.fence ?? '-'}`,
-      );
-    expect(settle).toEqual([
+    expect(firstSettleRecords(o)).toEqual([
       '00:05 manual abandoned/not-released f1',
       '00:05 manual abandoned/not-released f2',
       '00:05 manual failed/store-error f3',
