@@ -24,6 +24,13 @@ afterEach(() => vi.restoreAllMocks());
 
 const SLOT = Date.parse('2026-05-01T03:00:00Z');
 const at = (iso: string) => new ControlledClock(Date.parse(iso) - Date.now());
+/** A sweep's clock, frozen at `iso`: its `sweep-failed` run ids carry the instant to the millisecond. */
+const frozenAt = (iso: string) => {
+  const c = at(iso);
+  c.freeze();
+  c.setTo(Date.parse(iso));
+  return c;
+};
 const nightly = (name: string, failFirst: { n: number }) =>
   defineJob({
     name,
@@ -66,7 +73,7 @@ describe('one job’s failure never blocks another', () => {
         await b.withDeps(() => w.deps)(payload, lambdaContext('job-b', 60));
       }),
     ];
-    const clock = at('2026-05-01T03:20:00Z');
+    const clock = frozenAt('2026-05-01T03:20:00Z');
     const report = await sweep(
       { leases: w.deps.leases, runs: w.deps.runs, clock, log: () => undefined },
       targets,
@@ -125,7 +132,7 @@ describe('one job’s failure never blocks another', () => {
       targets[1] as SweepTarget,
     ];
     const next = await sweep(
-      { leases: w.deps.leases, runs: w.deps.runs, clock: at('2026-05-01T03:35:00Z'), log: () => undefined },
+      { leases: w.deps.leases, runs: w.deps.runs, clock: frozenAt('2026-05-01T03:35:00Z'), log: () => undefined },
       fixed,
     );
     expect(next.decisions).toEqual([
@@ -157,7 +164,7 @@ describe('a run that recorded succeeded is never counted abandoned', () => {
       {
         leases: first.deps.leases,
         runs: first.deps.runs,
-        clock: at('2026-05-01T03:20:00Z'),
+        clock: frozenAt('2026-05-01T03:20:00Z'),
         log: () => undefined,
       },
       [{ definition: job.job, expression: job.expression, invoke: async () => undefined }],
