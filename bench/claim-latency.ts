@@ -9,11 +9,10 @@
  * compare like with like (the replay's own series also holds its command's construction).
  *
  * The replay is the run's request on the same client and socket (one keep-alive socket carries both),
- * against a twin item. Neither the twin (its size: a copy of the real lease item put before every
- * send gave the same figures) nor what precedes the replay (another item's write between the reset
- * and the send: the same) explains why the run's round trip is slower on a loaded host; the CPU the
- * process spends just before and during the wait does (a replay after 0.3 ms of busy loop is ~4%
- * slower). The run's breakdown shows that part as round trip, not as runtime.
+ * against a twin item (its size and what precedes it do not move the replay: BENCHMARKS section 9).
+ * The two round trips agree within ~2% on an idle host; on a loaded one the CPU the process spends
+ * just before the wait adds to the run's (a replay after 0.3 ms of busy loop is ~4% slower), which the
+ * breakdown shows as round trip, not as runtime.
  * Run: npx tsx bench/claim-latency.ts [runs=1000]
  */
 import {
@@ -122,8 +121,8 @@ async function main(): Promise<void> {
         }
         if (sk !== 'LEASE') return next(args);
         claimSentAt = nowMs();
-        // Kept by reference and copied by the replay, after the run: a copy here (structuredClone)
-        // sat inside the run's timed round trip, which the replay's does not hold (~7% of it, idle).
+        // Kept by reference: a copy made here would be timed as the run's round trip, which the
+        // replay's does not hold; the SDK does not change the input it sends.
         lastClaim = input;
         const out = await next(args);
         claimReturnedAt = nowMs();
@@ -140,7 +139,7 @@ async function main(): Promise<void> {
     let twinSeeded = false;
     const same = async () => {
       if (!lastClaim) throw new Error('no claim request captured yet: a run must come first');
-      const claimInput = twin(structuredClone(lastClaim));
+      const claimInput = twin(lastClaim);
       if (twinSeeded)
         await w.doc.send(
           new UpdateItemCommand({
