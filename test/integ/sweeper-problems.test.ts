@@ -132,7 +132,12 @@ describe('one job’s failure never blocks another', () => {
       targets[1] as SweepTarget,
     ];
     const next = await sweep(
-      { leases: w.deps.leases, runs: w.deps.runs, clock: frozenAt('2026-05-01T03:35:00Z'), log: () => undefined },
+      {
+        leases: w.deps.leases,
+        runs: w.deps.runs,
+        clock: frozenAt('2026-05-01T03:35:00Z'),
+        log: () => undefined,
+      },
       fixed,
     );
     expect(next.decisions).toEqual([

@@ -23,8 +23,8 @@ import {
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { convertToAttr, unmarshall } from '@aws-sdk/util-dynamodb';
-import { type Condition, compileExpressions } from './expression.js';
+import { convertToAttr, convertToNative } from '@aws-sdk/util-dynamodb';
+import { type Condition, compileExpressions, VALUE_PLACEHOLDERS } from './expression.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
 import type {
   Item,
@@ -32,6 +32,7 @@ import type {
   ProtocolBackend,
   ProtocolRequest,
   RequestOutcome,
+  RequestParameters,
   SendOptions,
   Write,
 } from './request.js';
@@ -124,6 +125,65 @@ export function lowLevelInput(w: Write): Record<string, unknown> {
   return input;
 }
 
+/**
+ * The compiled input of each request shape seen ({@link RequestParameters}), without its expression
+ * values. Bounded: past {@link SHAPE_CACHE_SIZE} shapes it starts over.
+ */
+const SHAPE_CACHE_SIZE = 256;
+const shapes = new Map<string, Readonly<Record<string, unknown>>>();
+
+/** `values` as an `ExpressionAttributeValues` map (`:v0`, `:v1`, ...), marshalled. */
+function valueMap(values: readonly unknown[]): Record<string, AttributeValue> {
+  const out: Record<string, AttributeValue> = {};
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v !== undefined) out[VALUE_PLACEHOLDERS[i] ?? `:v${i}`] = toAttr(v);
+  }
+  return out;
+}
+
+/**
+ * The low-level input of a single-write request: {@link lowLevelInput} of its write; for a request
+ * with {@link RequestParameters}, its shape's compiled input with the request's own values, the
+ * first request of a shape compiled from its declaration and checked against its parameters.
+ * @throws Error when a request's parameters do not give its declared values (a declaration and its
+ *   parameters out of step: a defect, refused before anything is sent)
+ */
+export function singleInput(request: ProtocolRequest): Record<string, unknown> {
+  const p = request.parameters;
+  if (p === undefined) return lowLevelInput(request.writes[0]);
+  const values = valueMap(p.values());
+  const known = shapes.get(p.shape);
+  if (known !== undefined) return { ...known, ExpressionAttributeValues: values };
+  const declared = request.writes[0];
+  const input = lowLevelInput(declared);
+  const expected = JSON.stringify(input.ExpressionAttributeValues ?? {});
+  const given = JSON.stringify(values);
+  if (request.writes.length !== 1 || declared.kind !== 'update' || expected !== given)
+    throw new Error(
+      `the ${request.tag.name} request's parameters do not give its declared values (shape ${JSON.stringify(p.shape)}): declared ${expected}, parameters ${given}`,
+    );
+  if (shapes.size >= SHAPE_CACHE_SIZE) shapes.clear();
+  shapes.set(
+    p.shape,
+    Object.freeze({
+      ...input,
+      Key: deepFreeze(input.Key),
+      ExpressionAttributeNames: deepFreeze(input.ExpressionAttributeNames),
+    }),
+  );
+  return input;
+}
+
+/** `v` and every object in it frozen: a shape's key and names are shared by its requests. */
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
 /** Put the request's tag in the command's handler context. */
 function tagged<C extends { middlewareStack: { add: (...a: never[]) => unknown } }>(
   command: C,
@@ -141,10 +201,41 @@ function tagged<C extends { middlewareStack: { add: (...a: never[]) => unknown }
   return command;
 }
 
+/**
+ * `convertToNative(v)` of `@aws-sdk/util-dynamodb` (no options), with its result for what protocol
+ * items are mostly made of read directly: `S` the string; `N` within the safe integer range its
+ * `Number` (as `convertNumber` does); `BOOL`; `NULL` null; `SS` a Set of the strings; `L` and `M`
+ * element by element. Every other value (numbers outside that range, binary, number sets) is the
+ * library's. A deserialized AttributeValue has one member, so which one is read first does not matter.
+ */
+function toNative(v: AttributeValue): unknown {
+  if (v.S !== undefined) return v.S;
+  if (v.N !== undefined) {
+    const n = Number(v.N);
+    return n <= Number.MAX_SAFE_INTEGER && n >= Number.MIN_SAFE_INTEGER ? n : convertToNative(v);
+  }
+  if (v.BOOL !== undefined) return Boolean(v.BOOL);
+  if (v.SS !== undefined) return new Set(v.SS);
+  if (v.L !== undefined) {
+    const out: unknown[] = [];
+    for (const x of v.L) out.push(toNative(x));
+    return out;
+  }
+  if (v.M !== undefined) return nativeItem(v.M);
+  if (v.NULL !== undefined) return null;
+  return convertToNative(v);
+}
+
+/** `unmarshall(item)` of `@aws-sdk/util-dynamodb` (no options), {@link toNative} each attribute. */
+export function nativeItem(item: Record<string, AttributeValue>): Item {
+  const out: Item = {};
+  for (const key of Object.keys(item)) out[key] = toNative(item[key] as AttributeValue);
+  return out;
+}
+
 /** The item a refused condition returned, unmarshalled. */
 function returnedItem(err: { Item?: Record<string, unknown> } | undefined): Item | undefined {
-  // biome-ignore lint/suspicious/noExplicitAny: the SDK types Item as AttributeValue records
-  return err?.Item ? unmarshall(err.Item as any) : undefined;
+  return err?.Item ? nativeItem(err.Item as Record<string, AttributeValue>) : undefined;
 }
 
 /** The protocol on a DynamoDB Document client. */
@@ -160,9 +251,7 @@ export class DynamoBackend implements ProtocolBackend {
   }
 
   async send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
-    return request.writes.length > 1
-      ? this.transact(request, options)
-      : this.single(request, request.writes[0], options);
+    return request.writes.length > 1 ? this.transact(request, options) : this.single(request, options);
   }
 
   async get(table: string, key: Item): Promise<Item | undefined> {
@@ -200,11 +289,11 @@ export class DynamoBackend implements ProtocolBackend {
     return items;
   }
 
-  private async single(request: ProtocolRequest, w: Write, options: SendOptions): Promise<RequestOutcome> {
-    const input = lowLevelInput(w);
+  private async single(request: ProtocolRequest, options: SendOptions): Promise<RequestOutcome> {
+    const input = singleInput(request);
     try {
       const out =
-        w.kind === 'put'
+        request.parameters === undefined && request.writes[0].kind === 'put'
           ? await this.low.send(
               tagged(new PutItemCommand(input as unknown as PutItemCommandInput), request.tag),
               options,
@@ -214,7 +303,7 @@ export class DynamoBackend implements ProtocolBackend {
               options,
             );
       const attributes = (out as { Attributes?: Record<string, AttributeValue> }).Attributes;
-      return { applied: true, ...(attributes && { attributes: unmarshall(attributes) }) };
+      return { applied: true, ...(attributes && { attributes: nativeItem(attributes) }) };
     } catch (err) {
       if ((err as Error)?.name !== 'ConditionalCheckFailedException') throw err;
       return { applied: false, index: 0, item: returnedItem(err as { Item?: Record<string, unknown> }) };

@@ -120,7 +120,7 @@ function ownPlaceholder(path: string): string | null {
 }
 
 /** `:v0` … `:v63`, made once: the value placeholders of every request (a longer request makes its own). */
-const VALUE_PLACEHOLDERS = Array.from({ length: 64 }, (_, i) => `:v${i}`);
+export const VALUE_PLACEHOLDERS: readonly string[] = Array.from({ length: 64 }, (_, i) => `:v${i}`);
 
 /**
  * One request's placeholders as they are handed out: `#name` (or `#n<i>` for a name that cannot be

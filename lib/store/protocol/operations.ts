@@ -60,7 +60,7 @@ import {
 } from './expression.js';
 import { ProtocolOp } from './ops.js';
 import { withOverlap } from './overlap-conditions.js';
-import type { Item, Operation, ProtocolRequest, Write } from './request.js';
+import type { Item, Operation, ProtocolRequest, RequestParameters, Write } from './request.js';
 
 /** Sort key of every lease item. */
 export const LEASE_SK = Keys.lease('-').sk;
@@ -118,15 +118,87 @@ export const claim: Operation<
 > = {
   name: ProtocolOp.Claim,
   request: (req) => {
-    const free = or(notExists('leaseUntilMs'), lt('leaseUntilMs', req.nowMs));
-    // Not done under this definition: a done set written under another definition id (a zone,
-    // schedule or shard-count change between deploys) does not count.
-    const base = req.force ? and(free, notPaused(req.nowMs)) : and(free, ...claimable(req));
-    return claimRequest(req, 'claim lease', withOverlap(base, req));
+    let declared: ProtocolRequest | undefined;
+    const declare = (): ProtocolRequest => {
+      if (declared !== undefined) return declared;
+      const free = or(notExists('leaseUntilMs'), lt('leaseUntilMs', req.nowMs));
+      // Not done under this definition: a done set written under another definition id (a zone,
+      // schedule or shard-count change between deploys) does not count.
+      const base = req.force ? and(free, notPaused(req.nowMs)) : and(free, ...claimable(req));
+      declared = claimRequest(req, 'claim lease', withOverlap(base, req));
+      return declared;
+    };
+    // Every run sends one: a backend that reuses a shape's compiled text takes only its values, and the
+    // declaration is built when read (by another backend, an error message, the shape's first request).
+    return {
+      tag: {
+        op: ProtocolOp.Claim,
+        name: 'claim',
+        table: req.table,
+        key: Keys.lease(req.job, req.shard),
+        runId: req.runId,
+      },
+      label: 'claim lease',
+      get writes() {
+        return declare().writes;
+      },
+      parameters: { shape: claimShape(req), values: () => claimValues(req) },
+    };
   },
   accepted: (old, req) => decideClaimSucceeded(old as LeaseItem | undefined, req),
   refused: (item, _i, req) => decideClaimFailed(item as LeaseItem | undefined, req),
 };
+
+/**
+ * What a claim's expressions, key and table depend on besides their values ({@link claim}'s
+ * {@link RequestParameters.shape}).
+ */
+function claimShape(req: ClaimRequest & { readonly table: string }): string {
+  const o = req.overlap;
+  const flags =
+    (req.force === true ? 'f' : '-') +
+    (req.def !== undefined ? 'd' : '-') +
+    (doneKey(req.slotId) === req.slotId ? 's' : '-') +
+    (req.trigger !== undefined ? 't' : '-') +
+    (req.requestedBy !== undefined ? 'r' : '-') +
+    (req.shards !== undefined && req.shards > 1 ? 'n' : '-') +
+    (o?.buffer === 'own-turn' ? 'o' : o?.buffer === 'none-waiting' ? 'w' : '-') +
+    (o?.previousSlotId !== undefined ? (o.fromFirstSlot === true ? 'P' : 'p') : o?.firstSlot ? 'F' : '-');
+  return `claim\n${req.table}\n${req.job}\n${req.shard ?? ''}\n${flags}`;
+}
+
+/**
+ * The values of {@link claim}'s declaration, in the order its compiled expressions number them: its
+ * condition's (free, not paused, not done, the overlap guards: {@link claimable}, `withOverlap`), then
+ * its update's ({@link claimRequest}'s SET in order, ADD, DELETE). The DynamoDB backend checks them
+ * against the declaration on the first claim of each shape.
+ */
+function claimValues(req: ClaimRequest & { readonly table: string }): unknown[] {
+  const { slotId, nowMs, leaseUntilMs, def, overlap } = req;
+  const v: unknown[] = [nowMs, nowMs];
+  if (req.force !== true) {
+    const stored = doneKey(slotId);
+    v.push(stored);
+    if (stored !== slotId) v.push(slotId);
+    if (def !== undefined) v.push(def);
+  }
+  if (overlap?.buffer) v.push(overlap.buffer === 'own-turn' ? doneKey(slotId) : slotId);
+  if (overlap?.previousSlotId !== undefined) {
+    v.push(doneKey(overlap.previousSlotId));
+    if (def !== undefined) v.push(def);
+  } else if (overlap?.firstSlot) {
+    v.push(doneKey(slotId));
+    if (def !== undefined) v.push(def);
+  }
+  v.push(req.runId, leaseUntilMs, readableLeaseUntil('running', leaseUntilMs), slotId);
+  if (req.trigger !== undefined) v.push(req.trigger);
+  if (req.requestedBy !== undefined) v.push(req.requestedBy.slice(0, LEASE_REQUESTER_MAX_CHARS));
+  v.push('running', nowMs, nowMs, req.lambdaRequestId ?? '-');
+  if (req.shards !== undefined && req.shards > 1) v.push(req.shards);
+  v.push(NO_HOLDER, NO_HOLDER, 0, NO_HOLDER, [], [{ runId: req.runId, slot: slotId, leaseUntilMs }], 1);
+  if (overlap?.buffer) v.push(new Set([doneKey(slotId)]));
+  return v;
+}
 
 /**
  * Not paused and (per definition) not done: the part of a claim's condition that does not depend on

@@ -44,6 +44,30 @@ export interface ProtocolRequest {
   /** Names the request in errors, e.g. `claim lease`, `insert-once reports {"reportDate":"…"}`. */
   readonly label: string;
   readonly writes: readonly [Write, ...Write[]];
+  /**
+   * Set on a single-update request whose expressions depend on its input only through their values.
+   * @default none (backends compile `writes`)
+   */
+  readonly parameters?: RequestParameters;
+}
+
+/**
+ * The values of a single-update request whose table, key, condition and update text and attribute
+ * names are those of every request of its `shape`. A backend may compile the first request of a shape
+ * from its `writes` and send the later ones as that text with their own values (the DynamoDB backend
+ * does: dynamo-backend.ts); a request that carries parameters may build `writes` only when read.
+ */
+export interface RequestParameters {
+  /**
+   * Names the request's expressions, key and table: equal shapes, equal compiled text and names.
+   * Bounded per process by the jobs and shards it runs (the backend keeps a bounded cache of them).
+   */
+  readonly shape: string;
+  /**
+   * The request's expression values in the order its compiled expressions number them (`:v0`,
+   * `:v1`, ...: the condition's first, then the update's), as plain values.
+   */
+  values(): readonly unknown[];
 }
 
 /** What a backend answers. */

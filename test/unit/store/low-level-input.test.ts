@@ -1,11 +1,20 @@
 /**
  * The DynamoDB backend's low-level input (unit): the values a declared write carries are marshalled
  * exactly as `@aws-sdk/util-dynamodb`'s `marshall` with the library's options would marshal them
- * (what the Document client sent before), including the lists and maps written directly.
+ * (what the Document client sent before), including the lists and maps written directly; and a
+ * claim sent from its shape's compiled text is the input its declaration compiles to; and an item
+ * read back is unmarshalled as `unmarshall` would.
  */
-import { marshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lowLevelInput, writeInput } from '../../../lib/store/protocol/dynamo-backend.js';
+import {
+  lowLevelInput,
+  nativeItem,
+  singleInput,
+  writeInput,
+} from '../../../lib/store/protocol/dynamo-backend.js';
 import { eq } from '../../../lib/store/protocol/expression.js';
 import { claim } from '../../../lib/store/protocol/operations.js';
 import type { Write } from '../../../lib/store/protocol/request.js';
@@ -71,5 +80,117 @@ describe('lowLevelInput', () => {
     expect(Object.values(input.ExpressionAttributeValues)).toContainEqual({
       L: [{ M: { runId: { S: 'r1' }, slot: { S: '2026-03-01T02:00' }, leaseUntilMs: { N: '61000' } } }],
     });
+  });
+});
+
+describe('singleInput (a request sent from its shape)', () => {
+  /** Claim requests of every shape: slot id forms, optional fields, overlap guards. */
+  const claims = fc.record(
+    {
+      table: fc.constantFrom('lib', 'other-lib'),
+      job: fc.constantFrom('daily-report', 'settle'),
+      shard: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+      runId: fc.string({ minLength: 1, maxLength: 12 }),
+      slotId: fc.constantFrom('2026-03-01T02:00', '2026-03-01T02:00:00Z', '2026-03-01', 'odd id'),
+      nowMs: fc.integer({ min: 0, max: 2 ** 45 }),
+      leaseUntilMs: fc.integer({ min: 0, max: 2 ** 45 }),
+      lambdaRequestId: fc.option(fc.uuid(), { nil: undefined }),
+      trigger: fc.option(fc.constantFrom('scheduled', 'manual', 'catch-up'), { nil: undefined }),
+      requestedBy: fc.option(
+        fc.oneof(fc.string({ maxLength: 8 }), fc.string({ minLength: 60, maxLength: 300, size: 'max' })),
+        {
+          nil: undefined,
+        },
+      ),
+      force: fc.option(fc.boolean(), { nil: undefined }),
+      def: fc.option(fc.constantFrom('d1', 'd2'), { nil: undefined }),
+      shards: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+      overlap: fc.option(
+        fc.record(
+          {
+            buffer: fc.constantFrom('none-waiting' as const, 'own-turn' as const),
+            previousSlotId: fc.constantFrom('2026-02-28T02:00', '2026-02-28T02:00:00Z'),
+            fromFirstSlot: fc.boolean(),
+            firstSlot: fc.boolean(),
+          },
+          { requiredKeys: [] },
+        ),
+        { nil: undefined },
+      ),
+    },
+    { requiredKeys: ['table', 'job', 'runId', 'slotId', 'nowMs', 'leaseUntilMs'] },
+  );
+
+  it("gives every claim the input its declaration compiles to, the shape's first request and every later one", () => {
+    fc.assert(
+      fc.property(claims, (req) => {
+        const request = claim.request(req);
+        // Twice: the first request of a shape is compiled from its declaration, the second is not.
+        expect(singleInput(request)).toEqual(lowLevelInput(request.writes[0]));
+        const again = claim.request({ ...req, runId: `${req.runId}-2`, nowMs: req.nowMs + 1 });
+        expect(singleInput(again)).toEqual(lowLevelInput(again.writes[0]));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('refuses a request whose parameters do not give its declared values, before anything is sent', () => {
+    const request = claim.request({
+      table: 'lib',
+      job: 'mismatch',
+      runId: 'r1',
+      slotId: '2026-03-01T02:00',
+      nowMs: 1_000,
+      leaseUntilMs: 61_000,
+    });
+    const wrong = {
+      ...request,
+      writes: request.writes,
+      parameters: { shape: 'claim-mismatch', values: () => [...request.parameters!.values()].slice(1) },
+    };
+    expect(() => singleInput(wrong)).toThrow(
+      /^the claim request's parameters do not give its declared values \(shape "claim-mismatch"\): declared \{":v0":\{"N":"1000"\}/,
+    );
+  });
+});
+
+describe('nativeItem', () => {
+  /** Attribute values of every type, as DynamoDB returns them (one member each). */
+  const { value } = fc.letrec<{ value: AttributeValue }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.string().map((S) => ({ S })),
+      fc
+        .oneof(
+          fc.integer().map(String),
+          fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+          fc.constantFrom('9007199254740993', '-9007199254740993', '1e400', '12345678901234567890'),
+        )
+        .map((N) => ({ N })),
+      fc.boolean().map((BOOL) => ({ BOOL })),
+      fc.constant({ NULL: true }),
+      fc.uniqueArray(fc.string(), { minLength: 1 }).map((SS) => ({ SS })),
+      fc.uniqueArray(fc.integer().map(String), { minLength: 1 }).map((NS) => ({ NS })),
+      fc.uint8Array().map((B) => ({ B })),
+      fc.array(tie('value'), { maxLength: 4 }).map((L) => ({ L })),
+      fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 }).map((M) => ({ M })),
+    ) as fc.Arbitrary<AttributeValue>,
+  }));
+
+  it('unmarshals every item as util-dynamodb does, refusing what it refuses', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), value, { maxKeys: 8 }), (item) => {
+        // A number it cannot convert (`1e400`, `-1e+21`) is refused by both, with the library's error.
+        const outcome = (f: () => unknown) => {
+          try {
+            return { value: f() };
+          } catch (err) {
+            return { error: (err as Error).message };
+          }
+        };
+        expect(outcome(() => nativeItem(item))).toStrictEqual(outcome(() => unmarshall(item)));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
