@@ -252,16 +252,19 @@ export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: str
           ...(awaitsAbandonMark(old.holderState) && displacedBy(old)),
         }
       : undefined;
-  return {
-    kind: 'acquired',
-    fence: oldFence + 1,
-    doneSlots: doneSlotsFor(old, me.def),
-    ownWrite: false,
-    open: openHolders(old),
-    ...(previous && { previous }),
-    ...(old?.failedSlots !== undefined && { failedSlots: old.failedSlots }),
-    ...(typeof old?.restoredAtMs === 'number' && { restoredAtMs: old.restoredAtMs }),
-  };
+  return withDoneSlots(
+    {
+      kind: 'acquired' as const,
+      fence: oldFence + 1,
+      ownWrite: false,
+      open: openHolders(old),
+      ...(previous && { previous }),
+      ...(old?.failedSlots !== undefined && { failedSlots: old.failedSlots }),
+      ...(typeof old?.restoredAtMs === 'number' && { restoredAtMs: old.restoredAtMs }),
+    },
+    old,
+    me.def,
+  );
 }
 
 /**
@@ -274,6 +277,109 @@ export function doneSlotsFor(item: LeaseItem | undefined, def: string | undefine
   if (def !== undefined && item?.def !== undefined && item.def !== def) return ids;
   for (const key of item?.doneSlots ?? []) ids.add(slotIdOfDoneKey(key));
   return ids;
+}
+
+/**
+ * {@link doneSlotsFor} in its stored form, not decoded: undefined when the item's set holds a plain
+ * slot id (a set written before the compact keys), which only the decoded form reads exactly.
+ */
+function storedDoneSlots(item: LeaseItem | undefined, def: string | undefined): StoredDoneSlots | undefined {
+  const stored = item?.doneSlots;
+  if (stored === undefined || (def !== undefined && item?.def !== undefined && item.def !== def))
+    return new StoredDoneSlots(new Set());
+  return allDoneKeys(stored) ? new StoredDoneSlots(stored) : undefined;
+}
+
+/** The stored form of the done set of each acquired {@link ClaimDecision} (see {@link claimDoneSlots}). */
+const decisionDone = new WeakMap<object, StoredDoneSlots>();
+
+/**
+ * `decision` with its `doneSlots`: decoded when first read (a getter, enumerable like a plain
+ * property); the stored form is kept for {@link claimDoneSlots}.
+ */
+function withDoneSlots<D extends object>(
+  decision: D,
+  item: LeaseItem | undefined,
+  def: string | undefined,
+): D & { readonly doneSlots: ReadonlySet<string> } {
+  const stored = storedDoneSlots(item, def);
+  if (stored === undefined) return Object.assign(decision, { doneSlots: doneSlotsFor(item, def) });
+  let ids: ReadonlySet<string> | undefined;
+  Object.defineProperty(decision, 'doneSlots', {
+    get: () => {
+      ids ??= new Set(stored);
+      return ids;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+  decisionDone.set(decision, stored);
+  return decision as D & { readonly doneSlots: ReadonlySet<string> };
+}
+
+/**
+ * The done set of an acquired claim as the run carries it to its release: the same slots as
+ * `decision.doneSlots`, in their stored form when the claim's item held compact keys (a
+ * {@link StoredDoneSlots}: no slot is decoded or encoded on the way), else that set.
+ */
+export function claimDoneSlots(decision: { readonly doneSlots: ReadonlySet<string> }): ReadonlySet<string> {
+  return decisionDone.get(decision) ?? decision.doneSlots;
+}
+
+/** Longest {@link doneKey}: 6 base-36 digits and the `z` of a UTC instant id. Any slot id is longer. */
+const DONE_KEY_MAX_CHARS = 7;
+
+/** True when every string of `stored` is a compact done key (a plain slot id has 16 characters or more). */
+function allDoneKeys(stored: Iterable<string>): boolean {
+  for (const key of stored) if (key.length > DONE_KEY_MAX_CHARS) return false;
+  return true;
+}
+
+/**
+ * A done set held in its stored form (each slot's {@link doneKey}) and read as slot ids: `has` encodes
+ * the one id asked for, `size` is the keys', iteration decodes. A claim's done set is read this way
+ * (a run asks for one or two ids), and {@link nextDoneSlots} keeps it in this form (keys sort like their
+ * slot ids), so a run neither decodes nor re-encodes the set it carries from claim to release. Holds
+ * keys only (see {@link claimDoneSlots}); read-only, like every done set.
+ */
+export class StoredDoneSlots implements ReadonlySet<string> {
+  /** @param stored - the stored keys (never changed through this object; not copied). */
+  constructor(readonly stored: ReadonlySet<string>) {}
+
+  get size(): number {
+    return this.stored.size;
+  }
+
+  has(slotId: string): boolean {
+    return this.stored.has(doneKey(slotId));
+  }
+
+  /** The oldest slot id of the set (the smallest key, decoded), or undefined when it is empty. */
+  oldest(): string | undefined {
+    let min: string | undefined;
+    for (const key of this.stored) if (min === undefined || key < min) min = key;
+    return min === undefined ? undefined : slotIdOfDoneKey(min);
+  }
+
+  *values(): SetIterator<string> {
+    for (const key of this.stored) yield slotIdOfDoneKey(key);
+  }
+
+  keys(): SetIterator<string> {
+    return this.values();
+  }
+
+  *entries(): SetIterator<[string, string]> {
+    for (const id of this.values()) yield [id, id];
+  }
+
+  forEach(f: (value: string, value2: string, set: ReadonlySet<string>) => void, thisArg?: unknown): void {
+    for (const id of this.values()) f.call(thisArg, id, id, this);
+  }
+
+  [Symbol.iterator](): SetIterator<string> {
+    return this.values();
+  }
 }
 
 /** Width of a done key's base-36 minute count: 36^6 minutes reach past the year 6000. */
@@ -320,8 +426,9 @@ function decodeDoneKey(key: string): string {
 }
 
 /**
- * Every claim decodes the done set and every release encodes it again (32 slots, each a date
- * conversion): both are pure, so the recent ones are kept. Bounded: a cache past
+ * Encoding and decoding are pure (each a date conversion), and a process meets the same few slots
+ * again (its run's slot, a claim's, the sweeper's and the CLI's reads of a done set): the recent ones
+ * are kept. Bounded: a cache past
  * {@link DONE_KEY_CACHE_SIZE} entries starts over (a process sees a few hundred slots a day).
  */
 const DONE_KEY_CACHE_SIZE = 4_096;
@@ -344,17 +451,9 @@ function memo(cache: Map<string, string>, input: string, compute: (s: string) =>
  */
 export const DONE_SET_MAX_BYTES = 256;
 
-/**
- * The stored form of each done set {@link nextDoneSlots} returned (it encodes every slot to measure
- * the set): the release that writes the set then does not encode it again. Keyed by the set object
- * (callers treat the sets as read-only).
- */
-const storedForms = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
-
-/** The done set as stored: each slot's {@link doneKey}. */
-export function storedDoneSet(done: ReadonlySet<string>): Set<string> {
-  const known = storedForms.get(done);
-  if (known) return new Set(known);
+/** The done set as stored: each slot's {@link doneKey} (a {@link StoredDoneSlots}' own keys, not copied). */
+export function storedDoneSet(done: ReadonlySet<string>): ReadonlySet<string> {
+  if (done instanceof StoredDoneSlots) return done.stored;
   const keys = new Set<string>();
   for (const id of done) keys.add(doneKey(id));
   return keys;
@@ -372,22 +471,25 @@ export function decideClaimFailed(
 ): ClaimDecision {
   if (current?.owner === me.runId && current.fence !== undefined) {
     const previous = displaced(current);
-    return {
-      kind: 'acquired',
-      fence: current.fence,
-      doneSlots: doneSlotsFor(current, me.def),
-      ownWrite: true,
-      open: openHolders(current).filter((h) => h.runId !== me.runId),
-      ...(previous && { previous }),
-      ...(current.failedSlots !== undefined && { failedSlots: current.failedSlots }),
-      ...(typeof current.restoredAtMs === 'number' && { restoredAtMs: current.restoredAtMs }),
-    };
+    return withDoneSlots(
+      {
+        kind: 'acquired' as const,
+        fence: current.fence,
+        ownWrite: true,
+        open: openHolders(current).filter((h) => h.runId !== me.runId),
+        ...(previous && { previous }),
+        ...(current.failedSlots !== undefined && { failedSlots: current.failedSlots }),
+        ...(typeof current.restoredAtMs === 'number' && { restoredAtMs: current.restoredAtMs }),
+      },
+      current,
+      me.def,
+    );
   }
   // Paused: the claim's condition refused whatever else holds (a done or held slot too), so every
   // delivery of a paused job is recorded `skipped / paused` naming the pause.
   const pause = me.nowMs === undefined ? undefined : pauseInForce(current, me.nowMs);
   if (pause) return { kind: 'paused', pause, fence: current?.fence ?? 0 };
-  if (!me.force && doneSlotsFor(current, me.def).has(me.slotId)) {
+  if (!me.force && (storedDoneSlots(current, me.def) ?? doneSlotsFor(current, me.def)).has(me.slotId)) {
     return { kind: 'already-succeeded', fence: current?.fence ?? 0 };
   }
   return {
@@ -421,23 +523,34 @@ export function nextDoneSlots(
   slotId: string,
   max: number,
   maxBytes = DONE_SET_MAX_BYTES,
-): Set<string> {
+): ReadonlySet<string> {
+  const own = doneKey(slotId);
+  // Keys sort like their slot ids and are ASCII (a byte a character): the stored form is kept as it is.
+  if (done instanceof StoredDoneSlots && own.length <= DONE_KEY_MAX_CHARS) {
+    const keys = [...done.stored];
+    if (!done.stored.has(own)) keys.push(own);
+    keys.sort();
+    let bytes = 0;
+    let first = keys.length;
+    for (let i = keys.length - 1; i >= 0; i--) {
+      bytes += (keys[i] as string).length;
+      if (keys.length - i > max || (first < keys.length && bytes > maxBytes)) break;
+      first = i;
+    }
+    return new StoredDoneSlots(new Set(first === 0 ? keys : keys.slice(first)));
+  }
   const all = [...done];
   if (!done.has(slotId)) all.push(slotId);
   all.sort();
   const keys: string[] = [];
   let bytes = 0;
-  let first = all.length;
   for (let i = all.length - 1; i >= 0; i--) {
     const key = doneKey(all[i] as string);
     bytes += Buffer.byteLength(key);
     if (keys.length >= max || (keys.length > 0 && bytes > maxBytes)) break;
     keys.push(key);
-    first = i;
   }
-  const kept = new Set(all.slice(first));
-  storedForms.set(kept, new Set(keys.reverse()));
-  return kept;
+  return new Set(all.slice(all.length - keys.length));
 }
 
 /**

@@ -3,7 +3,7 @@
  * when a same-slot skip must not be the end of the line, and when a claim must look past the bounded
  * done set before running a slot again. Nothing here does I/O.
  */
-import { awaitsAbandonMark, type LeaseItem, type OpenHolder } from './lease.js';
+import { awaitsAbandonMark, type LeaseItem, type OpenHolder, StoredDoneSlots } from './lease.js';
 
 /**
  * The identity of a job's slot ids: its schedule expression, zone and DST-gap policy (cron only), and for sharded
@@ -75,7 +75,8 @@ export function sameSlotHeldAction(input: {
 export function needsDoneCheck(doneSlots: ReadonlySet<string>, slotId: string): boolean {
   if (doneSlots.size === 0 || doneSlots.has(slotId)) return false;
   let oldest: string | undefined;
-  for (const id of doneSlots) if (oldest === undefined || id < oldest) oldest = id;
+  if (doneSlots instanceof StoredDoneSlots) oldest = doneSlots.oldest();
+  else for (const id of doneSlots) if (oldest === undefined || id < oldest) oldest = id;
   return oldest !== undefined && slotId < oldest;
 }
 

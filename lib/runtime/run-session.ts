@@ -11,6 +11,7 @@ import { type JobDefinition, jobKeyOf } from '../core/job-definition.js';
 import {
   CLOCK_SKEW_BUDGET_MS,
   type ClaimDecision,
+  claimDoneSlots,
   leaseUntil,
   nextDoneSlots,
   type OpenHolder,
@@ -217,7 +218,7 @@ export class RunSession {
     if (decision.kind !== 'acquired') return { kind: 'skipped', summary: await this.skip(decision) };
     this.fence = decision.fence;
     this.ctxFence = decision.fence;
-    this.doneSlots = decision.doneSlots;
+    this.doneSlots = claimDoneSlots(decision);
     this.failedSlots = decision.failedSlots;
     this.restoredAtMs = decision.restoredAtMs;
     this.emit({
