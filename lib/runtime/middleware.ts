@@ -15,6 +15,7 @@ import { UnknownJobError } from './errors.js';
 import { type ShardDispatcher, shardPayloads } from './fan-out.js';
 import type { JobContext } from './job-context.js';
 import { RunSession, type RunSummary } from './run-session.js';
+import { drawNextRunIdRandom } from './run-summary.js';
 
 /** Options of {@link cronfenceMiddleware}. */
 export interface CronfenceMiddlewareOptions {
@@ -112,6 +113,7 @@ export function cronfenceMiddleware(
       const begun = await session.begin();
       if (begun.kind === 'skipped') {
         options.onSummary?.(begun.summary);
+        drawNextRunIdRandom();
         return begun.summary;
       }
       request.context.cronfence = begun.ctx;
@@ -131,6 +133,7 @@ export function cronfenceMiddleware(
       options.onSummary?.(summary);
       request.response = summary;
       await state(request).checkIns?.end(summary.outcome, request.context.getRemainingTimeInMillis());
+      drawNextRunIdRandom();
     },
     onError: async (request) => {
       const session = state(request).session;
@@ -144,6 +147,7 @@ export function cronfenceMiddleware(
       await state(request).checkIns?.end(summary.outcome, request.context.getRemainingTimeInMillis());
       if (!rethrow) request.response = summary;
       else attachSummary(request.error, summary);
+      drawNextRunIdRandom();
     },
   };
 }

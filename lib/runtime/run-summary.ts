@@ -43,14 +43,40 @@ export interface RunSummary {
 export const MIN_REMAINING_TO_CLAIM_MS = 3_000;
 
 /**
- * The random part of a run id, refilled from the CSPRNG on every call (never a pool of bytes drawn
- * ahead: an environment cloned from a snapshot would hand out the same ones); one buffer, reused.
+ * The random part of a run id: 5 bytes from the CSPRNG, one buffer, reused. Each run id uses bytes
+ * drawn for it alone: the first id of a process draws them as it is made; a run that finished draws
+ * the next id's in an immediate after its handler settled ({@link drawNextRunIdRandom}), so the next
+ * run's claim is not held up by the CSPRNG call (a cold one costs tens of µs before the claim can go
+ * out). Bytes are never drawn at import or initialisation, never pooled for more than one id: an
+ * environment cloned from a snapshot taken after initialisation draws its own.
  */
 const runIdRandom = Buffer.alloc(5);
+/** True while {@link runIdRandom} holds bytes no run id has used. */
+let runIdRandomDrawn = false;
+let drawScheduled = false;
 
 /** A new owner token: time-ordered and random, one per invocation attempt (never the Lambda request id). */
 export function newRunId(nowMs: number): string {
-  return `${nowMs.toString(36).padStart(9, '0')}-${randomFillSync(runIdRandom).toString('hex')}`;
+  if (!runIdRandomDrawn) randomFillSync(runIdRandom);
+  runIdRandomDrawn = false;
+  return `${nowMs.toString(36).padStart(9, '0')}-${runIdRandom.toString('hex')}`;
+}
+
+/**
+ * Draw the random bytes of this process's next run id in an immediate (after the current handler's
+ * promise chain has settled), unless already drawn or scheduled. Called when a run finished; the
+ * immediate is unref'd, so it never keeps a process alive. The CSPRNG call is only moved, never saved.
+ */
+export function drawNextRunIdRandom(): void {
+  if (runIdRandomDrawn || drawScheduled) return;
+  drawScheduled = true;
+  setImmediate(() => {
+    drawScheduled = false;
+    if (!runIdRandomDrawn) {
+      randomFillSync(runIdRandom);
+      runIdRandomDrawn = true;
+    }
+  }).unref();
 }
 
 /** Name and a bounded message of an error, for run records and summaries. */
