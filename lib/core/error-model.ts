@@ -106,7 +106,6 @@ export class CronfenceError extends Error {
     super(message, options);
     this.code = code;
     this.category = category;
-    Object.defineProperty(this, BRAND, { value: true, enumerable: false });
   }
 
   /** True for an error of any copy of the library (unlike `instanceof`, which sees only this copy). */
@@ -114,6 +113,10 @@ export class CronfenceError extends Error {
     return typeof err === 'object' && err !== null && (err as { [BRAND]?: unknown })[BRAND] === true;
   }
 }
+
+// The brand lives on the prototype (non-enumerable, read through the chain): every cronfence error
+// carries it without a property defined per error (a run makes one at every finish).
+Object.defineProperty(CronfenceError.prototype, BRAND, { value: true, enumerable: false });
 
 /**
  * True for an error thrown by any copy of cronfence loaded in this process (two bundles, two
