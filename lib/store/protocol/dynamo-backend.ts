@@ -251,7 +251,11 @@ export class DynamoBackend implements ProtocolBackend {
   }
 
   async send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
-    return request.writes.length > 1 ? this.transact(request, options) : this.single(request, options);
+    // A request with parameters is a single write whose declaration is built only when read: its
+    // `writes` are not read here (on every claim they would build the declaration it skips).
+    return request.parameters === undefined && request.writes.length > 1
+      ? this.transact(request, options)
+      : this.single(request, options);
   }
 
   async get(table: string, key: Item): Promise<Item | undefined> {
