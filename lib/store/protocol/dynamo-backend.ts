@@ -2,8 +2,8 @@
  * The DynamoDB backend of the protocol: turns a declared request (request.ts) into one UpdateItem,
  * PutItem or TransactWriteItems with its expressions compiled from the declaration, and a refused
  * condition into an answer carrying the returned item (unmarshalled: the Document client leaves it
- * marshalled). Every command carries its {@link RequestTag} in the SDK's handler context
- * ({@link REQUEST_TAG}), so middleware (fault injection, tracing) knows the step without parsing it.
+ * marshalled). Every command's {@link RequestTag} is found from what a middleware sees
+ * ({@link requestTagOf}), so middleware (fault injection, tracing) knows the step without parsing it.
  *
  * The writes go out as the low-level commands, marshalled here with `@aws-sdk/util-dynamodb` exactly
  * as the Document client would (same options, same wire input), and sent on the Document client's
@@ -37,8 +37,49 @@ import type {
   Write,
 } from './request.js';
 
-/** Key of the {@link RequestTag} in an SDK command's handler context. */
+/**
+ * Key of the {@link RequestTag} in the SDK handler context of a read (a Document-client command, whose
+ * input its marshalling replaces before the `serialize` step). Middleware reads every tag, a read's
+ * included, with {@link requestTagOf}.
+ */
 export const REQUEST_TAG = 'cronfenceRequest';
+
+/**
+ * The tag of each write's input object. A low-level command keeps the input object it was given
+ * (`command.input`), and the SDK hands that same object to every middleware as `args.input`, at every
+ * step and on every retry: the input names its request without a middleware added per command.
+ * Weak: an entry lives as long as its request's input.
+ */
+const tags = new WeakMap<object, RequestTag>();
+
+/** `input`, recorded as the input of the request tagged `tag` (see {@link requestTagOf}). */
+function tagInput<T extends object>(input: T, tag: RequestTag): T {
+  tags.set(input, tag);
+  return input;
+}
+
+/**
+ * The {@link RequestTag} of the request an SDK middleware is handling (for middleware authors: fault
+ * injection, tracing, metering): what the protocol declared the request to be, from the `args.input`
+ * the middleware receives, or (a read) from its handler context. Works at every step of the client's
+ * middleware stack and on every attempt.
+ * @param input the middleware's `args.input`
+ * @param context the middleware's handler context
+ * @returns the tag, or undefined for a request the protocol did not send
+ * @example
+ * client.middlewareStack.add(
+ *   (next, context) => (args) => {
+ *     const tag = requestTagOf(args.input, context);
+ *     if (tag) console.log(tag.op, tag.name, tag.runId);
+ *     return next(args);
+ *   },
+ *   { step: 'finalizeRequest', name: 'logProtocolSteps' },
+ * );
+ */
+export function requestTagOf(input: unknown, context?: object): RequestTag | undefined {
+  const tag = typeof input === 'object' && input !== null ? tags.get(input) : undefined;
+  return tag ?? (context as Record<string, RequestTag | undefined> | undefined)?.[REQUEST_TAG];
+}
 
 type Reason = { Code?: string; Item?: Record<string, unknown> };
 
@@ -184,7 +225,10 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-/** Put the request's tag in the command's handler context. */
+/**
+ * Put the request's tag in the command's handler context: for a Document-client command (a read),
+ * whose marshalling gives the later steps another input object than the one it was given.
+ */
 function tagged<C extends { middlewareStack: { add: (...a: never[]) => unknown } }>(
   command: C,
   tag: RequestTag,
@@ -299,11 +343,11 @@ export class DynamoBackend implements ProtocolBackend {
       const out =
         request.parameters === undefined && request.writes[0].kind === 'put'
           ? await this.low.send(
-              tagged(new PutItemCommand(input as unknown as PutItemCommandInput), request.tag),
+              new PutItemCommand(tagInput(input, request.tag) as unknown as PutItemCommandInput),
               options,
             )
           : await this.low.send(
-              tagged(new UpdateItemCommand(input as unknown as UpdateItemCommandInput), request.tag),
+              new UpdateItemCommand(tagInput(input, request.tag) as unknown as UpdateItemCommandInput),
               options,
             );
       const attributes = (out as { Attributes?: Record<string, AttributeValue> }).Attributes;
@@ -327,9 +371,8 @@ export class DynamoBackend implements ProtocolBackend {
     // (lib/store/client.ts addConflictRetry, CONFLICT_ATTEMPTS); what reaches here is final.
     try {
       await this.low.send(
-        tagged(
-          new TransactWriteItemsCommand({ TransactItems } as unknown as TransactWriteItemsCommandInput),
-          request.tag,
+        new TransactWriteItemsCommand(
+          tagInput({ TransactItems }, request.tag) as unknown as TransactWriteItemsCommandInput,
         ),
         options,
       );
