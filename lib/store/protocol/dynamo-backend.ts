@@ -168,7 +168,7 @@ export function lowLevelInput(w: Write): Record<string, unknown> {
 
 /**
  * The compiled input of each request shape seen ({@link RequestParameters}), without its expression
- * values. Bounded: past {@link SHAPE_CACHE_SIZE} shapes it starts over.
+ * values and (a put) its item. Bounded: past {@link SHAPE_CACHE_SIZE} shapes it starts over.
  */
 const SHAPE_CACHE_SIZE = 256;
 const shapes = new Map<string, Readonly<Record<string, unknown>>>();
@@ -185,32 +185,49 @@ function valueMap(values: readonly unknown[]): Record<string, AttributeValue> {
 
 /**
  * The low-level input of a single-write request: {@link lowLevelInput} of its write; for a request
- * with {@link RequestParameters}, its shape's compiled input with the request's own values, the
- * first request of a shape compiled from its declaration and checked against its parameters.
- * @throws Error when a request's parameters do not give its declared values (a declaration and its
- *   parameters out of step: a defect, refused before anything is sent)
+ * with {@link RequestParameters}, its shape's compiled input with the request's own values (and a
+ * put's own item), the first request of a shape compiled from its declaration and checked against its
+ * parameters.
+ * @throws Error when a request's parameters do not give its declared kind, values or item (a
+ *   declaration and its parameters out of step: a defect, refused before anything is sent)
  */
 export function singleInput(request: ProtocolRequest): Record<string, unknown> {
   const p = request.parameters;
   if (p === undefined) return lowLevelInput(request.writes[0]);
-  const values = valueMap(p.values());
+  const values = p.values();
   const known = shapes.get(p.shape);
-  if (known !== undefined) return { ...known, ExpressionAttributeValues: values };
+  if (known !== undefined) {
+    const input: Record<string, unknown> = { ...known };
+    if (p.item !== undefined) input.Item = marshallValues(p.item());
+    if (values.length > 0) input.ExpressionAttributeValues = valueMap(values);
+    return input;
+  }
   const declared = request.writes[0];
   const input = lowLevelInput(declared);
   const expected = JSON.stringify(input.ExpressionAttributeValues ?? {});
-  const given = JSON.stringify(values);
-  if (request.writes.length !== 1 || declared.kind !== 'update' || expected !== given)
+  const given = JSON.stringify(valueMap(values));
+  const kind = p.item === undefined ? 'update' : 'put';
+  const item = p.item === undefined ? undefined : JSON.stringify(marshallValues(p.item()));
+  if (
+    request.writes.length !== 1 ||
+    declared.kind !== kind ||
+    expected !== given ||
+    (values.length === 0) !== (input.ExpressionAttributeValues === undefined) ||
+    item !== (input.Item === undefined ? undefined : JSON.stringify(input.Item))
+  )
     throw new Error(
-      `the ${request.tag.name} request's parameters do not give its declared values (shape ${JSON.stringify(p.shape)}): declared ${expected}, parameters ${given}`,
+      `the ${request.tag.name} request's parameters do not give its declared values (shape ${JSON.stringify(p.shape)}): declared ${expected}, parameters ${given}; declared a ${declared.kind} of ${request.writes.length} write(s), parameters a ${kind}${item === undefined ? '' : ` of item ${item}`}`,
     );
   if (shapes.size >= SHAPE_CACHE_SIZE) shapes.clear();
+  const { Item: _item, ExpressionAttributeValues: _values, ...text } = input;
   shapes.set(
     p.shape,
     Object.freeze({
-      ...input,
-      Key: deepFreeze(input.Key),
-      ExpressionAttributeNames: deepFreeze(input.ExpressionAttributeNames),
+      ...text,
+      ...(text.Key !== undefined && { Key: deepFreeze(text.Key) }),
+      ...(text.ExpressionAttributeNames !== undefined && {
+        ExpressionAttributeNames: deepFreeze(text.ExpressionAttributeNames),
+      }),
     }),
   );
   return input;
@@ -340,16 +357,19 @@ export class DynamoBackend implements ProtocolBackend {
   private async single(request: ProtocolRequest, options: SendOptions): Promise<RequestOutcome> {
     const input = singleInput(request);
     try {
-      const out =
-        request.parameters === undefined && request.writes[0].kind === 'put'
-          ? await this.low.send(
-              new PutItemCommand(tagInput(input, request.tag) as unknown as PutItemCommandInput),
-              options,
-            )
-          : await this.low.send(
-              new UpdateItemCommand(tagInput(input, request.tag) as unknown as UpdateItemCommandInput),
-              options,
-            );
+      const out = (
+        request.parameters === undefined
+          ? request.writes[0].kind === 'put'
+          : request.parameters.item !== undefined
+      )
+        ? await this.low.send(
+            new PutItemCommand(tagInput(input, request.tag) as unknown as PutItemCommandInput),
+            options,
+          )
+        : await this.low.send(
+            new UpdateItemCommand(tagInput(input, request.tag) as unknown as UpdateItemCommandInput),
+            options,
+          );
       const attributes = (out as { Attributes?: Record<string, AttributeValue> }).Attributes;
       return { applied: true, ...(attributes && { attributes: nativeItem(attributes) }) };
     } catch (err) {

@@ -286,33 +286,47 @@ export type HolderRef = OnLease & { readonly runId: string; readonly fence: numb
 
 type OwnedInput = HolderRef & Partial<ReleaseRequest> & { leaseUntilMs?: number };
 
+/**
+ * A holder-only update of the lease ({@link owned}): renew or release. `parameters`, when it gives
+ * them for a request, make the request's declaration one built only when read (see {@link claim}).
+ */
 function ownedUpdate(
   name: 'renew' | 'release',
   what: string,
   set: (ref: OwnedInput) => Item,
   remove: (ref: OwnedInput) => string[] = () => [],
+  parameters: (ref: OwnedInput) => RequestParameters | undefined = () => undefined,
 ): Operation<OwnedInput, ReleaseResult> {
   return {
     name,
     request: (ref) => {
       const key = Keys.lease(ref.job, ref.shard);
+      const tag = { op: name, name, table: ref.table, key, runId: ref.runId, fence: ref.fence };
+      const declare = (): [Write] => [
+        {
+          kind: 'update',
+          table: ref.table,
+          key,
+          condition:
+            name === 'renew' && ref.leaseUntilMs !== undefined
+              ? and(owned(ref.runId, ref.fence), lt('leaseUntilMs', ref.leaseUntilMs))
+              : owned(ref.runId, ref.fence),
+          update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
+          // The release learns the slots still buffered (overlap `buffer-*`) from its own write.
+          ...(name === 'release' && { returnValues: 'ALL_NEW' as const }),
+        },
+      ];
+      const given = parameters(ref);
+      if (given === undefined) return { tag, label: what, writes: declare() };
+      let declared: [Write] | undefined;
       return {
-        tag: { op: name, name, table: ref.table, key, runId: ref.runId, fence: ref.fence },
+        tag,
         label: what,
-        writes: [
-          {
-            kind: 'update',
-            table: ref.table,
-            key,
-            condition:
-              name === 'renew' && ref.leaseUntilMs !== undefined
-                ? and(owned(ref.runId, ref.fence), lt('leaseUntilMs', ref.leaseUntilMs))
-                : owned(ref.runId, ref.fence),
-            update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
-            // The release learns the slots still buffered (overlap `buffer-*`) from its own write.
-            ...(name === 'release' && { returnValues: 'ALL_NEW' as const }),
-          },
-        ],
+        get writes() {
+          declared ??= declare();
+          return declared;
+        },
+        parameters: given,
       };
     },
     accepted: (item) => ({ buffered: bufferedSlots(item as LeaseItem | undefined) }),
@@ -401,6 +415,7 @@ export const release = ownedUpdate(
     ...(ref.failedSlots === null || (ref.failedSlots && ref.pause) ? ['failedSlots'] : []),
     ...(ref.failedSlots && ref.pause ? ['pausedUntilMs', ...RESUME_TRACE] : []),
   ],
+  releaseParameters,
 );
 
 /**
@@ -413,7 +428,55 @@ function failureSets(ref: Partial<ReleaseRequest>): Item {
   // Once the streak pauses the job, the pause names its runs and slots: storing the list as well
   // would write the streak twice and pass 1 KB (every lease write stays at 1 WCU).
   if (ref.pause) return { ...ref.pause };
-  return { failedSlots: ref.failedSlots.map((f) => ({ slot: f.slot, runId: f.runId })) };
+  return { failedSlots: storedFailedSlots(ref.failedSlots) };
+}
+
+/** The failure streak as the lease stores it: each occurrence's slot and run id. */
+function storedFailedSlots(slots: NonNullable<ReleaseRequest['failedSlots']>): Item[] {
+  return slots.map((f) => ({ slot: f.slot, runId: f.runId }));
+}
+
+/**
+ * {@link release}'s {@link RequestParameters}: every release but the one that pauses the job (its
+ * pause's attributes vary with the pause; it is sent from its declaration). The shape is what the
+ * release's expressions, key and table depend on besides their values: recorded or not, a done set,
+ * its slot and definition id, the failure streak stored or removed, the open list cleared.
+ */
+function releaseParameters(ref: OwnedInput): RequestParameters | undefined {
+  if (ref.failedSlots && ref.pause) return undefined;
+  const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
+  const flags =
+    (ref.recorded === false ? 'u' : 'r') +
+    (done ? 'd' : '-') +
+    (done && ref.succeededSlot !== undefined ? 's' : '-') +
+    (done && ref.def !== undefined ? 'D' : '-') +
+    (ref.failedSlots === null ? 'x' : ref.failedSlots ? 'f' : '-') +
+    (ref.clearOpen ? 'o' : '-');
+  return {
+    shape: `release\n${ref.table}\n${ref.job}\n${ref.shard ?? ''}\n${flags}`,
+    values: () => releaseValues(ref, done),
+  };
+}
+
+/**
+ * The values of {@link release}'s declaration, in the order its compiled expressions number them: its
+ * condition's ({@link owned}), then its SET's in order (the REMOVE names carry none). The DynamoDB
+ * backend checks them against the declaration on the first release of each shape.
+ */
+function releaseValues(ref: OwnedInput, done: boolean): unknown[] {
+  const v: unknown[] = [ref.runId, ref.fence, 'running'];
+  if (ref.recorded === false) {
+    v.push(0, readableLeaseUntil('unrecorded'), 'unrecorded', ref.nowMs);
+    return v;
+  }
+  v.push(0, readableLeaseUntil('released'), 'released', ref.nowMs);
+  if (done && ref.doneSlots !== undefined) {
+    v.push(storedDoneSet(ref.doneSlots));
+    if (ref.succeededSlot !== undefined) v.push(ref.succeededSlot);
+    if (ref.def !== undefined) v.push(ref.def);
+  }
+  if (ref.failedSlots) v.push(storedFailedSlots(ref.failedSlots));
+  return v;
 }
 
 /**
