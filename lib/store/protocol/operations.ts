@@ -521,6 +521,23 @@ export interface RunRecordInput {
   readonly retentionDays: number;
 }
 
+/** Which {@link runRecordCondition} an outcome's record is written under. */
+function runRecordClass(outcome: string): 'succeeded' | 'stale' | 'other' {
+  return outcome === Outcome.Succeeded ? 'succeeded' : outcome === Outcome.Stale ? 'stale' : 'other';
+}
+
+/** The values of {@link runRecordCondition}, in the order its compiled expression numbers them. */
+function runRecordValues(outcome: string): unknown[] {
+  switch (runRecordClass(outcome)) {
+    case 'succeeded':
+      return [];
+    case 'stale':
+      return [Outcome.Abandoned, Outcome.Succeeded];
+    case 'other':
+      return [Outcome.Abandoned];
+  }
+}
+
 /**
  * What a run record may replace, by outcome: `succeeded` only where nothing is recorded (an `abandoned`
  * mark means a successor took the lease: the run is then `stale`, never `succeeded` next to it);
@@ -544,6 +561,9 @@ export const putRunRecord: Operation<RunRecordInput, void> = {
   name: ProtocolOp.RunRecord,
   request: ({ table, record, retentionDays }) => {
     const key = Keys.run(record.job, record.slot, record.runId);
+    // One item for the declaration and the parameters: its `expiresAt` reads the clock.
+    const item = runRecordItem(record, retentionDays);
+    let declared: [Write] | undefined;
     return {
       tag: {
         op: ProtocolOp.RunRecord,
@@ -554,15 +574,16 @@ export const putRunRecord: Operation<RunRecordInput, void> = {
         ...(record.fence !== undefined && { fence: record.fence }),
       },
       label: 'run record',
-      writes: [
-        {
-          kind: 'put',
-          table,
-          key,
-          item: runRecordItem(record, retentionDays),
-          condition: runRecordCondition(record.outcome),
-        },
-      ],
+      get writes() {
+        declared ??= [{ kind: 'put', table, key, item, condition: runRecordCondition(record.outcome) }];
+        return declared;
+      },
+      // The condition's text, names and values depend only on the outcome's class.
+      parameters: {
+        shape: `run-record\n${table}\n${runRecordClass(record.outcome)}`,
+        values: () => runRecordValues(record.outcome),
+        item: () => item,
+      },
     };
   },
   accepted: () => undefined,
