@@ -112,8 +112,9 @@ const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: false
  * are mostly made of written directly: a string is `S`; a boolean `BOOL`; a finite number within the
  * safe integer range `N` as its `toString()` (as `convertToNumberAttr` does); an array `L` of its
  * elements and a plain object (`constructor === Object`) `M` of its enumerable properties, undefined
- * and function values left out (as `removeUndefinedValues` leaves them out). Every other value (sets,
- * null, numbers it refuses, other objects) is the library's `convertToAttr`.
+ * and function values left out (as `removeUndefinedValues` leaves them out); a non-empty `Set` of
+ * strings only `SS` of them in its order (the done set). Every other value (other sets, null, numbers
+ * it refuses, other objects) is the library's `convertToAttr`.
  */
 function toAttr(v: unknown): AttributeValue {
   if (typeof v === 'string') return { S: v };
@@ -132,6 +133,14 @@ function toAttr(v: unknown): AttributeValue {
   }
   if (typeof v === 'object' && v !== null && v.constructor === Object)
     return { M: marshallValues(v as Record<string, unknown>) };
+  if (v instanceof Set && v.constructor === Set && v.size > 0) {
+    const SS: string[] = [];
+    for (const x of v) {
+      if (typeof x !== 'string') return convertToAttr(v, MARSHALL);
+      SS.push(x);
+    }
+    return { SS };
+  }
   return convertToAttr(v, MARSHALL);
 }
 
