@@ -45,16 +45,18 @@ import type {
 export const REQUEST_TAG = 'cronfenceRequest';
 
 /**
- * The tag of each write's input object. A low-level command keeps the input object it was given
- * (`command.input`), and the SDK hands that same object to every middleware as `args.input`, at every
- * step and on every retry: the input names its request without a middleware added per command.
- * Weak: an entry lives as long as its request's input.
+ * The key under which a write's input object carries its tag. A low-level command keeps the input
+ * object it was given (`command.input`), and the SDK hands that same object to every middleware as
+ * `args.input`, at every step and on every retry: the input names its request without a middleware
+ * added per command. A symbol, so the tag is no member of the request: the SDK serialises an input by
+ * its operation's schema, and `JSON.stringify` and `structuredClone` leave symbol keys out. From the
+ * global registry, so two copies of the library read each other's tags.
  */
-const tags = new WeakMap<object, RequestTag>();
+const TAG_KEY: unique symbol = Symbol.for('cronfence.requestTag');
 
-/** `input`, recorded as the input of the request tagged `tag` (see {@link requestTagOf}). */
+/** `input`, carrying the tag of its request (see {@link requestTagOf}). */
 function tagInput<T extends object>(input: T, tag: RequestTag): T {
-  tags.set(input, tag);
+  (input as { [TAG_KEY]?: RequestTag })[TAG_KEY] = tag;
   return input;
 }
 
@@ -77,7 +79,8 @@ function tagInput<T extends object>(input: T, tag: RequestTag): T {
  * );
  */
 export function requestTagOf(input: unknown, context?: object): RequestTag | undefined {
-  const tag = typeof input === 'object' && input !== null ? tags.get(input) : undefined;
+  const tag =
+    typeof input === 'object' && input !== null ? (input as { [TAG_KEY]?: RequestTag })[TAG_KEY] : undefined;
   return tag ?? (context as Record<string, RequestTag | undefined> | undefined)?.[REQUEST_TAG];
 }
 
