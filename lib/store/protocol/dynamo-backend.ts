@@ -306,6 +306,16 @@ export function nativeItem(item: Record<string, AttributeValue>): Item {
   return out;
 }
 
+/** The attributes `names` of `item` that it holds, unmarshalled ({@link toNative} each). */
+function nativeAttributes(item: Record<string, AttributeValue>, names: readonly string[]): Item {
+  const out: Item = {};
+  for (const name of names) {
+    const v = item[name];
+    if (v !== undefined) out[name] = toNative(v);
+  }
+  return out;
+}
+
 /** The item a refused condition returned, unmarshalled. */
 function returnedItem(err: { Item?: Record<string, unknown> } | undefined): Item | undefined {
   return err?.Item ? nativeItem(err.Item as Record<string, AttributeValue>) : undefined;
@@ -383,7 +393,12 @@ export class DynamoBackend implements ProtocolBackend {
             options,
           );
       const attributes = (out as { Attributes?: Record<string, AttributeValue> }).Attributes;
-      return { applied: true, ...(attributes && { attributes: nativeItem(attributes) }) };
+      if (attributes === undefined) return { applied: true };
+      const names = request.returnedAttributes;
+      return {
+        applied: true,
+        attributes: names ? nativeAttributes(attributes, names) : nativeItem(attributes),
+      };
     } catch (err) {
       if ((err as Error)?.name !== 'ConditionalCheckFailedException') throw err;
       return { applied: false, index: 0, item: returnedItem(err as { Item?: Record<string, unknown> }) };

@@ -286,6 +286,9 @@ export type HolderRef = OnLease & { readonly runId: string; readonly fence: numb
 
 type OwnedInput = HolderRef & Partial<ReleaseRequest> & { leaseUntilMs?: number };
 
+/** What an accepted release reads of the item it returns (`ALL_NEW`): the slots still buffered. */
+const RELEASE_READS: readonly string[] = ['buffered'];
+
 /**
  * A holder-only update of the lease ({@link owned}): renew or release. `parameters`, when it gives
  * them for a request, make the request's declaration one built only when read (see {@link claim}).
@@ -316,8 +319,10 @@ function ownedUpdate(
           ...(name === 'release' && { returnValues: 'ALL_NEW' as const }),
         },
       ];
+      // An accepted release is read for its buffered slots alone (`accepted` below).
+      const reads = name === 'release' ? { returnedAttributes: RELEASE_READS } : {};
       const given = parameters(ref);
-      if (given === undefined) return { tag, label: what, writes: declare() };
+      if (given === undefined) return { tag, label: what, writes: declare(), ...reads };
       let declared: [Write] | undefined;
       return {
         tag,
@@ -327,6 +332,7 @@ function ownedUpdate(
           return declared;
         },
         parameters: given,
+        ...reads,
       };
     },
     accepted: (item) => ({ buffered: bufferedSlots(item as LeaseItem | undefined) }),

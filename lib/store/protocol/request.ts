@@ -45,6 +45,11 @@ export interface ProtocolRequest {
   readonly label: string;
   readonly writes: readonly [Write, ...Write[]];
   /**
+   * The attributes of the item an accepted request returns (its write's `returnValues`) that the
+   * operation reads: a backend may hand back only these. @default all of them
+   */
+  readonly returnedAttributes?: readonly string[];
+  /**
    * Set on a single-write request (an update, or a put) whose expressions depend on its input only
    * through their values.
    * @default none (backends compile `writes`)
