@@ -60,7 +60,14 @@ import {
 } from './expression.js';
 import { ProtocolOp } from './ops.js';
 import { withOverlap } from './overlap-conditions.js';
-import type { Item, Operation, ProtocolRequest, RequestParameters, Write } from './request.js';
+import {
+  type Item,
+  type Operation,
+  ParameterisedRequest,
+  type ProtocolRequest,
+  type RequestParameters,
+  type Write,
+} from './request.js';
 
 /** Sort key of every lease item. */
 export const LEASE_SK = Keys.lease('-').sk;
@@ -130,20 +137,18 @@ export const claim: Operation<
     };
     // Every run sends one: a backend that reuses a shape's compiled text takes only its values, and the
     // declaration is built when read (by another backend, an error message, the shape's first request).
-    return {
-      tag: {
+    return new ParameterisedRequest(
+      {
         op: ProtocolOp.Claim,
         name: 'claim',
         table: req.table,
         key: Keys.lease(req.job, req.shard),
         runId: req.runId,
       },
-      label: 'claim lease',
-      get writes() {
-        return declare().writes;
-      },
-      parameters: { shape: claimShape(req), values: () => claimValues(req) },
-    };
+      'claim lease',
+      { shape: claimShape(req), values: () => claimValues(req) },
+      () => declare().writes,
+    );
   },
   accepted: (old, req) => decideClaimSucceeded(old as LeaseItem | undefined, req),
   refused: (item, _i, req) => decideClaimFailed(item as LeaseItem | undefined, req),
@@ -323,17 +328,7 @@ function ownedUpdate(
       const reads = name === 'release' ? { returnedAttributes: RELEASE_READS } : {};
       const given = parameters(ref);
       if (given === undefined) return { tag, label: what, writes: declare(), ...reads };
-      let declared: [Write] | undefined;
-      return {
-        tag,
-        label: what,
-        get writes() {
-          declared ??= declare();
-          return declared;
-        },
-        parameters: given,
-        ...reads,
-      };
+      return new ParameterisedRequest(tag, what, given, declare, reads.returnedAttributes);
     },
     accepted: (item) => ({ buffered: bufferedSlots(item as LeaseItem | undefined) }),
     refused: (item, _i, ref) => {
@@ -569,9 +564,8 @@ export const putRunRecord: Operation<RunRecordInput, void> = {
     const key = Keys.run(record.job, record.slot, record.runId);
     // One item for the declaration and the parameters: its `expiresAt` reads the clock.
     const item = runRecordItem(record, retentionDays);
-    let declared: [Write] | undefined;
-    return {
-      tag: {
+    return new ParameterisedRequest(
+      {
         op: ProtocolOp.RunRecord,
         name: 'run-record',
         table,
@@ -579,18 +573,15 @@ export const putRunRecord: Operation<RunRecordInput, void> = {
         runId: record.runId,
         ...(record.fence !== undefined && { fence: record.fence }),
       },
-      label: 'run record',
-      get writes() {
-        declared ??= [{ kind: 'put', table, key, item, condition: runRecordCondition(record.outcome) }];
-        return declared;
-      },
+      'run record',
       // The condition's text, names and values depend only on the outcome's class.
-      parameters: {
+      {
         shape: `run-record\n${table}\n${runRecordClass(record.outcome)}`,
         values: () => runRecordValues(record.outcome),
         item: () => item,
       },
-    };
+      () => [{ kind: 'put', table, key, item, condition: runRecordCondition(record.outcome) }],
+    );
   },
   accepted: () => undefined,
   refused: (existing, _i, { record }) => {
