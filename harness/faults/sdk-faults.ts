@@ -8,7 +8,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { REQUEST_TAG } from '../../lib/store/protocol/dynamo-backend.js';
+import { requestTagOf } from '../../lib/store/protocol/dynamo-backend.js';
 import { type ProtocolOp, protocolOpOf, type RequestTag } from './protocol-ops.js';
 
 export { PROTOCOL_STEPS, ProtocolOp, protocolOpOf, type RequestTag } from './protocol-ops.js';
@@ -267,16 +267,14 @@ export class FaultInjector {
     );
     client.middlewareStack.addRelativeTo(
       // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
-      (next: any, context: any) => async (args: any) =>
+      (next: any, context: any) => async (args: any) => {
+        const tag = requestTagOf(args.input, context);
         // biome-ignore lint/suspicious/noExplicitAny: the SDK's handler output type
-        this.intercept<any>(
-          {
-            command: String(context.commandName),
-            input: args.input ?? {},
-            ...(context[REQUEST_TAG] && { tag: context[REQUEST_TAG] }),
-          },
+        return this.intercept<any>(
+          { command: String(context.commandName), input: args.input ?? {}, ...(tag && { tag }) },
           () => next(args),
-        ),
+        );
+      },
       { relation: 'after', toMiddleware: 'retryMiddleware', name: 'cronfenceFaults', override: true },
     );
     return this;

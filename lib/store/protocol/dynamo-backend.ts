@@ -2,8 +2,8 @@
  * The DynamoDB backend of the protocol: turns a declared request (request.ts) into one UpdateItem,
  * PutItem or TransactWriteItems with its expressions compiled from the declaration, and a refused
  * condition into an answer carrying the returned item (unmarshalled: the Document client leaves it
- * marshalled). Every command carries its {@link RequestTag} in the SDK's handler context
- * ({@link REQUEST_TAG}), so middleware (fault injection, tracing) knows the step without parsing it.
+ * marshalled). Every command's {@link RequestTag} is found from what a middleware sees
+ * ({@link requestTagOf}), so middleware (fault injection, tracing) knows the step without parsing it.
  *
  * The writes go out as the low-level commands, marshalled here with `@aws-sdk/util-dynamodb` exactly
  * as the Document client would (same options, same wire input), and sent on the Document client's
@@ -37,8 +37,52 @@ import type {
   Write,
 } from './request.js';
 
-/** Key of the {@link RequestTag} in an SDK command's handler context. */
+/**
+ * Key of the {@link RequestTag} in the SDK handler context of a read (a Document-client command, whose
+ * input its marshalling replaces before the `serialize` step). Middleware reads every tag, a read's
+ * included, with {@link requestTagOf}.
+ */
 export const REQUEST_TAG = 'cronfenceRequest';
+
+/**
+ * The key under which a write's input object carries its tag. A low-level command keeps the input
+ * object it was given (`command.input`), and the SDK hands that same object to every middleware as
+ * `args.input`, at every step and on every retry: the input names its request without a middleware
+ * added per command. A symbol, so the tag is no member of the request: the SDK serialises an input by
+ * its operation's schema, and `JSON.stringify` and `structuredClone` leave symbol keys out. From the
+ * global registry, so two copies of the library read each other's tags.
+ */
+const TAG_KEY: unique symbol = Symbol.for('cronfence.requestTag');
+
+/** `input`, carrying the tag of its request (see {@link requestTagOf}). */
+function tagInput<T extends object>(input: T, tag: RequestTag): T {
+  (input as { [TAG_KEY]?: RequestTag })[TAG_KEY] = tag;
+  return input;
+}
+
+/**
+ * The {@link RequestTag} of the request an SDK middleware is handling (for middleware authors: fault
+ * injection, tracing, metering): what the protocol declared the request to be, from the `args.input`
+ * the middleware receives, or (a read) from its handler context. Works at every step of the client's
+ * middleware stack and on every attempt.
+ * @param input the middleware's `args.input`
+ * @param context the middleware's handler context
+ * @returns the tag, or undefined for a request the protocol did not send
+ * @example
+ * client.middlewareStack.add(
+ *   (next, context) => (args) => {
+ *     const tag = requestTagOf(args.input, context);
+ *     if (tag) console.log(tag.op, tag.name, tag.runId);
+ *     return next(args);
+ *   },
+ *   { step: 'finalizeRequest', name: 'logProtocolSteps' },
+ * );
+ */
+export function requestTagOf(input: unknown, context?: object): RequestTag | undefined {
+  const tag =
+    typeof input === 'object' && input !== null ? (input as { [TAG_KEY]?: RequestTag })[TAG_KEY] : undefined;
+  return tag ?? (context as Record<string, RequestTag | undefined> | undefined)?.[REQUEST_TAG];
+}
 
 type Reason = { Code?: string; Item?: Record<string, unknown> };
 
@@ -71,8 +115,9 @@ const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: false
  * are mostly made of written directly: a string is `S`; a boolean `BOOL`; a finite number within the
  * safe integer range `N` as its `toString()` (as `convertToNumberAttr` does); an array `L` of its
  * elements and a plain object (`constructor === Object`) `M` of its enumerable properties, undefined
- * and function values left out (as `removeUndefinedValues` leaves them out). Every other value (sets,
- * null, numbers it refuses, other objects) is the library's `convertToAttr`.
+ * and function values left out (as `removeUndefinedValues` leaves them out); a non-empty `Set` of
+ * strings only `SS` of them in its order (the done set). Every other value (other sets, null, numbers
+ * it refuses, other objects) is the library's `convertToAttr`.
  */
 function toAttr(v: unknown): AttributeValue {
   if (typeof v === 'string') return { S: v };
@@ -91,6 +136,14 @@ function toAttr(v: unknown): AttributeValue {
   }
   if (typeof v === 'object' && v !== null && v.constructor === Object)
     return { M: marshallValues(v as Record<string, unknown>) };
+  if (v instanceof Set && v.constructor === Set && v.size > 0) {
+    const SS: string[] = [];
+    for (const x of v) {
+      if (typeof x !== 'string') return convertToAttr(v, MARSHALL);
+      SS.push(x);
+    }
+    return { SS };
+  }
   return convertToAttr(v, MARSHALL);
 }
 
@@ -127,7 +180,7 @@ export function lowLevelInput(w: Write): Record<string, unknown> {
 
 /**
  * The compiled input of each request shape seen ({@link RequestParameters}), without its expression
- * values. Bounded: past {@link SHAPE_CACHE_SIZE} shapes it starts over.
+ * values and (a put) its item. Bounded: past {@link SHAPE_CACHE_SIZE} shapes it starts over.
  */
 const SHAPE_CACHE_SIZE = 256;
 const shapes = new Map<string, Readonly<Record<string, unknown>>>();
@@ -144,32 +197,49 @@ function valueMap(values: readonly unknown[]): Record<string, AttributeValue> {
 
 /**
  * The low-level input of a single-write request: {@link lowLevelInput} of its write; for a request
- * with {@link RequestParameters}, its shape's compiled input with the request's own values, the
- * first request of a shape compiled from its declaration and checked against its parameters.
- * @throws Error when a request's parameters do not give its declared values (a declaration and its
- *   parameters out of step: a defect, refused before anything is sent)
+ * with {@link RequestParameters}, its shape's compiled input with the request's own values (and a
+ * put's own item), the first request of a shape compiled from its declaration and checked against its
+ * parameters.
+ * @throws Error when a request's parameters do not give its declared kind, values or item (a
+ *   declaration and its parameters out of step: a defect, refused before anything is sent)
  */
 export function singleInput(request: ProtocolRequest): Record<string, unknown> {
   const p = request.parameters;
   if (p === undefined) return lowLevelInput(request.writes[0]);
-  const values = valueMap(p.values());
+  const values = p.values();
   const known = shapes.get(p.shape);
-  if (known !== undefined) return { ...known, ExpressionAttributeValues: values };
+  if (known !== undefined) {
+    const input: Record<string, unknown> = { ...known };
+    if (p.item !== undefined) input.Item = marshallValues(p.item());
+    if (values.length > 0) input.ExpressionAttributeValues = valueMap(values);
+    return input;
+  }
   const declared = request.writes[0];
   const input = lowLevelInput(declared);
   const expected = JSON.stringify(input.ExpressionAttributeValues ?? {});
-  const given = JSON.stringify(values);
-  if (request.writes.length !== 1 || declared.kind !== 'update' || expected !== given)
+  const given = JSON.stringify(valueMap(values));
+  const kind = p.item === undefined ? 'update' : 'put';
+  const item = p.item === undefined ? undefined : JSON.stringify(marshallValues(p.item()));
+  if (
+    request.writes.length !== 1 ||
+    declared.kind !== kind ||
+    expected !== given ||
+    (values.length === 0) !== (input.ExpressionAttributeValues === undefined) ||
+    item !== (input.Item === undefined ? undefined : JSON.stringify(input.Item))
+  )
     throw new Error(
-      `the ${request.tag.name} request's parameters do not give its declared values (shape ${JSON.stringify(p.shape)}): declared ${expected}, parameters ${given}`,
+      `the ${request.tag.name} request's parameters do not give its declared values (shape ${JSON.stringify(p.shape)}): declared ${expected}, parameters ${given}; declared a ${declared.kind} of ${request.writes.length} write(s), parameters a ${kind}${item === undefined ? '' : ` of item ${item}`}`,
     );
   if (shapes.size >= SHAPE_CACHE_SIZE) shapes.clear();
+  const { Item: _item, ExpressionAttributeValues: _values, ...text } = input;
   shapes.set(
     p.shape,
     Object.freeze({
-      ...input,
-      Key: deepFreeze(input.Key),
-      ExpressionAttributeNames: deepFreeze(input.ExpressionAttributeNames),
+      ...text,
+      ...(text.Key !== undefined && { Key: deepFreeze(text.Key) }),
+      ...(text.ExpressionAttributeNames !== undefined && {
+        ExpressionAttributeNames: deepFreeze(text.ExpressionAttributeNames),
+      }),
     }),
   );
   return input;
@@ -184,7 +254,10 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-/** Put the request's tag in the command's handler context. */
+/**
+ * Put the request's tag in the command's handler context: for a Document-client command (a read),
+ * whose marshalling gives the later steps another input object than the one it was given.
+ */
 function tagged<C extends { middlewareStack: { add: (...a: never[]) => unknown } }>(
   command: C,
   tag: RequestTag,
@@ -233,6 +306,16 @@ export function nativeItem(item: Record<string, AttributeValue>): Item {
   return out;
 }
 
+/** The attributes `names` of `item` that it holds, unmarshalled ({@link toNative} each). */
+function nativeAttributes(item: Record<string, AttributeValue>, names: readonly string[]): Item {
+  const out: Item = {};
+  for (const name of names) {
+    const v = item[name];
+    if (v !== undefined) out[name] = toNative(v);
+  }
+  return out;
+}
+
 /** The item a refused condition returned, unmarshalled. */
 function returnedItem(err: { Item?: Record<string, unknown> } | undefined): Item | undefined {
   return err?.Item ? nativeItem(err.Item as Record<string, AttributeValue>) : undefined;
@@ -251,7 +334,11 @@ export class DynamoBackend implements ProtocolBackend {
   }
 
   async send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
-    return request.writes.length > 1 ? this.transact(request, options) : this.single(request, options);
+    // A request with parameters is a single write whose declaration is built only when read: its
+    // `writes` are not read here (on every claim they would build the declaration it skips).
+    return request.parameters === undefined && request.writes.length > 1
+      ? this.transact(request, options)
+      : this.single(request, options);
   }
 
   async get(table: string, key: Item): Promise<Item | undefined> {
@@ -292,18 +379,26 @@ export class DynamoBackend implements ProtocolBackend {
   private async single(request: ProtocolRequest, options: SendOptions): Promise<RequestOutcome> {
     const input = singleInput(request);
     try {
-      const out =
-        request.parameters === undefined && request.writes[0].kind === 'put'
-          ? await this.low.send(
-              tagged(new PutItemCommand(input as unknown as PutItemCommandInput), request.tag),
-              options,
-            )
-          : await this.low.send(
-              tagged(new UpdateItemCommand(input as unknown as UpdateItemCommandInput), request.tag),
-              options,
-            );
+      const out = (
+        request.parameters === undefined
+          ? request.writes[0].kind === 'put'
+          : request.parameters.item !== undefined
+      )
+        ? await this.low.send(
+            new PutItemCommand(tagInput(input, request.tag) as unknown as PutItemCommandInput),
+            options,
+          )
+        : await this.low.send(
+            new UpdateItemCommand(tagInput(input, request.tag) as unknown as UpdateItemCommandInput),
+            options,
+          );
       const attributes = (out as { Attributes?: Record<string, AttributeValue> }).Attributes;
-      return { applied: true, ...(attributes && { attributes: nativeItem(attributes) }) };
+      if (attributes === undefined) return { applied: true };
+      const names = request.returnedAttributes;
+      return {
+        applied: true,
+        attributes: names ? nativeAttributes(attributes, names) : nativeItem(attributes),
+      };
     } catch (err) {
       if ((err as Error)?.name !== 'ConditionalCheckFailedException') throw err;
       return { applied: false, index: 0, item: returnedItem(err as { Item?: Record<string, unknown> }) };
@@ -323,9 +418,8 @@ export class DynamoBackend implements ProtocolBackend {
     // (lib/store/client.ts addConflictRetry, CONFLICT_ATTEMPTS); what reaches here is final.
     try {
       await this.low.send(
-        tagged(
-          new TransactWriteItemsCommand({ TransactItems } as unknown as TransactWriteItemsCommandInput),
-          request.tag,
+        new TransactWriteItemsCommand(
+          tagInput({ TransactItems }, request.tag) as unknown as TransactWriteItemsCommandInput,
         ),
         options,
       );

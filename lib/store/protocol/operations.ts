@@ -60,7 +60,14 @@ import {
 } from './expression.js';
 import { ProtocolOp } from './ops.js';
 import { withOverlap } from './overlap-conditions.js';
-import type { Item, Operation, ProtocolRequest, RequestParameters, Write } from './request.js';
+import {
+  type Item,
+  type Operation,
+  ParameterisedRequest,
+  type ProtocolRequest,
+  type RequestParameters,
+  type Write,
+} from './request.js';
 
 /** Sort key of every lease item. */
 export const LEASE_SK = Keys.lease('-').sk;
@@ -130,20 +137,18 @@ export const claim: Operation<
     };
     // Every run sends one: a backend that reuses a shape's compiled text takes only its values, and the
     // declaration is built when read (by another backend, an error message, the shape's first request).
-    return {
-      tag: {
+    return new ParameterisedRequest(
+      {
         op: ProtocolOp.Claim,
         name: 'claim',
         table: req.table,
         key: Keys.lease(req.job, req.shard),
         runId: req.runId,
       },
-      label: 'claim lease',
-      get writes() {
-        return declare().writes;
-      },
-      parameters: { shape: claimShape(req), values: () => claimValues(req) },
-    };
+      'claim lease',
+      { shape: claimShape(req), values: () => claimValues(req) },
+      () => declare().writes,
+    );
   },
   accepted: (old, req) => decideClaimSucceeded(old as LeaseItem | undefined, req),
   refused: (item, _i, req) => decideClaimFailed(item as LeaseItem | undefined, req),
@@ -286,34 +291,44 @@ export type HolderRef = OnLease & { readonly runId: string; readonly fence: numb
 
 type OwnedInput = HolderRef & Partial<ReleaseRequest> & { leaseUntilMs?: number };
 
+/** What an accepted release reads of the item it returns (`ALL_NEW`): the slots still buffered. */
+const RELEASE_READS: readonly string[] = ['buffered'];
+
+/**
+ * A holder-only update of the lease ({@link owned}): renew or release. `parameters`, when it gives
+ * them for a request, make the request's declaration one built only when read (see {@link claim}).
+ */
 function ownedUpdate(
   name: 'renew' | 'release',
   what: string,
   set: (ref: OwnedInput) => Item,
   remove: (ref: OwnedInput) => string[] = () => [],
+  parameters: (ref: OwnedInput) => RequestParameters | undefined = () => undefined,
 ): Operation<OwnedInput, ReleaseResult> {
   return {
     name,
     request: (ref) => {
       const key = Keys.lease(ref.job, ref.shard);
-      return {
-        tag: { op: name, name, table: ref.table, key, runId: ref.runId, fence: ref.fence },
-        label: what,
-        writes: [
-          {
-            kind: 'update',
-            table: ref.table,
-            key,
-            condition:
-              name === 'renew' && ref.leaseUntilMs !== undefined
-                ? and(owned(ref.runId, ref.fence), lt('leaseUntilMs', ref.leaseUntilMs))
-                : owned(ref.runId, ref.fence),
-            update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
-            // The release learns the slots still buffered (overlap `buffer-*`) from its own write.
-            ...(name === 'release' && { returnValues: 'ALL_NEW' as const }),
-          },
-        ],
-      };
+      const tag = { op: name, name, table: ref.table, key, runId: ref.runId, fence: ref.fence };
+      const declare = (): [Write] => [
+        {
+          kind: 'update',
+          table: ref.table,
+          key,
+          condition:
+            name === 'renew' && ref.leaseUntilMs !== undefined
+              ? and(owned(ref.runId, ref.fence), lt('leaseUntilMs', ref.leaseUntilMs))
+              : owned(ref.runId, ref.fence),
+          update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
+          // The release learns the slots still buffered (overlap `buffer-*`) from its own write.
+          ...(name === 'release' && { returnValues: 'ALL_NEW' as const }),
+        },
+      ];
+      // An accepted release is read for its buffered slots alone (`accepted` below).
+      const reads = name === 'release' ? { returnedAttributes: RELEASE_READS } : {};
+      const given = parameters(ref);
+      if (given === undefined) return { tag, label: what, writes: declare(), ...reads };
+      return new ParameterisedRequest(tag, what, given, declare, reads.returnedAttributes);
     },
     accepted: (item) => ({ buffered: bufferedSlots(item as LeaseItem | undefined) }),
     refused: (item, _i, ref) => {
@@ -401,6 +416,7 @@ export const release = ownedUpdate(
     ...(ref.failedSlots === null || (ref.failedSlots && ref.pause) ? ['failedSlots'] : []),
     ...(ref.failedSlots && ref.pause ? ['pausedUntilMs', ...RESUME_TRACE] : []),
   ],
+  releaseParameters,
 );
 
 /**
@@ -413,7 +429,55 @@ function failureSets(ref: Partial<ReleaseRequest>): Item {
   // Once the streak pauses the job, the pause names its runs and slots: storing the list as well
   // would write the streak twice and pass 1 KB (every lease write stays at 1 WCU).
   if (ref.pause) return { ...ref.pause };
-  return { failedSlots: ref.failedSlots.map((f) => ({ slot: f.slot, runId: f.runId })) };
+  return { failedSlots: storedFailedSlots(ref.failedSlots) };
+}
+
+/** The failure streak as the lease stores it: each occurrence's slot and run id. */
+function storedFailedSlots(slots: NonNullable<ReleaseRequest['failedSlots']>): Item[] {
+  return slots.map((f) => ({ slot: f.slot, runId: f.runId }));
+}
+
+/**
+ * {@link release}'s {@link RequestParameters}: every release but the one that pauses the job (its
+ * pause's attributes vary with the pause; it is sent from its declaration). The shape is what the
+ * release's expressions, key and table depend on besides their values: recorded or not, a done set,
+ * its slot and definition id, the failure streak stored or removed, the open list cleared.
+ */
+function releaseParameters(ref: OwnedInput): RequestParameters | undefined {
+  if (ref.failedSlots && ref.pause) return undefined;
+  const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
+  const flags =
+    (ref.recorded === false ? 'u' : 'r') +
+    (done ? 'd' : '-') +
+    (done && ref.succeededSlot !== undefined ? 's' : '-') +
+    (done && ref.def !== undefined ? 'D' : '-') +
+    (ref.failedSlots === null ? 'x' : ref.failedSlots ? 'f' : '-') +
+    (ref.clearOpen ? 'o' : '-');
+  return {
+    shape: `release\n${ref.table}\n${ref.job}\n${ref.shard ?? ''}\n${flags}`,
+    values: () => releaseValues(ref, done),
+  };
+}
+
+/**
+ * The values of {@link release}'s declaration, in the order its compiled expressions number them: its
+ * condition's ({@link owned}), then its SET's in order (the REMOVE names carry none). The DynamoDB
+ * backend checks them against the declaration on the first release of each shape.
+ */
+function releaseValues(ref: OwnedInput, done: boolean): unknown[] {
+  const v: unknown[] = [ref.runId, ref.fence, 'running'];
+  if (ref.recorded === false) {
+    v.push(0, readableLeaseUntil('unrecorded'), 'unrecorded', ref.nowMs);
+    return v;
+  }
+  v.push(0, readableLeaseUntil('released'), 'released', ref.nowMs);
+  if (done && ref.doneSlots !== undefined) {
+    v.push(storedDoneSet(ref.doneSlots));
+    if (ref.succeededSlot !== undefined) v.push(ref.succeededSlot);
+    if (ref.def !== undefined) v.push(ref.def);
+  }
+  if (ref.failedSlots) v.push(storedFailedSlots(ref.failedSlots));
+  return v;
 }
 
 /**
@@ -458,6 +522,23 @@ export interface RunRecordInput {
   readonly retentionDays: number;
 }
 
+/** Which {@link runRecordCondition} an outcome's record is written under. */
+function runRecordClass(outcome: string): 'succeeded' | 'stale' | 'other' {
+  return outcome === Outcome.Succeeded ? 'succeeded' : outcome === Outcome.Stale ? 'stale' : 'other';
+}
+
+/** The values of {@link runRecordCondition}, in the order its compiled expression numbers them. */
+function runRecordValues(outcome: string): unknown[] {
+  switch (runRecordClass(outcome)) {
+    case 'succeeded':
+      return [];
+    case 'stale':
+      return [Outcome.Abandoned, Outcome.Succeeded];
+    case 'other':
+      return [Outcome.Abandoned];
+  }
+}
+
 /**
  * What a run record may replace, by outcome: `succeeded` only where nothing is recorded (an `abandoned`
  * mark means a successor took the lease: the run is then `stale`, never `succeeded` next to it);
@@ -481,8 +562,10 @@ export const putRunRecord: Operation<RunRecordInput, void> = {
   name: ProtocolOp.RunRecord,
   request: ({ table, record, retentionDays }) => {
     const key = Keys.run(record.job, record.slot, record.runId);
-    return {
-      tag: {
+    // One item for the declaration and the parameters: its `expiresAt` reads the clock.
+    const item = runRecordItem(record, retentionDays);
+    return new ParameterisedRequest(
+      {
         op: ProtocolOp.RunRecord,
         name: 'run-record',
         table,
@@ -490,17 +573,15 @@ export const putRunRecord: Operation<RunRecordInput, void> = {
         runId: record.runId,
         ...(record.fence !== undefined && { fence: record.fence }),
       },
-      label: 'run record',
-      writes: [
-        {
-          kind: 'put',
-          table,
-          key,
-          item: runRecordItem(record, retentionDays),
-          condition: runRecordCondition(record.outcome),
-        },
-      ],
-    };
+      'run record',
+      // The condition's text, names and values depend only on the outcome's class.
+      {
+        shape: `run-record\n${table}\n${runRecordClass(record.outcome)}`,
+        values: () => runRecordValues(record.outcome),
+        item: () => item,
+      },
+      () => [{ kind: 'put', table, key, item, condition: runRecordCondition(record.outcome) }],
+    );
   },
   accepted: () => undefined,
   refused: (existing, _i, { record }) => {

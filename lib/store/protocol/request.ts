@@ -45,29 +45,68 @@ export interface ProtocolRequest {
   readonly label: string;
   readonly writes: readonly [Write, ...Write[]];
   /**
-   * Set on a single-update request whose expressions depend on its input only through their values.
+   * The attributes of the item an accepted request returns (its write's `returnValues`) that the
+   * operation reads: a backend may hand back only these. @default all of them
+   */
+  readonly returnedAttributes?: readonly string[];
+  /**
+   * Set on a single-write request (an update, or a put) whose expressions depend on its input only
+   * through their values.
    * @default none (backends compile `writes`)
    */
   readonly parameters?: RequestParameters;
 }
 
 /**
- * The values of a single-update request whose table, key, condition and update text and attribute
- * names are those of every request of its `shape`. A backend may compile the first request of a shape
- * from its `writes` and send the later ones as that text with their own values (the DynamoDB backend
- * does: dynamo-backend.ts); a request that carries parameters may build `writes` only when read.
+ * The values of a single-write request whose table, key (an update's), condition and update text and
+ * attribute names are those of every request of its `shape`. A backend may compile the first request
+ * of a shape from its `writes` and send the later ones as that text with their own values (the
+ * DynamoDB backend does: dynamo-backend.ts); a request that carries parameters may build `writes` only
+ * when read.
  */
 export interface RequestParameters {
   /**
-   * Names the request's expressions, key and table: equal shapes, equal compiled text and names.
-   * Bounded per process by the jobs and shards it runs (the backend keeps a bounded cache of them).
+   * Names the request's kind, expressions, key and table: equal shapes, equal compiled text and
+   * names. Bounded per process by the jobs and shards it runs (the backend keeps a bounded cache).
    */
   readonly shape: string;
   /**
    * The request's expression values in the order its compiled expressions number them (`:v0`,
-   * `:v1`, ...: the condition's first, then the update's), as plain values.
+   * `:v1`, ...: the condition's first, then the update's), as plain values; none of them undefined.
    */
   values(): readonly unknown[];
+  /**
+   * A put's item (its declared `item`, as plain values): set for a put, whose item is its own on every
+   * request of its shape. @default none: the request is an update
+   */
+  item?(): Item;
+}
+
+/**
+ * A request with {@link RequestParameters} whose declaration is built only when its `writes` are read
+ * (by a backend that compiles it, an error message, a shape's first request). A class: its accessor is
+ * on the prototype, where an accessor in an object literal makes every request an object of its own
+ * shape (about 1 µs each in V8).
+ */
+export class ParameterisedRequest implements ProtocolRequest {
+  private declared: readonly [Write, ...Write[]] | undefined;
+
+  /**
+   * @param declare builds the request's declaration (once, when `writes` is first read)
+   * @param returnedAttributes see {@link ProtocolRequest.returnedAttributes} @default all of them
+   */
+  constructor(
+    readonly tag: RequestTag,
+    readonly label: string,
+    readonly parameters: RequestParameters,
+    private readonly declare: () => readonly [Write, ...Write[]],
+    readonly returnedAttributes?: readonly string[],
+  ) {}
+
+  get writes(): readonly [Write, ...Write[]] {
+    this.declared ??= this.declare();
+    return this.declared;
+  }
 }
 
 /** What a backend answers. */

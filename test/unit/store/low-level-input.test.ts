@@ -1,14 +1,16 @@
 /**
  * The DynamoDB backend's low-level input (unit): the values a declared write carries are marshalled
  * exactly as `@aws-sdk/util-dynamodb`'s `marshall` with the library's options would marshal them
- * (what the Document client sent before), including the lists and maps written directly; and a
- * claim sent from its shape's compiled text is the input its declaration compiles to; and an item
- * read back is unmarshalled as `unmarshall` would.
+ * (what the Document client sent before), including the lists, maps and string sets written
+ * directly; and a claim, a release and a run record sent from their shape's compiled text are the
+ * input their declaration compiles to; and an item read back is unmarshalled as `unmarshall` would.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Outcome, Reason } from '../../../lib/core/outcomes.js';
+import type { RunRecord } from '../../../lib/core/ports.js';
 import {
   lowLevelInput,
   nativeItem,
@@ -16,8 +18,8 @@ import {
   writeInput,
 } from '../../../lib/store/protocol/dynamo-backend.js';
 import { eq } from '../../../lib/store/protocol/expression.js';
-import { claim } from '../../../lib/store/protocol/operations.js';
-import type { Write } from '../../../lib/store/protocol/request.js';
+import { claim, putRunRecord, release } from '../../../lib/store/protocol/operations.js';
+import type { ProtocolRequest, Write } from '../../../lib/store/protocol/request.js';
 
 const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
 
@@ -39,6 +41,10 @@ describe('lowLevelInput', () => {
     ['a negative fraction', -0.5],
     ['null', null],
     ['a string set', new Set(['a', 'b'])],
+    ['a set of a string and a number', new Set(['a', 1])],
+    ['a set of a number and a string', new Set([1, 'a'])],
+    ['a set with undefined', new Set(['a', undefined])],
+    ['a number set', new Set([1, 2])],
     ['an empty list', []],
     ['a list of scalars and undefined', ['a', undefined, 3, true]],
     ['a list with a hole', Object.assign(new Array(3), { 0: 'a', 2: 'c' })],
@@ -54,6 +60,11 @@ describe('lowLevelInput', () => {
     };
     expect(input.Item).toEqual(marshall(doc.Item, MARSHALL));
     expect(input.ExpressionAttributeValues).toEqual(marshall(doc.ExpressionAttributeValues, MARSHALL));
+  });
+
+  it('marshals an empty set as util-dynamodb does: refused with its error', () => {
+    expect(() => marshall({ v: new Set() }, MARSHALL)).toThrow();
+    expect(() => lowLevelInput(putOf(new Set()))).toThrow();
   });
 
   it('marshals an unsafe integer as util-dynamodb does: refused with its error', () => {
@@ -129,6 +140,116 @@ describe('singleInput (a request sent from its shape)', () => {
         expect(singleInput(request)).toEqual(lowLevelInput(request.writes[0]));
         const again = claim.request({ ...req, runId: `${req.runId}-2`, nowMs: req.nowMs + 1 });
         expect(singleInput(again)).toEqual(lowLevelInput(again.writes[0]));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  /** Slot ids of every form: local minute, UTC instant, a date, an id no done key encodes. */
+  const slotIds = fc.constantFrom('2026-03-01T02:00', '2026-03-01T02:00:00Z', '2026-03-01', 'odd id');
+
+  /** Releases of every shape: recorded or not, done set, its slot and definition, streak, pause. */
+  const releases = fc.record(
+    {
+      table: fc.constantFrom('lib', 'other-lib'),
+      job: fc.constantFrom('daily-report', 'settle'),
+      shard: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+      runId: fc.string({ minLength: 1, maxLength: 12 }),
+      fence: fc.integer({ min: 1, max: 2 ** 40 }),
+      nowMs: fc.integer({ min: 0, max: 2 ** 45 }),
+      doneSlots: fc.option(
+        fc.uniqueArray(slotIds, { maxLength: 4 }).map((ids) => new Set(ids)),
+        { nil: undefined },
+      ),
+      succeededSlot: fc.option(slotIds, { nil: undefined }),
+      def: fc.option(fc.constantFrom('d1', 'd2'), { nil: undefined }),
+      clearOpen: fc.option(fc.boolean(), { nil: undefined }),
+      recorded: fc.option(fc.boolean(), { nil: undefined }),
+      failedSlots: fc.option(
+        fc.oneof(
+          fc.constant(null),
+          fc.array(fc.record({ slot: slotIds, runId: fc.string({ maxLength: 8 }) }), { maxLength: 3 }),
+        ),
+        { nil: undefined },
+      ),
+      pause: fc.option(
+        fc.record(
+          {
+            pausedAtMs: fc.integer({ min: 0, max: 2 ** 45 }),
+            pausedBy: fc.constantFrom('failures', 'ops'),
+            pauseNote: fc.string({ maxLength: 12 }),
+            pausedRuns: fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+          },
+          { requiredKeys: ['pausedAtMs'] },
+        ),
+        { nil: undefined },
+      ),
+    },
+    { requiredKeys: ['table', 'job', 'runId', 'fence', 'nowMs'] },
+  );
+
+  /** Run records of every outcome, with and without the optional fields. */
+  const records = fc.record(
+    {
+      job: fc.constantFrom('daily-report', 'settle'),
+      shard: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+      slot: slotIds,
+      scheduledTime: fc.constant('2026-03-01T02:00:00.000Z'),
+      businessDate: fc.constant('2026-03-01'),
+      runId: fc.string({ minLength: 1, maxLength: 12 }),
+      trigger: fc.constantFrom('schedule' as const, 'manual' as const),
+      requestedBy: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+      lambdaRequestId: fc.option(fc.uuid(), { nil: undefined }),
+      fence: fc.option(fc.integer({ min: 1, max: 2 ** 40 }), { nil: undefined }),
+      outcome: fc.constantFrom(...Object.values(Outcome)),
+      reason: fc.option(fc.constantFrom(...Object.values(Reason)), { nil: undefined }),
+      startedAtMs: fc.integer({ min: 0, max: 2 ** 45 }),
+      finishedAtMs: fc.option(fc.integer({ min: 0, max: 2 ** 45 }), { nil: undefined }),
+      durationMs: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined }),
+      error: fc.option(fc.record({ name: fc.string(), message: fc.string() }), { nil: undefined }),
+      details: fc.option(fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(fc.string(), fc.integer())), {
+        nil: undefined,
+      }),
+      def: fc.option(fc.constantFrom('d1', 'd2'), { nil: undefined }),
+      shards: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+    },
+    {
+      requiredKeys: [
+        'job',
+        'slot',
+        'scheduledTime',
+        'businessDate',
+        'runId',
+        'trigger',
+        'outcome',
+        'startedAtMs',
+      ],
+    },
+  ) as fc.Arbitrary<RunRecord>;
+
+  /** The input sent for `request` equals its declaration's compiled input, key for key. */
+  const sentAsDeclared = (request: ProtocolRequest) =>
+    expect(singleInput(request)).toStrictEqual(lowLevelInput(request.writes[0]));
+
+  it("gives every release the input its declaration compiles to, the shape's first request and every later one", () => {
+    fc.assert(
+      fc.property(releases, (ref) => {
+        const request = release.request(ref);
+        // The release that pauses the job goes out from its declaration; every other has parameters.
+        expect(request.parameters === undefined).toBe(Boolean(ref.failedSlots && ref.pause));
+        sentAsDeclared(request);
+        sentAsDeclared(release.request({ ...ref, runId: `${ref.runId}-2`, fence: ref.fence + 1 }));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("gives every run record the input its declaration compiles to, the shape's first request and every later one", () => {
+    fc.assert(
+      fc.property(records, fc.integer({ min: 1, max: 400 }), (record, retentionDays) => {
+        sentAsDeclared(putRunRecord.request({ table: 'lib', record, retentionDays }));
+        const again = { ...record, runId: `${record.runId}-2`, startedAtMs: record.startedAtMs + 1 };
+        sentAsDeclared(putRunRecord.request({ table: 'lib', record: again, retentionDays }));
       }),
       { numRuns: 2_000 },
     );
