@@ -276,6 +276,12 @@ describe('singleInput (a request sent from its shape)', () => {
 });
 
 describe('nativeItem', () => {
+  /**
+   * Attribute names. Not `__proto__`: assigning it, as `unmarshall` and `nativeItem` both do, sets the
+   * result's prototype (to a Set, a list, ...), which an equality check cannot compare; that name is
+   * checked on its own below.
+   */
+  const attributeName = fc.string().filter((name) => name !== '__proto__');
   /** Attribute values of every type, as DynamoDB returns them (one member each). */
   const { value } = fc.letrec<{ value: AttributeValue }>((tie) => ({
     value: fc.oneof(
@@ -294,13 +300,13 @@ describe('nativeItem', () => {
       fc.uniqueArray(fc.integer().map(String), { minLength: 1 }).map((NS) => ({ NS })),
       fc.uint8Array().map((B) => ({ B })),
       fc.array(tie('value'), { maxLength: 4 }).map((L) => ({ L })),
-      fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 }).map((M) => ({ M })),
+      fc.dictionary(attributeName, tie('value'), { maxKeys: 4 }).map((M) => ({ M })),
     ) as fc.Arbitrary<AttributeValue>,
   }));
 
   it('unmarshals every item as util-dynamodb does, refusing what it refuses', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), value, { maxKeys: 8 }), (item) => {
+      fc.property(fc.dictionary(attributeName, value, { maxKeys: 8 }), (item) => {
         // A number it cannot convert (`1e400`, `-1e+21`) is refused by both, with the library's error.
         const outcome = (f: () => unknown) => {
           try {
@@ -313,5 +319,15 @@ describe('nativeItem', () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+
+  it('reads an attribute named __proto__ as unmarshall does (it sets the prototype, no own key)', () => {
+    const item = JSON.parse('{"__proto__": {"M": {"x": {"S": "y"}}}, "b": {"S": "c"}}');
+    const mine = nativeItem(item) as Record<string, unknown>;
+    const theirs = unmarshall(item);
+    expect(Object.keys(mine)).toEqual(['b']);
+    expect(Object.keys(theirs)).toEqual(['b']);
+    expect(mine.x).toBe('y');
+    expect(theirs.x).toBe('y');
   });
 });
