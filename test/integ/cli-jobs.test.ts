@@ -19,7 +19,7 @@ import { operatorOn } from './operate-harness.js';
 const DAY_MS = 86_400_000;
 let stack: LocalStack;
 let env: Record<string, string>;
-/** daily-report's newest due occurrence (run, succeeded). */
+/** daily-report's newest due occurrence whose slot id sorts before the junk ids (run, succeeded). */
 let due: Slot;
 /** The junk events' scheduled instants: now + 60 s, + 120 s, + 180 s (each a UTC minute apart). */
 let junkMs: number[];
@@ -33,7 +33,12 @@ beforeAll(async () => {
     nowMs - 2 * DAY_MS,
     nowMs,
   );
-  due = slots[slots.length - 1] as Slot;
+  junkMs = [1, 2, 3].map((m) => Math.floor(nowMs / 60_000) * 60_000 + (m + 1) * 60_000);
+  // The mistake this file is about needs junk ids that sort after the real one as text. From 01:30 to
+  // 02:30 UTC (Berlin in winter) today's `…T02:30` sorts after them: the run occurrence is then the
+  // one a day before, still the newest the table holds.
+  const firstJunkId = `${new Date(junkMs[0] as number).toISOString().slice(0, 16)}Z`;
+  due = [...slots].reverse().find((s) => s.id < firstJunkId) as Slot;
   const h = dailyReport.withDeps(() => stack.worker().deps);
   const ran = await deliver(h, {
     job: 'daily-report',
@@ -41,7 +46,6 @@ beforeAll(async () => {
     label: 'on-time',
   });
   expect(ran.summary?.outcome, String(ran.error)).toBe('succeeded');
-  junkMs = [1, 2, 3].map((m) => Math.floor(nowMs / 60_000) * 60_000 + (m + 1) * 60_000);
   for (const ms of junkMs) {
     const r = await deliver(h, { job: 'daily-report', scheduledTimeMs: ms, label: 'junk' });
     expect([r.summary?.outcome, r.summary?.reason]).toEqual(['skipped', 'not-on-schedule']);
