@@ -274,9 +274,14 @@ export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: str
  */
 export function doneSlotsFor(item: LeaseItem | undefined, def: string | undefined): ReadonlySet<string> {
   const ids = new Set<string>();
-  if (def !== undefined && item?.def !== undefined && item.def !== def) return ids;
-  for (const key of item?.doneSlots ?? []) ids.add(slotIdOfDoneKey(key));
+  for (const key of doneKeysFor(item, def) ?? []) ids.add(slotIdOfDoneKey(key));
   return ids;
+}
+
+/** The item's stored done set, unless it is absent or was written under another definition than `def`. */
+function doneKeysFor(item: LeaseItem | undefined, def: string | undefined): ReadonlySet<string> | undefined {
+  if (def !== undefined && item?.def !== undefined && item.def !== def) return undefined;
+  return item?.doneSlots;
 }
 
 /**
@@ -284,9 +289,7 @@ export function doneSlotsFor(item: LeaseItem | undefined, def: string | undefine
  * slot id (a set written before the compact keys), which only the decoded form reads exactly.
  */
 function storedDoneSlots(item: LeaseItem | undefined, def: string | undefined): StoredDoneSlots | undefined {
-  const stored = item?.doneSlots;
-  if (stored === undefined || (def !== undefined && item?.def !== undefined && item.def !== def))
-    return new StoredDoneSlots(new Set());
+  const stored = doneKeysFor(item, def) ?? new Set<string>();
   return allDoneKeys(stored) ? new StoredDoneSlots(stored) : undefined;
 }
 

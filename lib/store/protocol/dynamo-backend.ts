@@ -26,15 +26,16 @@ import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk
 import { convertToAttr, convertToNative } from '@aws-sdk/util-dynamodb';
 import { type Condition, compileExpressions, VALUE_PLACEHOLDERS } from './expression.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
-import type {
-  Item,
-  KeyRange,
-  ProtocolBackend,
-  ProtocolRequest,
-  RequestOutcome,
-  RequestParameters,
-  SendOptions,
-  Write,
+import {
+  commandOf,
+  type Item,
+  type KeyRange,
+  type ProtocolBackend,
+  type ProtocolRequest,
+  type RequestOutcome,
+  type RequestParameters,
+  type SendOptions,
+  type Write,
 } from './request.js';
 
 /**
@@ -334,9 +335,8 @@ export class DynamoBackend implements ProtocolBackend {
   }
 
   async send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
-    // A request with parameters is a single write whose declaration is built only when read: its
-    // `writes` are not read here (on every claim they would build the declaration it skips).
-    return request.parameters === undefined && request.writes.length > 1
+    // `commandOf` does not read a parameterised request's `writes` (they would build its declaration).
+    return commandOf(request) === 'TransactWriteItems'
       ? this.transact(request, options)
       : this.single(request, options);
   }
@@ -379,19 +379,16 @@ export class DynamoBackend implements ProtocolBackend {
   private async single(request: ProtocolRequest, options: SendOptions): Promise<RequestOutcome> {
     const input = singleInput(request);
     try {
-      const out = (
-        request.parameters === undefined
-          ? request.writes[0].kind === 'put'
-          : request.parameters.item !== undefined
-      )
-        ? await this.low.send(
-            new PutItemCommand(tagInput(input, request.tag) as unknown as PutItemCommandInput),
-            options,
-          )
-        : await this.low.send(
-            new UpdateItemCommand(tagInput(input, request.tag) as unknown as UpdateItemCommandInput),
-            options,
-          );
+      const out =
+        commandOf(request) === 'PutItem'
+          ? await this.low.send(
+              new PutItemCommand(tagInput(input, request.tag) as unknown as PutItemCommandInput),
+              options,
+            )
+          : await this.low.send(
+              new UpdateItemCommand(tagInput(input, request.tag) as unknown as UpdateItemCommandInput),
+              options,
+            );
       const attributes = (out as { Attributes?: Record<string, AttributeValue> }).Attributes;
       if (attributes === undefined) return { applied: true };
       const names = request.returnedAttributes;

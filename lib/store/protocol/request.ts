@@ -160,7 +160,10 @@ export interface Operation<I, R> {
 }
 
 /** The DynamoDB API name of a request, for error messages. */
-export function commandOf(request: ProtocolRequest): string {
+export function commandOf(request: ProtocolRequest): 'TransactWriteItems' | 'PutItem' | 'UpdateItem' {
+  // A request with parameters is one write, a put when it gives an item: its declaration is not built.
+  if (request.parameters !== undefined)
+    return request.parameters.item !== undefined ? 'PutItem' : 'UpdateItem';
   if (request.writes.length > 1) return 'TransactWriteItems';
   return request.writes[0].kind === 'put' ? 'PutItem' : 'UpdateItem';
 }
