@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { InvalidEventError } from './input-errors.js';
 import { Trigger } from './outcomes.js';
+import { minuteOfText } from './schedule/calendar.js';
 
 /** A parsed invocation: which job, which slot instant, and why it was invoked. */
 export interface InvocationEvent {
@@ -41,34 +42,7 @@ const LOCAL_MINUTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
  * values over. Used for the instant `scheduledTime` and the local `slot` alike (same field positions).
  */
 function isRealInstant(text: string): boolean {
-  const y = digitsAt(text, 0, 4);
-  const mo = digitsAt(text, 5, 2);
-  const d = digitsAt(text, 8, 2);
-  const h = digitsAt(text, 11, 2);
-  const mi = digitsAt(text, 14, 2);
-  if (Number.isNaN(y + mo + d + h + mi)) return false;
-  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
-  return (
-    mo >= 1 &&
-    mo <= 12 &&
-    d >= 1 &&
-    d <= daysInMonth &&
-    h <= 23 &&
-    mi <= 59 &&
-    !Number.isNaN(Date.parse(text))
-  );
-}
-
-/** The decimal number written by the `n` characters of `text` at `at`; NaN unless all are digits. */
-function digitsAt(text: string, at: number, n: number): number {
-  if (text.length < at + n) return Number.NaN;
-  let value = 0;
-  for (let i = at; i < at + n; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return Number.NaN;
-    value = value * 10 + digit;
-  }
-  return value;
+  return !Number.isNaN(minuteOfText(text)) && !Number.isNaN(Date.parse(text));
 }
 
 const Text = (max: number) =>
@@ -186,7 +160,9 @@ export function scheduledEvent(input: Record<string, unknown>): InvocationEvent 
   for (const key in input) if (!SCHEDULED_FIELDS.has(key)) return undefined;
   const { job, scheduledTime, scheduleArn, executionId, attemptNumber } = input;
   if (!isText(job, 64) || typeof scheduledTime !== 'string') return undefined;
-  if (!ISO_INSTANT.test(scheduledTime) || !isRealInstant(scheduledTime)) return undefined;
+  if (!ISO_INSTANT.test(scheduledTime) || Number.isNaN(minuteOfText(scheduledTime))) return undefined;
+  const scheduledTimeMs = Date.parse(scheduledTime);
+  if (Number.isNaN(scheduledTimeMs)) return undefined;
   if (scheduleArn !== undefined && !isText(scheduleArn, 2048)) return undefined;
   if (executionId !== undefined && !isText(executionId, 256)) return undefined;
   let attempt: number | undefined;
@@ -200,7 +176,7 @@ export function scheduledEvent(input: Record<string, unknown>): InvocationEvent 
   }
   return {
     job,
-    scheduledTimeMs: Date.parse(scheduledTime),
+    scheduledTimeMs,
     trigger: (attempt ?? 1) > 1 ? Trigger.Retry : Trigger.Schedule,
     ...(scheduleArn !== undefined && { scheduleArn }),
     ...(executionId !== undefined && { executionId }),

@@ -144,8 +144,9 @@ export function defineJob(options: JobOptions): JobHandler {
       const ctx = context.cronfence;
       if (!ctx) throw new Error('cronfence middleware did not run');
       const sharded = definition.shards > 1 && ctx.shard === undefined;
-      const dispatcher = () => (deps() as FanOutDeps).dispatchShards ?? options.dispatch;
-      const body = sharded ? fanOut(ctx, event, definition.shards, dispatcher()) : options.run(ctx);
+      const body = sharded
+        ? fanOut(ctx, event, definition.shards, (deps() as FanOutDeps).dispatchShards ?? options.dispatch)
+        : options.run(ctx);
       // Listened for once the body has started (up to its first await nothing else runs to abort it;
       // an abort before or during that part is seen through `aborted`).
       const aborted = new Promise<never>((_, reject) => {

@@ -82,6 +82,25 @@ export interface JobContext {
   setDetail(name: string, value: unknown): void;
 }
 
+/**
+ * The run a context serves (the run session implements it): its time left, its authority check, the
+ * protected operations it waits for, its pause points and its events.
+ */
+export interface RunPort {
+  /** Milliseconds until the Lambda deadline. */
+  remainingTimeMs(): number;
+  /**
+   * Throw unless the run may still start work (LeaseKeeper.assertHeld: not aborted, lease not lapsed
+   * by this clock minus the skew budget, deadline not reached). @default checks the context's `signal` only
+   */
+  assertHeld?(): void;
+  /** Register a protected operation under way; the run's record waits for it. @default none */
+  track?<T>(op: Promise<T>): Promise<T>;
+  pause(name: PausePointName, key?: Record<string, unknown>): Promise<void>;
+  // biome-ignore lint/suspicious/noExplicitAny: the session fills the event's common fields
+  emit(event: any): void;
+}
+
 /** What {@link createJobContext} binds a context to: one claimed run. */
 export interface JobContextBinding {
   readonly deps: RuntimeDeps;
@@ -97,12 +116,8 @@ export interface JobContextBinding {
    */
   readonly checkLease?: boolean;
   readonly signal: AbortSignal;
-  remainingTimeMs(): number;
-  /**
-   * Throw unless the run may still start work (LeaseKeeper.assertHeld: not aborted, lease not lapsed
-   * by this clock minus the skew budget, deadline not reached). @default checks `signal` only
-   */
-  assertHeld?(): void;
+  /** The run session the context's methods act through. */
+  readonly run: RunPort;
   /** The run record's details, shared with the session (effects needing review are named there). */
   readonly details: Record<string, unknown>;
   /**
@@ -115,86 +130,127 @@ export interface JobContextBinding {
    * InvalidJobDefinitionError naming the option
    */
   readonly effects?: JobEffects;
-  /** Register a protected operation under way; the run's record waits for it. @default none */
-  track?<T>(op: Promise<T>): Promise<T>;
-  pause(name: PausePointName, key?: Record<string, unknown>): Promise<void>;
-  // biome-ignore lint/suspicious/noExplicitAny: the session fills the event's common fields
-  emit(event: any): void;
+}
+
+/**
+ * The JobContext of a claimed run. Its methods are the instance's own functions, not the prototype's:
+ * a body may take them apart (`run: async ({ fencedPut, slot }) => ...`). What they share (the fence
+ * context, the authority check, tracking) is on the prototype, so a run makes only those six functions.
+ */
+class RunContext implements JobContext {
+  readonly job: string;
+  readonly slot: Slot;
+  readonly businessDate: string;
+  readonly trigger: Trigger;
+  readonly runId: string;
+  readonly fence: number;
+  declare readonly shard?: number;
+  readonly signal: AbortSignal;
+  readonly remainingTimeMs: JobContext['remainingTimeMs'];
+  readonly nowMs: JobContext['nowMs'];
+  readonly throwIfAborted: JobContext['throwIfAborted'];
+  readonly fencedPut: JobContext['fencedPut'];
+  readonly insertOnce: JobContext['insertOnce'];
+  readonly effect: JobContext['effect'];
+  readonly setDetail: JobContext['setDetail'];
+  /** Built at the body's first `ctx.effect` call: a run without effects never pays for the runner. */
+  #runner: RunEffects | undefined;
+  readonly #b: JobContextBinding;
+  readonly #leaseKey: string;
+
+  constructor(b: JobContextBinding) {
+    this.#b = b;
+    this.#leaseKey = Keys.lease(b.job, b.shard).pk;
+    this.job = b.job;
+    this.slot = b.slot;
+    this.businessDate = b.slot.businessDate;
+    this.trigger = b.trigger;
+    this.runId = b.runId;
+    this.fence = b.fence;
+    if (b.shard !== undefined) this.shard = b.shard;
+    this.signal = b.signal;
+    const { run, deps } = b;
+    const { clock } = deps;
+    this.remainingTimeMs = () => run.remainingTimeMs();
+    this.nowMs = () => clock.now();
+    this.throwIfAborted = () => this.#guard();
+    // A run that knows it lost its lease stops before writing; the fence refuses the ones that do not know.
+    this.fencedPut = (tableName, key, attributes, options) =>
+      this.#tracked(async () => {
+        deps.access?.table(tableName, 'fencedPut');
+        await run.pause('before-write', key);
+        this.#guard();
+        return deps.results.fencedPut({ tableName, key }, attributes, this.#fenceContext(), options);
+      });
+    this.insertOnce = (tableName, key, attributes) =>
+      this.#tracked(async () => {
+        deps.access?.table(tableName, 'insertOnce');
+        await run.pause('before-write', key);
+        this.#guard();
+        return deps.results.insertOnce({ tableName, key }, attributes, this.#fenceContext());
+      });
+    this.effect = (key, request, provider) =>
+      this.#tracked(async () => {
+        deps.access?.effects();
+        return this.#effects().run(key, request, provider);
+      });
+    this.setDetail = (name, value) => {
+      b.details[name] = value;
+    };
+  }
+
+  /** The fence context of a write now: this run's lease, fence and clock. */
+  #fenceContext() {
+    const b = this.#b;
+    return {
+      leaseKey: this.#leaseKey,
+      runId: b.runId,
+      fence: b.fence,
+      nowMs: b.deps.clock.now(),
+      ...(b.checkLease === true && { checkLease: true }),
+    };
+  }
+
+  /** Throw unless the run may still start work (see {@link RunPort.assertHeld}). */
+  #guard(): void {
+    const b = this.#b;
+    if (b.run.assertHeld) b.run.assertHeld();
+    else if (b.signal.aborted) throw b.signal.reason;
+  }
+
+  #tracked<T>(op: () => Promise<T>): Promise<T> {
+    const { run } = this.#b;
+    return run.track ? run.track(op()) : op();
+  }
+
+  #effects(): RunEffects {
+    if (this.#runner !== undefined) return this.#runner;
+    const b = this.#b;
+    const { clock } = b.deps;
+    this.#runner = (b.effects ?? noEffects)({
+      deps: b.deps,
+      job: b.job,
+      fence: () => this.#fenceContext(),
+      details: b.details,
+      ...(b.restoredAtMs !== undefined && { restoredAtMs: b.restoredAtMs }),
+      beforeWrite: async (key) => {
+        this.#guard();
+        await b.run.pause('before-write', { effect: key });
+        this.#guard(); // a run paused at the pause point must not write on waking
+      },
+      // Right before the provider call: a run whose authority ended after its `sending` write never sends.
+      beforeSend: () => this.#guard(),
+      wait: (ms) => waitOn(clock, ms, b.signal),
+      remainingTimeMs: () => b.run.remainingTimeMs(),
+      onTransition: (t) => b.run.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
+    });
+    return this.#runner;
+  }
 }
 
 /** Build the JobContext of a claimed run: every writer carries the run's fence and lease. */
 export function createJobContext(b: JobContextBinding): JobContext {
-  const { results, clock } = b.deps;
-  const leaseKey = Keys.lease(b.job, b.shard).pk;
-  const checkLease = b.checkLease === true;
-  const fc = () => ({
-    leaseKey,
-    runId: b.runId,
-    fence: b.fence,
-    nowMs: clock.now(),
-    ...(checkLease && { checkLease }),
-  });
-  const guard = () => {
-    if (b.assertHeld) b.assertHeld();
-    else if (b.signal.aborted) throw b.signal.reason;
-  };
-  // Built at the body's first `ctx.effect` call: a run without effects never pays for the runner.
-  let runner: RunEffects | undefined;
-  const effects = () =>
-    (runner ??= (b.effects ?? noEffects)({
-      deps: b.deps,
-      job: b.job,
-      fence: fc,
-      details: b.details,
-      ...(b.restoredAtMs !== undefined && { restoredAtMs: b.restoredAtMs }),
-      beforeWrite: async (key) => {
-        guard();
-        await b.pause('before-write', { effect: key });
-        guard(); // a run paused at the pause point must not write on waking
-      },
-      // Right before the provider call: a run whose authority ended after its `sending` write never sends.
-      beforeSend: guard,
-      wait: (ms) => waitOn(clock, ms, b.signal),
-      remainingTimeMs: () => b.remainingTimeMs(),
-      onTransition: (t) => b.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
-    }));
-  const tracked = <T>(op: () => Promise<T>): Promise<T> => (b.track ? b.track(op()) : op());
-  return {
-    job: b.job,
-    slot: b.slot,
-    businessDate: b.slot.businessDate,
-    trigger: b.trigger,
-    runId: b.runId,
-    fence: b.fence,
-    ...(b.shard !== undefined && { shard: b.shard }),
-    signal: b.signal,
-    remainingTimeMs: () => b.remainingTimeMs(),
-    nowMs: () => clock.now(),
-    throwIfAborted: guard,
-    // A run that knows it lost its lease stops before writing; the fence refuses the ones that do not know.
-    fencedPut: (tableName, key, attributes, options) =>
-      tracked(async () => {
-        b.deps.access?.table(tableName, 'fencedPut');
-        await b.pause('before-write', key);
-        guard();
-        return results.fencedPut({ tableName, key }, attributes, fc(), options);
-      }),
-    insertOnce: (tableName, key, attributes) =>
-      tracked(async () => {
-        b.deps.access?.table(tableName, 'insertOnce');
-        await b.pause('before-write', key);
-        guard();
-        return results.insertOnce({ tableName, key }, attributes, fc());
-      }),
-    effect: (key, request, provider) =>
-      tracked(async () => {
-        b.deps.access?.effects();
-        return effects().run(key, request, provider);
-      }),
-    setDetail: (name, value) => {
-      b.details[name] = value;
-    },
-  };
+  return new RunContext(b);
 }
 
 /**

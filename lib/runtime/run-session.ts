@@ -31,7 +31,7 @@ import { mayRunAfterRecovery, withRecovered } from './after-previous-recovery.js
 import type { RuntimeDeps } from './deps.js';
 import { DeadlineError, LeaseHeldError, TerminatedError } from './errors.js';
 import { notify, type RuntimeEventBody } from './events.js';
-import { createJobContext, type JobContext } from './job-context.js';
+import { createJobContext, type JobContext, type RunPort } from './job-context.js';
 import { effectsOf } from './job-effects.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type Arrival, arriveUnderHolder, replacedReason } from './overlap-arrival.js';
@@ -68,7 +68,7 @@ interface ReleaseOptions {
 }
 
 /** One invocation attempt's run. */
-export class RunSession {
+export class RunSession implements RunPort {
   readonly runId: string;
   readonly slot: Slot;
   private readonly startedAtMs: number;
@@ -266,17 +266,21 @@ export class RunSession {
       leaseMs,
       renewFraction: this.def.lease.renewFraction,
       leaseUntilMs: 0,
-      remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
-      onRenew: (r) =>
-        this.emit({
-          type: 'renew',
-          ok: r.ok,
-          leaseUntilMs: r.leaseUntilMs,
-          ...(r.error !== undefined && { error: String((r.error as Error)?.message ?? r.error) }),
-        }),
+      remainingTimeMs: this.remainingTimeMs.bind(this),
+      onRenew: this.renewed.bind(this),
     });
     this.prepared = { keeper, ctx: this.context(keeper) };
     return this.prepared;
+  }
+
+  /** The keeper's report of a renewal attempt, as a `renew` event. */
+  private renewed(r: { ok: boolean; leaseUntilMs: number; error?: unknown }): void {
+    this.emit({
+      type: 'renew',
+      ok: r.ok,
+      leaseUntilMs: r.leaseUntilMs,
+      ...(r.error !== undefined && { error: String((r.error as Error)?.message ?? r.error) }),
+    });
   }
 
   /** What the overlap policies' arrival path (lib/runtime/overlap-arrival.ts) uses of this run. */
@@ -648,6 +652,19 @@ export class RunSession {
     }
   }
 
+  /** Milliseconds until the Lambda deadline. */
+  remainingTimeMs(): number {
+    return this.lambda.getRemainingTimeInMillis();
+  }
+
+  /**
+   * Throw unless this run may still start work: not aborted, the lease not lapsed by this clock (minus
+   * the skew budget), the deadline not reached (the lease keeper's check; see LeaseKeeper.assertHeld).
+   */
+  assertHeld(): void {
+    this.prepared?.keeper.assertHeld();
+  }
+
   /**
    * Track a protected operation (fenced write, insert-once, effect) the body started: the run's record
    * waits for it (see {@link endAuthority}). @returns `op` itself.
@@ -767,7 +784,8 @@ export class RunSession {
     });
   }
 
-  private async pause(
+  /** Wait at the named pause point of the deps' `pausePoint` (drills), once the lease is ours. */
+  async pause(
     name: 'after-claim' | 'before-write' | 'before-finish',
     key?: Record<string, unknown>,
   ): Promise<void> {
@@ -906,13 +924,8 @@ export class RunSession {
       // A `replace` displaces a live holder: its writes to its own slot's rows must check the lease.
       ...(this.overlap.policy === OverlapPolicy.Replace && { checkLease: true }),
       signal: keeper.signal,
-      remainingTimeMs: () => this.lambda.getRemainingTimeInMillis(),
-      // Not aborted, lease not lapsed by our clock (minus the skew budget), deadline not reached.
-      assertHeld: () => keeper.assertHeld(),
+      run: this,
       details: this.details,
-      track: (op) => this.track(op),
-      pause: (name, key) => this.pause(name, key),
-      emit: (e) => this.emit(e),
       ...(this.restoredAtMs !== undefined && { restoredAtMs: this.restoredAtMs }),
       effects: effectsOf(this.def),
     });

@@ -43,23 +43,28 @@ export interface RunSummary {
 export const MIN_REMAINING_TO_CLAIM_MS = 3_000;
 
 /**
- * The random part of a run id: 5 bytes from the CSPRNG, one buffer, reused. Each run id uses bytes
- * drawn for it alone: the first id of a process draws them as it is made; a run that finished draws
- * the next id's in an immediate after its handler settled ({@link drawNextRunIdRandom}), so the next
- * run's claim is not held up by the CSPRNG call (a cold one costs tens of µs before the claim can go
+ * The random part of a run id: 5 bytes from the CSPRNG, as hex. Each run id uses bytes drawn for it
+ * alone: the first id of a process draws them as it is made; a run that finished draws the next id's
+ * in an immediate after its handler settled ({@link drawNextRunIdRandom}), so the next run's claim is
+ * not held up by the CSPRNG call or the hex encoding (cold, they cost tens of µs before the claim can go
  * out). Bytes are never drawn at import or initialisation, never pooled for more than one id: an
  * environment cloned from a snapshot taken after initialisation draws its own.
  */
 const runIdRandom = Buffer.alloc(5);
-/** True while {@link runIdRandom} holds bytes no run id has used. */
-let runIdRandomDrawn = false;
+/** The hex of bytes drawn for the next run id and not used yet, if any. */
+let nextRandomHex: string | undefined;
 let drawScheduled = false;
+
+function drawRandomHex(): string {
+  randomFillSync(runIdRandom);
+  return runIdRandom.toString('hex');
+}
 
 /** A new owner token: time-ordered and random, one per invocation attempt (never the Lambda request id). */
 export function newRunId(nowMs: number): string {
-  if (!runIdRandomDrawn) randomFillSync(runIdRandom);
-  runIdRandomDrawn = false;
-  return `${nowMs.toString(36).padStart(9, '0')}-${runIdRandom.toString('hex')}`;
+  const random = nextRandomHex ?? drawRandomHex();
+  nextRandomHex = undefined;
+  return `${nowMs.toString(36).padStart(9, '0')}-${random}`;
 }
 
 /**
@@ -68,14 +73,11 @@ export function newRunId(nowMs: number): string {
  * immediate is unref'd, so it never keeps a process alive. The CSPRNG call is only moved, never saved.
  */
 export function drawNextRunIdRandom(): void {
-  if (runIdRandomDrawn || drawScheduled) return;
+  if (nextRandomHex !== undefined || drawScheduled) return;
   drawScheduled = true;
   setImmediate(() => {
     drawScheduled = false;
-    if (!runIdRandomDrawn) {
-      randomFillSync(runIdRandom);
-      runIdRandomDrawn = true;
-    }
+    nextRandomHex ??= drawRandomHex();
   }).unref();
 }
 

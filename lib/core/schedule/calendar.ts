@@ -18,9 +18,54 @@ export const DAY_MS = 86_400_000;
 /** One minute, in milliseconds. */
 export const MINUTE_MS = 60_000;
 
-/** Days in a month (1–12) of a proleptic Gregorian year. */
+/** Days of each month of a common year, January first. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
+/** Days in a month (1–12) of a proleptic Gregorian year (arithmetic: no Date is made). */
 export function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return MONTH_DAYS[month - 1] ?? new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** The decimal number written by the `n` characters of `text` at `at`; NaN unless all are digits. */
+export function digitsAt(text: string, at: number, n: number): number {
+  if (text.length < at + n) return Number.NaN;
+  let value = 0;
+  for (let i = at; i < at + n; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
+ * The minute `text` starts with, `yyyy-MM-ddTHH:mm` read as naive wall time: minutes from
+ * 1970-01-01T00:00 (negative before), or NaN unless those 16 characters are digits and separators at
+ * their places and name a real calendar minute (month 1–12, a day of that month, hour ≤ 23, minute ≤ 59;
+ * Date.parse would roll `02-30` or `24:00` over). What follows the 16 characters is not read. Reads fixed
+ * positions: no regex, no Date object (every run reads its event's time and its slot's done key with it).
+ */
+export function minuteOfText(text: string): number {
+  if (
+    text.charCodeAt(4) !== 45 || // -
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 || // T
+    text.charCodeAt(13) !== 58 // :
+  )
+    return Number.NaN;
+  const y = digitsAt(text, 0, 4);
+  const mo = digitsAt(text, 5, 2);
+  const d = digitsAt(text, 8, 2);
+  const h = digitsAt(text, 11, 2);
+  const mi = digitsAt(text, 14, 2);
+  if (Number.isNaN(y + mo + d + h + mi)) return Number.NaN;
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59) return Number.NaN;
+  if (y >= 100) return Date.UTC(y, mo - 1, d, h, mi) / MINUTE_MS;
+  // Date.UTC reads a year below 100 as 19xx: set the year apart.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  return date.getTime() / MINUTE_MS + h * 60 + mi;
 }
 
 /** Naive milliseconds of a local date at `hour:minute` (wall time encoded as UTC). */

@@ -30,8 +30,6 @@ export function validateSlot(
   nowMs: number,
 ): void {
   const field = nominal ? 'slot' : 'scheduledTime';
-  // Only a refusal shows the value: no string is built on the path of a valid slot.
-  const shown = () => (nominal ? slot.localTime : new Date(scheduledTimeMs).toISOString());
   if (scheduledTimeMs > nowMs + MAX_SLOT_AHEAD_MS) {
     throw new InvalidEventError(
       'scheduledTime',
@@ -51,7 +49,7 @@ export function validateSlot(
     if (naive === undefined || !matchesCron(expr.fields, naive)) {
       throw new InvalidEventError(
         field,
-        shown(),
+        shownValue(nominal, slot, scheduledTimeMs),
         `is not an occurrence of ${expr.expression} (local ${slot.localTime})`,
       );
     }
@@ -63,7 +61,15 @@ export function validateSlot(
       );
     }
   } else if (expr.kind === 'at' && slot.localTime !== expr.localDateTime.slice(0, 16)) {
-    throw new InvalidEventError(field, shown(), `is not the one-time slot of ${expr.expression}`);
+    throw new InvalidEventError(field, shownValue(nominal, slot, scheduledTimeMs), `is not the one-time slot of ${expr.expression}`);
   }
   // rate(): occurrences depend on the schedule's StartDate, which the function does not know.
+}
+
+/**
+ * The event's value a refusal shows: the nominal local time, or the scheduled instant. Built only for
+ * a refusal, never on the path of a valid slot.
+ */
+function shownValue(nominal: boolean, slot: Slot, scheduledTimeMs: number): string {
+  return nominal ? slot.localTime : new Date(scheduledTimeMs).toISOString();
 }

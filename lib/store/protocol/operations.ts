@@ -63,7 +63,9 @@ import { withOverlap } from './overlap-conditions.js';
 import {
   type Item,
   type Operation,
+  InputParameters,
   ParameterisedRequest,
+  PutParameters,
   type ProtocolRequest,
   type RequestParameters,
   type Write,
@@ -124,20 +126,10 @@ export const claim: Operation<
   ReturnType<typeof decideClaimSucceeded>
 > = {
   name: ProtocolOp.Claim,
-  request: (req) => {
-    let declared: ProtocolRequest | undefined;
-    const declare = (): ProtocolRequest => {
-      if (declared !== undefined) return declared;
-      const free = or(notExists('leaseUntilMs'), lt('leaseUntilMs', req.nowMs));
-      // Not done under this definition: a done set written under another definition id (a zone,
-      // schedule or shard-count change between deploys) does not count.
-      const base = req.force ? and(free, notPaused(req.nowMs)) : and(free, ...claimable(req));
-      declared = claimRequest(req, 'claim lease', withOverlap(base, req));
-      return declared;
-    };
-    // Every run sends one: a backend that reuses a shape's compiled text takes only its values, and the
-    // declaration is built when read (by another backend, an error message, the shape's first request).
-    return new ParameterisedRequest(
+  // Every run sends one: a backend that reuses a shape's compiled text takes only its values, and the
+  // declaration is built when read (by another backend, an error message, the shape's first request).
+  request: (req) =>
+    new ParameterisedRequest(
       {
         op: ProtocolOp.Claim,
         name: 'claim',
@@ -146,13 +138,21 @@ export const claim: Operation<
         runId: req.runId,
       },
       'claim lease',
-      { shape: claimShape(req), values: () => claimValues(req) },
-      () => declare().writes,
-    );
-  },
+      new InputParameters(claimShape(req), req, claimValues),
+      () => claimDeclaration(req).writes,
+    ),
   accepted: (old, req) => decideClaimSucceeded(old as LeaseItem | undefined, req),
   refused: (item, _i, req) => decideClaimFailed(item as LeaseItem | undefined, req),
 };
+
+/** {@link claim}'s declaration. */
+function claimDeclaration(req: ClaimRequest & { readonly table: string }): ProtocolRequest {
+  const free = or(notExists('leaseUntilMs'), lt('leaseUntilMs', req.nowMs));
+  // Not done under this definition: a done set written under another definition id (a zone,
+  // schedule or shard-count change between deploys) does not count.
+  const base = req.force ? and(free, notPaused(req.nowMs)) : and(free, ...claimable(req));
+  return claimRequest(req, 'claim lease', withOverlap(base, req));
+}
 
 /**
  * What a claim's expressions, key and table depend on besides their values ({@link claim}'s
@@ -294,6 +294,30 @@ type OwnedInput = HolderRef & Partial<ReleaseRequest> & { leaseUntilMs?: number 
 /** What an accepted release reads of the item it returns (`ALL_NEW`): the slots still buffered. */
 const RELEASE_READS: readonly string[] = ['buffered'];
 
+/** The one write of a holder-only update ({@link ownedUpdate}). */
+function ownedWrites(
+  name: 'renew' | 'release',
+  ref: OwnedInput,
+  key: Item,
+  set: (ref: OwnedInput) => Item,
+  remove: (ref: OwnedInput) => string[],
+): [Write] {
+  return [
+    {
+      kind: 'update',
+      table: ref.table,
+      key,
+      condition:
+        name === 'renew' && ref.leaseUntilMs !== undefined
+          ? and(owned(ref.runId, ref.fence), lt('leaseUntilMs', ref.leaseUntilMs))
+          : owned(ref.runId, ref.fence),
+      update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
+      // The release learns the slots still buffered (overlap `buffer-*`) from its own write.
+      ...(name === 'release' && { returnValues: 'ALL_NEW' as const }),
+    },
+  ];
+}
+
 /**
  * A holder-only update of the lease ({@link owned}): renew or release. `parameters`, when it gives
  * them for a request, make the request's declaration one built only when read (see {@link claim}).
@@ -310,25 +334,18 @@ function ownedUpdate(
     request: (ref) => {
       const key = Keys.lease(ref.job, ref.shard);
       const tag = { op: name, name, table: ref.table, key, runId: ref.runId, fence: ref.fence };
-      const declare = (): [Write] => [
-        {
-          kind: 'update',
-          table: ref.table,
-          key,
-          condition:
-            name === 'renew' && ref.leaseUntilMs !== undefined
-              ? and(owned(ref.runId, ref.fence), lt('leaseUntilMs', ref.leaseUntilMs))
-              : owned(ref.runId, ref.fence),
-          update: { set: set(ref), ...(remove(ref).length > 0 && { remove: remove(ref) }) },
-          // The release learns the slots still buffered (overlap `buffer-*`) from its own write.
-          ...(name === 'release' && { returnValues: 'ALL_NEW' as const }),
-        },
-      ];
       // An accepted release is read for its buffered slots alone (`accepted` below).
       const reads = name === 'release' ? { returnedAttributes: RELEASE_READS } : {};
       const given = parameters(ref);
-      if (given === undefined) return { tag, label: what, writes: declare(), ...reads };
-      return new ParameterisedRequest(tag, what, given, declare, reads.returnedAttributes);
+      if (given === undefined)
+        return { tag, label: what, writes: ownedWrites(name, ref, key, set, remove), ...reads };
+      return new ParameterisedRequest(
+        tag,
+        what,
+        given,
+        () => ownedWrites(name, ref, key, set, remove),
+        reads.returnedAttributes,
+      );
     },
     accepted: (item) => ({ buffered: bufferedSlots(item as LeaseItem | undefined) }),
     refused: (item, _i, ref) => {
@@ -445,7 +462,7 @@ function storedFailedSlots(slots: NonNullable<ReleaseRequest['failedSlots']>): I
  */
 function releaseParameters(ref: OwnedInput): RequestParameters | undefined {
   if (ref.failedSlots && ref.pause) return undefined;
-  const done = ref.doneSlots !== undefined && ref.doneSlots.size > 0;
+  const done = hasDoneSet(ref);
   const flags =
     (ref.recorded === false ? 'u' : 'r') +
     (done ? 'd' : '-') +
@@ -453,10 +470,16 @@ function releaseParameters(ref: OwnedInput): RequestParameters | undefined {
     (done && ref.def !== undefined ? 'D' : '-') +
     (ref.failedSlots === null ? 'x' : ref.failedSlots ? 'f' : '-') +
     (ref.clearOpen ? 'o' : '-');
-  return {
-    shape: `release\n${ref.table}\n${ref.job}\n${ref.shard ?? ''}\n${flags}`,
-    values: () => releaseValues(ref, done),
-  };
+  return new InputParameters(
+    `release\n${ref.table}\n${ref.job}\n${ref.shard ?? ''}\n${flags}`,
+    ref,
+    releaseValues,
+  );
+}
+
+/** The release writes a done set (a success's, or the one the claim returned). */
+function hasDoneSet(ref: OwnedInput): boolean {
+  return ref.doneSlots !== undefined && ref.doneSlots.size > 0;
 }
 
 /**
@@ -464,7 +487,8 @@ function releaseParameters(ref: OwnedInput): RequestParameters | undefined {
  * condition's ({@link owned}), then its SET's in order (the REMOVE names carry none). The DynamoDB
  * backend checks them against the declaration on the first release of each shape.
  */
-function releaseValues(ref: OwnedInput, done: boolean): unknown[] {
+function releaseValues(ref: OwnedInput): unknown[] {
+  const done = hasDoneSet(ref);
   const v: unknown[] = [ref.runId, ref.fence, 'running'];
   if (ref.recorded === false) {
     v.push(0, readableLeaseUntil('unrecorded'), 'unrecorded', ref.nowMs);
@@ -575,11 +599,12 @@ export const putRunRecord: Operation<RunRecordInput, void> = {
       },
       'run record',
       // The condition's text, names and values depend only on the outcome's class.
-      {
-        shape: `run-record\n${table}\n${runRecordClass(record.outcome)}`,
-        values: () => runRecordValues(record.outcome),
-        item: () => item,
-      },
+      new PutParameters(
+        `run-record\n${table}\n${runRecordClass(record.outcome)}`,
+        record.outcome,
+        runRecordValues,
+        item,
+      ),
       () => [{ kind: 'put', table, key, item, condition: runRecordCondition(record.outcome) }],
     );
   },

@@ -83,6 +83,39 @@ export interface RequestParameters {
 }
 
 /**
+ * {@link RequestParameters} computed from the request's input when a backend asks for them: `compute`
+ * is a function of the operation, given the input, so a request makes no closure of its own.
+ */
+export class InputParameters<I> implements RequestParameters {
+  /**
+   * @param shape see {@link RequestParameters.shape}
+   * @param input what `compute` reads
+   * @param compute the values ({@link RequestParameters.values}) of `input`
+   */
+  constructor(
+    readonly shape: string,
+    private readonly input: I,
+    private readonly compute: (input: I) => readonly unknown[],
+  ) {}
+
+  values(): readonly unknown[] {
+    return this.compute(this.input);
+  }
+}
+
+/** {@link InputParameters} of a put: its item is given as it is. */
+export class PutParameters<I> extends InputParameters<I> {
+  /** @param putItem the put's item ({@link RequestParameters.item}) */
+  constructor(shape: string, input: I, compute: (input: I) => readonly unknown[], private readonly putItem: Item) {
+    super(shape, input, compute);
+  }
+
+  item(): Item {
+    return this.putItem;
+  }
+}
+
+/**
  * A request with {@link RequestParameters} whose declaration is built only when its `writes` are read
  * (by a backend that compiles it, an error message, a shape's first request). A class: its accessor is
  * on the prototype, where an accessor in an object literal makes every request an object of its own
