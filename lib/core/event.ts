@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { InvalidEventError } from './input-errors.js';
 import { Trigger } from './outcomes.js';
-import { minuteOfText } from './schedule/calendar.js';
+import { digitsAt, minuteOfText } from './schedule/calendar.js';
 
 /** A parsed invocation: which job, which slot instant, and why it was invoked. */
 export interface InvocationEvent {
@@ -149,6 +149,20 @@ const isText = (x: unknown, max: number): x is string =>
   typeof x === 'string' && x.length >= 1 && x.length <= max;
 
 /**
+ * Epoch ms of an ISO instant `scheduledTime` (the `ISO_INSTANT` form, a real calendar minute), or NaN.
+ * Scheduler's own form, `yyyy-MM-ddTHH:mm:ssZ`, is read at fixed positions; any other is matched and parsed.
+ */
+function instantMs(text: string): number {
+  const minute = minuteOfText(text);
+  if (Number.isNaN(minute)) return Number.NaN;
+  if (text.length === 20 && text.charCodeAt(16) === 58 && text.charCodeAt(19) === 90) {
+    const seconds = digitsAt(text, 17, 2);
+    return seconds <= 59 ? minute * 60_000 + seconds * 1_000 : Number.NaN;
+  }
+  return ISO_INSTANT.test(text) ? Date.parse(text) : Number.NaN;
+}
+
+/**
  * The payload every scheduled run gets — `job`, `scheduledTime` and the optional `scheduleArn`,
  * `executionId` and `attemptNumber`, nothing else — checked field by field by the rules of
  * `EventSchema`, which stays their definition; `undefined` for any other payload or any field that
@@ -160,8 +174,7 @@ export function scheduledEvent(input: Record<string, unknown>): InvocationEvent 
   for (const key in input) if (!SCHEDULED_FIELDS.has(key)) return undefined;
   const { job, scheduledTime, scheduleArn, executionId, attemptNumber } = input;
   if (!isText(job, 64) || typeof scheduledTime !== 'string') return undefined;
-  if (!ISO_INSTANT.test(scheduledTime) || Number.isNaN(minuteOfText(scheduledTime))) return undefined;
-  const scheduledTimeMs = Date.parse(scheduledTime);
+  const scheduledTimeMs = instantMs(scheduledTime);
   if (Number.isNaN(scheduledTimeMs)) return undefined;
   if (scheduleArn !== undefined && !isText(scheduleArn, 2048)) return undefined;
   if (executionId !== undefined && !isText(executionId, 256)) return undefined;

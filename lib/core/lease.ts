@@ -253,19 +253,7 @@ export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: str
           ...(awaitsAbandonMark(old.holderState) && displacedBy(old)),
         }
       : undefined;
-  return withDoneSlots(
-    {
-      kind: 'acquired' as const,
-      fence: oldFence + 1,
-      ownWrite: false,
-      open: openHolders(old),
-      ...(previous && { previous }),
-      ...(old?.failedSlots !== undefined && { failedSlots: old.failedSlots }),
-      ...(typeof old?.restoredAtMs === 'number' && { restoredAtMs: old.restoredAtMs }),
-    },
-    old,
-    me.def,
-  );
+  return acquired(oldFence + 1, false, openHolders(old), previous, old, me.def);
 }
 
 /**
@@ -294,31 +282,51 @@ function storedDoneSlots(item: LeaseItem | undefined, def: string | undefined): 
   return allDoneKeys(stored) ? new StoredDoneSlots(stored) : undefined;
 }
 
-/** The stored form of the done set of each acquired {@link ClaimDecision} (see {@link claimDoneSlots}). */
-const decisionDone = new WeakMap<object, StoredDoneSlots>();
+/** True while {@link claimDoneSlots} reads a decision's `doneSlots`: its getter then gives the stored form. */
+let readingStored = false;
 
 /**
- * `decision` with its `doneSlots`: decoded when first read (a getter, enumerable like a plain
- * property); the stored form is kept for {@link claimDoneSlots}.
+ * An acquired decision on `item` (the claim's returned item): its fence, whether the write was this
+ * run's own earlier try, the open holders, the displaced holder, the item's failure streak and restore
+ * mark, and its `doneSlots` for `def`. A done set of compact keys is decoded when first read (a getter
+ * in the literal, enumerable like a plain property: a run reads the stored form through
+ * {@link claimDoneSlots} and never decodes it); another set is a plain property.
  */
-function withDoneSlots<D extends object>(
-  decision: D,
+function acquired(
+  fence: number,
+  ownWrite: boolean,
+  open: OpenHolder[],
+  previous: PreviousHolder | undefined,
   item: LeaseItem | undefined,
   def: string | undefined,
-): D & { readonly doneSlots: ReadonlySet<string> } {
+): ClaimDecision {
   const stored = storedDoneSlots(item, def);
-  if (stored === undefined) return Object.assign(decision, { doneSlots: doneSlotsFor(item, def) });
+  if (stored === undefined)
+    return {
+      kind: 'acquired',
+      fence,
+      ownWrite,
+      open,
+      ...(previous && { previous }),
+      ...(item?.failedSlots !== undefined && { failedSlots: item.failedSlots }),
+      ...(typeof item?.restoredAtMs === 'number' && { restoredAtMs: item.restoredAtMs }),
+      doneSlots: doneSlotsFor(item, def),
+    };
   let ids: ReadonlySet<string> | undefined;
-  // A getter in the literal (half the cost of defining one on the object afterwards).
-  const out = {
-    ...decision,
+  return {
+    kind: 'acquired',
+    fence,
+    ownWrite,
+    open,
+    ...(previous && { previous }),
+    ...(item?.failedSlots !== undefined && { failedSlots: item.failedSlots }),
+    ...(typeof item?.restoredAtMs === 'number' && { restoredAtMs: item.restoredAtMs }),
     get doneSlots(): ReadonlySet<string> {
+      if (readingStored) return stored;
       ids ??= new Set(stored);
       return ids;
     },
   };
-  decisionDone.set(out, stored);
-  return out;
 }
 
 /**
@@ -327,7 +335,12 @@ function withDoneSlots<D extends object>(
  * {@link StoredDoneSlots}: no slot is decoded or encoded on the way), else that set.
  */
 export function claimDoneSlots(decision: { readonly doneSlots: ReadonlySet<string> }): ReadonlySet<string> {
-  return decisionDone.get(decision) ?? decision.doneSlots;
+  readingStored = true;
+  try {
+    return decision.doneSlots;
+  } finally {
+    readingStored = false;
+  }
 }
 
 /** Longest {@link doneKey}: 6 base-36 digits and the `z` of a UTC instant id. Any slot id is longer. */
@@ -473,16 +486,11 @@ export function decideClaimFailed(
 ): ClaimDecision {
   if (current?.owner === me.runId && current.fence !== undefined) {
     const previous = displaced(current);
-    return withDoneSlots(
-      {
-        kind: 'acquired' as const,
-        fence: current.fence,
-        ownWrite: true,
-        open: openHolders(current).filter((h) => h.runId !== me.runId),
-        ...(previous && { previous }),
-        ...(current.failedSlots !== undefined && { failedSlots: current.failedSlots }),
-        ...(typeof current.restoredAtMs === 'number' && { restoredAtMs: current.restoredAtMs }),
-      },
+    return acquired(
+      current.fence,
+      true,
+      openHolders(current).filter((h) => h.runId !== me.runId),
+      previous,
       current,
       me.def,
     );

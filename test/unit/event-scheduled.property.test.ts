@@ -32,6 +32,13 @@ const instant = fc.oneof(
   fc
     .date({ min: new Date(0), max: new Date(Date.UTC(2100, 0, 1)), noInvalidDate: true })
     .map((d) => d.toISOString()),
+  // Scheduler's own form (`yyyy-MM-ddTHH:mm:ssZ`, read at fixed positions), seconds past 59 too.
+  fc
+    .tuple(
+      fc.date({ min: new Date(0), max: new Date(Date.UTC(2100, 0, 1)), noInvalidDate: true }),
+      fc.integer({ min: 0, max: 99 }),
+    )
+    .map(([d, s]) => `${d.toISOString().slice(0, 17)}${String(s).padStart(2, '0')}Z`),
 );
 const attempt = fc.oneof(
   fc.constantFrom('1', '2', '186', '187', '0', '01', ' 2', '1e2', '0x2', '', '-1', '2.5'),
