@@ -78,17 +78,26 @@ export class LeaseKeeper {
   }
 
   /**
-   * Arm the renewal timer and the watchdog. A keeper built before its claim was decided (no timer, no
-   * listener until then) is started with what the claim returned: its fence and the lease
-   * end it set, epoch ms, which replace the options' `ref.fence` and `leaseUntilMs`.
+   * Start keeping the lease: the renewal timer and the watchdog are armed in an immediate, once the
+   * body has started (a body that ends in the same event-loop turn, as a trivial one does, stops the
+   * keeper before any timer is armed). Both are timed from now, not from when they are armed: the first
+   * renewal is due one renew period after `start`, the watchdog at the lease lapse or the deadline
+   * margin, whatever the body's synchronous part took. {@link assertHeld} checks the lease and the
+   * deadline without them meanwhile. A keeper built before its claim was decided (no timer, no listener
+   * until then) is started with what the claim returned: its fence and the lease end it set, epoch ms,
+   * which replace the options' `ref.fence` and `leaseUntilMs`.
    */
   start(claimed?: { readonly fence: number; readonly leaseUntilMs: number }): void {
     if (claimed) {
       this.fence = claimed.fence;
       this.untilMs = claimed.leaseUntilMs;
     }
-    this.armWatchdog();
-    this.schedule(this.o.leaseMs * this.o.renewFraction);
+    const startedAtMs = this.o.clock.now();
+    setImmediate(() => {
+      if (this.stopped) return;
+      this.armWatchdog();
+      this.schedule(this.o.leaseMs * this.o.renewFraction - (this.o.clock.now() - startedAtMs));
+    });
   }
 
   stop(): void {

@@ -51,7 +51,10 @@ const fieldsText = fc
     mi: fc.integer({ min: 0, max: 61 }),
     tail: fc.constantFrom('', ':00Z', ':30Z', ':00', 'Z', ':00.000Z', '+01:00'),
   })
-  .map(({ y, mo, d, h, mi, tail }) => `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}${tail}`);
+  .map(
+    ({ y, mo, d, h, mi, tail }) =>
+      `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}${tail}`,
+  );
 /** Real minutes of 1970–6100 (the done key's range and past it), local or UTC ids. */
 const realId = fc
   .record({ minute: fc.integer({ min: 0, max: 2_176_782_336 + 100_000 }), utc: fc.boolean() })

@@ -66,12 +66,21 @@ export function slotFromScheduledTime(
     );
   }
   const naive = toNaive(ianaZone(timeZone), scheduledTimeMs);
-  const localTime = formatNaiveMinute(naive);
+  // One ISO text of the local time gives its minute and (slot-date) its date; in UTC, on the minute
+  // grid, also the instant's id.
+  const iso = new Date(naive).toISOString();
+  const localTime = iso.slice(0, 16);
+  const id =
+    expr.kind === 'cron'
+      ? localTime
+      : naive === scheduledTimeMs && scheduledTimeMs % MINUTE_MS === 0
+        ? `${iso.slice(0, 17)}00Z`
+        : instantSlotId(scheduledTimeMs);
   return {
-    id: expr.kind === 'cron' ? localTime : instantSlotId(scheduledTimeMs),
+    id,
     scheduledTimeMs,
     localTime,
-    businessDate: businessDateOf(naive, businessDate),
+    businessDate: businessDate === 'slot-date' ? iso.slice(0, 10) : businessDateOf(naive, businessDate),
   };
 }
 

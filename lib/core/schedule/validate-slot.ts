@@ -61,7 +61,11 @@ export function validateSlot(
       );
     }
   } else if (expr.kind === 'at' && slot.localTime !== expr.localDateTime.slice(0, 16)) {
-    throw new InvalidEventError(field, shownValue(nominal, slot, scheduledTimeMs), `is not the one-time slot of ${expr.expression}`);
+    throw new InvalidEventError(
+      field,
+      shownValue(nominal, slot, scheduledTimeMs),
+      `is not the one-time slot of ${expr.expression}`,
+    );
   }
   // rate(): occurrences depend on the schedule's StartDate, which the function does not know.
 }

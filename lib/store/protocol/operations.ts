@@ -61,12 +61,12 @@ import {
 import { ProtocolOp } from './ops.js';
 import { withOverlap } from './overlap-conditions.js';
 import {
+  InputParameters,
   type Item,
   type Operation,
-  InputParameters,
   ParameterisedRequest,
-  PutParameters,
   type ProtocolRequest,
+  PutParameters,
   type RequestParameters,
   type Write,
 } from './request.js';

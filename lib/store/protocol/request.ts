@@ -106,7 +106,12 @@ export class InputParameters<I> implements RequestParameters {
 /** {@link InputParameters} of a put: its item is given as it is. */
 export class PutParameters<I> extends InputParameters<I> {
   /** @param putItem the put's item ({@link RequestParameters.item}) */
-  constructor(shape: string, input: I, compute: (input: I) => readonly unknown[], private readonly putItem: Item) {
+  constructor(
+    shape: string,
+    input: I,
+    compute: (input: I) => readonly unknown[],
+    private readonly putItem: Item,
+  ) {
     super(shape, input, compute);
   }
 
