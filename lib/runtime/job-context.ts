@@ -133,9 +133,10 @@ export interface JobContextBinding {
 }
 
 /**
- * The JobContext of a claimed run. Its methods are the instance's own functions, not the prototype's:
- * a body may take them apart (`run: async ({ fencedPut, slot }) => ...`). What they share (the fence
- * context, the authority check, tracking) is on the prototype, so a run makes only those six functions.
+ * The JobContext of a claimed run. Its seven methods are the instance's own functions, not the
+ * prototype's: a body may take them apart (`run: async ({ fencedPut, slot }) => ...`), and a spread
+ * (`{ ...ctx }`) keeps them. What they share (the fence context, the authority check, tracking, the
+ * effect runner) is private to the class, so a run makes no other function.
  */
 class RunContext implements JobContext {
   readonly job: string;

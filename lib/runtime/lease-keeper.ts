@@ -3,8 +3,8 @@
  * `renewFraction` of the lease, and aborts the body through its AbortSignal when a renewal is
  * refused (lease lost), when the lease would lapse without a successful renewal, or when the
  * Lambda deadline is near. The deadline margin and the lapse are enforced by a watchdog timer of
- * their own, armed at start and after each successful renewal: no renewal request, however long it
- * hangs in the network, holds it back. Each renewal attempt is given up after one renew period (the
+ * their own, armed once the body has started (see {@link LeaseKeeper.start}) and after each successful
+ * renewal: no renewal request, however long it hangs in the network, holds it back. Each renewal attempt is given up after one renew period (the
  * request's own timeout is the Document client's), so a hung request never delays the next attempt.
  */
 
