@@ -288,9 +288,9 @@ let readingStored = false;
 /**
  * An acquired decision on `item` (the claim's returned item): its fence, whether the write was this
  * run's own earlier try, the open holders, the displaced holder, the item's failure streak and restore
- * mark, and its `doneSlots` for `def`. A done set of compact keys is decoded when first read (a getter
- * in the literal, enumerable like a plain property: a run reads the stored form through
- * {@link claimDoneSlots} and never decodes it); another set is a plain property.
+ * mark, and its `doneSlots` for `def`: a getter in the literal, enumerable like a plain property. A done
+ * set of compact keys is decoded when first read (a run reads the stored form through
+ * {@link claimDoneSlots} and never decodes it); another set is decoded at once.
  */
 function acquired(
   fence: number,
@@ -301,18 +301,8 @@ function acquired(
   def: string | undefined,
 ): ClaimDecision {
   const stored = storedDoneSlots(item, def);
-  if (stored === undefined)
-    return {
-      kind: 'acquired',
-      fence,
-      ownWrite,
-      open,
-      ...(previous && { previous }),
-      ...(item?.failedSlots !== undefined && { failedSlots: item.failedSlots }),
-      ...(typeof item?.restoredAtMs === 'number' && { restoredAtMs: item.restoredAtMs }),
-      doneSlots: doneSlotsFor(item, def),
-    };
-  let ids: ReadonlySet<string> | undefined;
+  // A set holding a plain slot id (written before the compact keys) is read decoded at once.
+  let ids: ReadonlySet<string> | undefined = stored === undefined ? doneSlotsFor(item, def) : undefined;
   return {
     kind: 'acquired',
     fence,
@@ -322,7 +312,7 @@ function acquired(
     ...(item?.failedSlots !== undefined && { failedSlots: item.failedSlots }),
     ...(typeof item?.restoredAtMs === 'number' && { restoredAtMs: item.restoredAtMs }),
     get doneSlots(): ReadonlySet<string> {
-      if (readingStored) return stored;
+      if (readingStored && stored !== undefined) return stored;
       ids ??= new Set(stored);
       return ids;
     },

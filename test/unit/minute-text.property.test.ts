@@ -1,13 +1,13 @@
 /**
  * Unit (no network): the fixed-position readers of a minute's text (lib/core/schedule/calendar.ts
- * `minuteOfText`, `daysInMonth`) and the done key built on them (lib/core/lease.ts `doneKey`) agree
+ * `minuteOfText`, `parseNaive`, `daysInMonth`) and the done key built on them (lib/core/lease.ts `doneKey`) agree
  * with Date-based references on random texts: real minutes of every century the types allow, rolled-over
  * fields (`02-30`, `24:00`, `13` months), wrong separators, non-digits, short and long texts.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { doneKey, slotIdOfDoneKey } from '../../lib/core/lease.js';
-import { daysInMonth, minuteOfText } from '../../lib/core/schedule/calendar.js';
+import { daysInMonth, minuteOfText, parseNaive } from '../../lib/core/schedule/calendar.js';
 
 /** Reference: a regex, then the fields must survive a round trip through a Date (no roll-over). */
 function referenceMinute(text: string): number {
@@ -49,7 +49,7 @@ const fieldsText = fc
     d: fc.integer({ min: 0, max: 32 }),
     h: fc.integer({ min: 0, max: 25 }),
     mi: fc.integer({ min: 0, max: 61 }),
-    tail: fc.constantFrom('', ':00Z', ':30Z', ':00', 'Z', ':00.000Z', '+01:00'),
+    tail: fc.constantFrom('', ':00Z', ':30Z', ':00', ':59', ':60', 'Z', ':00.000Z', '+01:00'),
   })
   .map(
     ({ y, mo, d, h, mi, tail }) =>
@@ -76,6 +76,27 @@ describe('reading a minute from its text at fixed positions', () => {
       }),
       { numRuns: 20_000 },
     );
+  });
+
+  it('parseNaive: `yyyy-MM-ddTHH:mm[:ss]` exactly, a real minute and seconds ≤ 59, as naive ms', () => {
+    const reference = (text: string): number | undefined => {
+      const m = /^(.{16})(?::(\d{2}))?$/.exec(text);
+      const minute = m ? referenceMinute(text) : Number.NaN;
+      const seconds = Number(m?.[2] ?? 0);
+      return Number.isNaN(minute) || seconds > 59 ? undefined : minute * 60_000 + seconds * 1_000;
+    };
+    fc.assert(
+      fc.property(anyText, (text) => {
+        expect(parseNaive(text)).toBe(reference(text));
+      }),
+      { numRuns: 20_000 },
+    );
+    expect([
+      parseNaive('2026-03-29T02:30'),
+      parseNaive('2026-03-29T02:30:59'),
+      parseNaive('2026-03-29T02:30:60'),
+      parseNaive('2026-03-29T02:30Z'),
+    ]).toEqual([Date.UTC(2026, 2, 29, 2, 30), Date.UTC(2026, 2, 29, 2, 30, 59), undefined, undefined]);
   });
 
   it('daysInMonth: a proleptic Gregorian month, leap years by the 4/100/400 rule', () => {

@@ -91,13 +91,15 @@ export function formatNaiveDate(naive: number): string {
 
 /** Parse `yyyy-MM-ddTHH:mm` (optionally `:ss`) into naive milliseconds; `undefined` if malformed or not a real date. */
 export function parseNaive(text: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(text);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second = 0] = m.slice(1).map((v) => Number(v ?? 0)) as number[];
-  if (year === undefined || month === undefined || day === undefined) return undefined;
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if ((hour ?? 0) > 23 || (minute ?? 0) > 59 || second > 59) return undefined;
-  return Date.UTC(year, month - 1, day, hour, minute, second);
+  const seconds =
+    text.length === 16
+      ? 0
+      : text.length === 19 && text.charCodeAt(16) === 58
+        ? digitsAt(text, 17, 2)
+        : Number.NaN;
+  const minute = minuteOfText(text);
+  if (Number.isNaN(minute) || !(seconds <= 59)) return undefined;
+  return minute * MINUTE_MS + seconds * 1_000;
 }
 
 /** Day of week as Scheduler numbers it: 1 = SUN … 7 = SAT. */
