@@ -361,6 +361,21 @@ export class StoredDoneSlots implements ReadonlySet<string> {
     return this.stored.has(doneKey(slotId));
   }
 
+  /**
+   * True when `slotId` is older than every slot of the set (false for an empty set). Compared in the
+   * stored form when the id has a compact key (keys sort like their slot ids), so no key is decoded;
+   * the first key not above the id's ends the scan (the newest slot, a run's usual one, ends it at once).
+   */
+  precedesAll(slotId: string): boolean {
+    const own = doneKey(slotId);
+    if (own.length > DONE_KEY_MAX_CHARS) {
+      const oldest = this.oldest();
+      return oldest !== undefined && slotId < oldest;
+    }
+    for (const key of this.stored) if (key <= own) return false;
+    return this.stored.size > 0;
+  }
+
   /** The oldest slot id of the set (the smallest key, decoded), or undefined when it is empty. */
   oldest(): string | undefined {
     let min: string | undefined;

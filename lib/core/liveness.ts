@@ -74,9 +74,9 @@ export function sameSlotHeldAction(input: {
  */
 export function needsDoneCheck(doneSlots: ReadonlySet<string>, slotId: string): boolean {
   if (doneSlots.size === 0 || doneSlots.has(slotId)) return false;
+  if (doneSlots instanceof StoredDoneSlots) return doneSlots.precedesAll(slotId);
   let oldest: string | undefined;
-  if (doneSlots instanceof StoredDoneSlots) oldest = doneSlots.oldest();
-  else for (const id of doneSlots) if (oldest === undefined || id < oldest) oldest = id;
+  for (const id of doneSlots) if (oldest === undefined || id < oldest) oldest = id;
   return oldest !== undefined && slotId < oldest;
 }
 

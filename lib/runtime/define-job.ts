@@ -13,6 +13,7 @@ import { declaredUses, declareUses, type JobAccess, parseJobAccess } from '../st
 import { accessGuard } from './access-guard.js';
 import { createDeps, type RuntimeDeps } from './deps.js';
 import { type FanOutDeps, fanOut } from './fan-out.js';
+import { raceAbort } from './job-context.js';
 import { declareEffects } from './job-effects.js';
 import type { JobOptions } from './job-options.js';
 import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
@@ -147,13 +148,9 @@ export function defineJob(options: JobOptions): JobHandler {
       const body = sharded
         ? fanOut(ctx, event, definition.shards, (deps() as FanOutDeps).dispatchShards ?? options.dispatch)
         : options.run(ctx);
-      // Listened for once the body has started (up to its first await nothing else runs to abort it;
-      // an abort before or during that part is seen through `aborted`).
-      const aborted = new Promise<never>((_, reject) => {
-        if (ctx.signal.aborted) reject(ctx.signal.reason);
-        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-      });
-      await Promise.race([body, aborted]);
+      // Raced once the body has started (up to its first await nothing else runs to abort it; an
+      // abort before or during that part rejects the race at once).
+      await raceAbort(ctx, body);
       return undefined as unknown as RunSummary; // `after` replaces it with the run summary
     };
     // middy's early timeout is off: the run session enforces the deadline itself (DeadlineError with the

@@ -115,7 +115,16 @@ export interface JobContextBinding {
    * {@link FenceContext.checkLease}). @default false
    */
   readonly checkLease?: boolean;
-  readonly signal: AbortSignal;
+  /**
+   * The run's signal ({@link JobContext.signal}), asked for when the context's `signal` is first read:
+   * the lease keeper makes its controller then (see LeaseKeeper.signal).
+   */
+  readonly signal: () => AbortSignal;
+  /**
+   * `body` raced against the run's abort (LeaseKeeper.race): what the job handler awaits. @default a
+   * listener on the signal
+   */
+  readonly race?: <T>(body: Promise<T>) => Promise<T>;
   /** The run session the context's methods act through. */
   readonly run: RunPort;
   /** The run record's details, shared with the session (effects needing review are named there). */
@@ -146,7 +155,8 @@ class RunContext implements JobContext {
   readonly runId: string;
   readonly fence: number;
   declare readonly shard?: number;
-  readonly signal: AbortSignal;
+  /** An own enumerable accessor, read from the binding when first read: a spread keeps it. */
+  declare readonly signal: AbortSignal;
   readonly remainingTimeMs: JobContext['remainingTimeMs'];
   readonly nowMs: JobContext['nowMs'];
   readonly throwIfAborted: JobContext['throwIfAborted'];
@@ -159,6 +169,15 @@ class RunContext implements JobContext {
   readonly #b: JobContextBinding;
   readonly #leaseKey: string;
 
+  /**
+   * `body` raced against `ctx`'s run's abort (see {@link raceAbort}); a wrapper of a context (a Proxy,
+   * `Object.create(ctx)`) races through its `signal`.
+   */
+  static race<T>(ctx: JobContext, body: Promise<T>): Promise<T> {
+    const race = #b in ctx ? ctx.#b.race : undefined;
+    return race ? race(body) : raceSignal(ctx.signal, body);
+  }
+
   constructor(b: JobContextBinding) {
     this.#b = b;
     this.#leaseKey = Keys.lease(b.job, b.shard).pk;
@@ -169,7 +188,13 @@ class RunContext implements JobContext {
     this.runId = b.runId;
     this.fence = b.fence;
     if (b.shard !== undefined) this.shard = b.shard;
-    this.signal = b.signal;
+    // An own accessor (a spread and destructuring read it; a getter of the instance's own, so a
+    // wrapper of the context reads it too): the keeper makes the signal when it is first read.
+    Object.defineProperty(this, 'signal', {
+      enumerable: true,
+      configurable: true,
+      get: () => b.signal(),
+    });
     const { run, deps } = b;
     const { clock } = deps;
     this.remainingTimeMs = () => run.remainingTimeMs();
@@ -216,7 +241,10 @@ class RunContext implements JobContext {
   #guard(): void {
     const b = this.#b;
     if (b.run.assertHeld) b.run.assertHeld();
-    else if (b.signal.aborted) throw b.signal.reason;
+    else {
+      const signal = b.signal();
+      if (signal.aborted) throw signal.reason;
+    }
   }
 
   #tracked<T>(op: () => Promise<T>): Promise<T> {
@@ -241,7 +269,7 @@ class RunContext implements JobContext {
       },
       // Right before the provider call: a run whose authority ended after its `sending` write never sends.
       beforeSend: () => this.#guard(),
-      wait: (ms) => waitOn(clock, ms, b.signal),
+      wait: (ms) => waitOn(clock, ms, b.signal()),
       remainingTimeMs: () => b.run.remainingTimeMs(),
       onTransition: (t) => b.run.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
     });
@@ -252,6 +280,25 @@ class RunContext implements JobContext {
 /** Build the JobContext of a claimed run: every writer carries the run's fence and lease. */
 export function createJobContext(b: JobContextBinding): JobContext {
   return new RunContext(b);
+}
+
+/**
+ * `body` raced against the abort of `ctx`'s run: settles as `body` does, or rejects with the abort
+ * reason (LeaseLostError, DeadlineError, TerminatedError) when the run is aborted first, at once when it
+ * already is. A context of {@link createJobContext} races through its run's lease keeper (no listener
+ * on its signal); any other JobContext through a listener on `ctx.signal`.
+ */
+export function raceAbort<T>(ctx: JobContext, body: T | Promise<T>): Promise<T> {
+  return RunContext.race(ctx, Promise.resolve(body));
+}
+
+/** `body` raced against `signal`'s abort (its reason). */
+function raceSignal<T>(signal: AbortSignal, body: Promise<T>): Promise<T> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  return Promise.race([body, aborted]);
 }
 
 /**

@@ -50,7 +50,20 @@ function finishedReason(): RunFinishedError {
 
 /** Renewal loop + abort controller for one run. */
 export class LeaseKeeper {
-  private readonly controller = new AbortController();
+  /**
+   * The signal's controller, made when {@link signal} is first read: a run whose body never reads it
+   * (and that nothing aborts before) makes none, and its finish dispatches no abort event.
+   */
+  private controller: AbortController | undefined;
+  /** Why the run must stop, once it must (see {@link reason}). */
+  private abortReason: Error | undefined;
+  /**
+   * Set by a {@link finish} that found no signal made and no race waiting: the run's reason is a
+   * RunFinishedError, made when first asked for.
+   */
+  private finishedQuietly = false;
+  /** Rejects the pending {@link race} with the abort reason, while one is pending. */
+  private rejectRace: ((reason: Error) => void) | undefined;
   private cancelTimer: (() => void) | undefined;
   private cancelWatchdog: (() => void) | undefined;
   /** Cancels the renewal in flight (its request and SDK retries), if any. */
@@ -67,9 +80,54 @@ export class LeaseKeeper {
     this.fence = o.ref.fence;
   }
 
-  /** Aborted with a LeaseLostError, DeadlineError or RunFinishedError as `reason`. */
+  /**
+   * Aborted with a LeaseLostError, DeadlineError or RunFinishedError as `reason`. Made when first read;
+   * read after the run stopped, it is already aborted with that reason.
+   */
   get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      const reason = this.reason;
+      if (reason !== undefined) this.controller.abort(reason);
+    }
     return this.controller.signal;
+  }
+
+  /** True once the run must stop (lease lost or lapsed, deadline, stopped by the platform, finished). */
+  get aborted(): boolean {
+    return this.abortReason !== undefined || this.finishedQuietly;
+  }
+
+  /** The abort reason, once there is one (a quiet finish's RunFinishedError is made here, once). */
+  get reason(): Error | undefined {
+    if (this.abortReason === undefined && this.finishedQuietly) this.abortReason = finishedReason();
+    return this.abortReason;
+  }
+
+  /**
+   * `body`, raced against this keeper's abort: settles as `body` does, or rejects with the abort reason
+   * if the keeper aborts first (at once when it already has). What the job handler awaits, in place of
+   * a listener on {@link signal}: a run that never reads the signal makes no controller.
+   */
+  race<T>(body: T | PromiseLike<T>): Promise<T> {
+    const settled = Promise.resolve(body);
+    const reason = this.reason;
+    if (reason !== undefined) {
+      settled.catch(() => undefined); // the body's own outcome no longer decides the run
+      return Promise.reject(reason);
+    }
+    let reject: (reason: Error) => void = () => undefined;
+    const aborted = new Promise<never>((_, r) => {
+      reject = r;
+    });
+    this.rejectRace = reject;
+    // Once the body settled, a finish has no race to reject (it stays quiet).
+    const done = () => {
+      if (this.rejectRace === reject) this.rejectRace = undefined;
+    };
+    settled.then(done, done);
+    // The body first: one that settled before an abort in the same turn decides the race.
+    return Promise.race([settled, aborted]);
   }
 
   /** Current local view of the lease expiry, epoch ms. */
@@ -113,8 +171,12 @@ export class LeaseKeeper {
    * and its lease released, whatever the outcome; from then on {@link assertHeld} throws.
    */
   finish(): void {
-    if (this.controller.signal.aborted) this.stop();
-    else this.abort(finishedReason());
+    if (this.aborted) this.stop();
+    else if (this.controller === undefined && this.rejectRace === undefined) {
+      // Nothing observes the abort now: the reason is made if the signal or the reason is read later.
+      this.finishedQuietly = true;
+      this.stop();
+    } else this.abort(finishedReason());
   }
 
   /**
@@ -125,11 +187,12 @@ export class LeaseKeeper {
    * @throws LeaseLostError (lapsed / lost) or DeadlineError — the abort reason.
    */
   assertHeld(): void {
-    if (!this.controller.signal.aborted && !this.stopped) {
+    if (!this.aborted && !this.stopped) {
       const verdict = this.verdict();
       if (verdict) this.abort(verdict);
     }
-    if (this.controller.signal.aborted) throw this.controller.signal.reason;
+    const reason = this.reason;
+    if (reason !== undefined) throw reason;
     if (this.stopped) throw new RunFinishedError(); // stopped without a reason: authority ended all the same
   }
 
@@ -148,7 +211,12 @@ export class LeaseKeeper {
 
   /** Abort the body with `reason` and stop renewing. */
   abort(reason: Error): void {
-    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    if (!this.aborted) {
+      this.abortReason = reason;
+      this.controller?.abort(reason);
+      this.rejectRace?.(reason);
+      this.rejectRace = undefined;
+    }
     this.stop();
   }
 

@@ -923,7 +923,8 @@ export class RunSession implements RunPort {
       fence: this.ctxFence,
       // A `replace` displaces a live holder: its writes to its own slot's rows must check the lease.
       ...(this.overlap.policy === OverlapPolicy.Replace && { checkLease: true }),
-      signal: keeper.signal,
+      signal: () => keeper.signal,
+      race: (body) => keeper.race(body),
       run: this,
       details: this.details,
       ...(this.restoredAtMs !== undefined && { restoredAtMs: this.restoredAtMs }),

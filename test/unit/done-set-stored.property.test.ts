@@ -56,6 +56,24 @@ describe('the stored form of a done set answers as the decoded set', () => {
     );
   });
 
+  it('"older than every slot" compares stored keys as the slot ids compare, local and UTC ids mixed', () => {
+    const anyId = fc.boolean().chain(minuteId);
+    fc.assert(
+      fc.property(fc.uniqueArray(anyId, { maxLength: 40 }), anyId, (done, slot) => {
+        const stored = new StoredDoneSlots(new Set(done.map(doneKey)));
+        expect(stored.precedesAll(slot)).toBe(done.length > 0 && done.every((id) => slot < id));
+      }),
+      { numRuns: 2_000 },
+    );
+    // The same minute in both forms: the local id sorts first, as its key does.
+    const local = '2026-03-28T17:00';
+    const utc = '2026-03-28T17:00:00Z';
+    expect(new StoredDoneSlots(new Set([doneKey(utc)])).precedesAll(local)).toBe(true);
+    expect(new StoredDoneSlots(new Set([doneKey(local)])).precedesAll(utc)).toBe(false);
+    // An id without a compact key is compared decoded.
+    expect(new StoredDoneSlots(new Set([doneKey(local)])).precedesAll('2026-03-28T16:59Z')).toBe(true);
+  });
+
   it("a claim's decision reads its done set as slot ids and hands the run the stored form", () => {
     fc.assert(
       fc.property(job, ({ done, slot }) => {

@@ -10,7 +10,9 @@
  * own client: it shares one middleware stack and configuration with it, so every middleware (retries,
  * conflict retry, fault injection, metering) sees them as before. A Document-client command would
  * wrap the same command and resolve the middleware stack a second time per request, walking every
- * input to marshal it; the protocol's writes are on every run's path, so they skip that wrapper.
+ * input to marshal it; the protocol's writes are on every run's path, so they skip that wrapper, and
+ * each command class goes through a middleware chain resolved once ({@link ResolvedSender}: the SDK's
+ * `cacheMiddleware`, scoped to these commands and re-resolved when the stack changes).
  */
 import {
   type AttributeValue,
@@ -37,6 +39,7 @@ import {
   type SendOptions,
   type Write,
 } from './request.js';
+import { ResolvedSender } from './resolved-send.js';
 
 /**
  * Key of the {@link RequestTag} in the SDK handler context of a read (a Document-client command, whose
@@ -329,9 +332,12 @@ export class DynamoBackend implements ProtocolBackend {
    * stack and configuration (lib-dynamodb shares both), so low-level commands go out through it.
    */
   private readonly low: DynamoDBClient;
+  /** Sends the protocol's low-level commands, each class through a handler resolved once. */
+  private readonly sender: ResolvedSender;
 
   constructor(private readonly doc: DynamoDBDocumentClient) {
     this.low = doc as unknown as DynamoDBClient;
+    this.sender = new ResolvedSender(this.low);
   }
 
   async send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
@@ -379,17 +385,15 @@ export class DynamoBackend implements ProtocolBackend {
   private async single(request: ProtocolRequest, options: SendOptions): Promise<RequestOutcome> {
     const input = singleInput(request);
     try {
-      const out =
+      const tables = [input.TableName as string];
+      const out = await this.sender.send<{ Attributes?: Record<string, AttributeValue> }>(
         commandOf(request) === 'PutItem'
-          ? await this.low.send(
-              new PutItemCommand(tagInput(input, request.tag) as unknown as PutItemCommandInput),
-              options,
-            )
-          : await this.low.send(
-              new UpdateItemCommand(tagInput(input, request.tag) as unknown as UpdateItemCommandInput),
-              options,
-            );
-      const attributes = (out as { Attributes?: Record<string, AttributeValue> }).Attributes;
+          ? new PutItemCommand(tagInput(input, request.tag) as unknown as PutItemCommandInput)
+          : new UpdateItemCommand(tagInput(input, request.tag) as unknown as UpdateItemCommandInput),
+        tables,
+        options,
+      );
+      const attributes = out.Attributes;
       if (attributes === undefined) return { applied: true };
       const names = request.returnedAttributes;
       return {
@@ -414,10 +418,11 @@ export class DynamoBackend implements ProtocolBackend {
     // Transaction conflicts are retried with backoff by the client's one retry policy
     // (lib/store/client.ts addConflictRetry, CONFLICT_ATTEMPTS); what reaches here is final.
     try {
-      await this.low.send(
+      await this.sender.send(
         new TransactWriteItemsCommand(
           tagInput({ TransactItems }, request.tag) as unknown as TransactWriteItemsCommandInput,
         ),
+        request.writes.map((w) => w.table),
         options,
       );
       return { applied: true };

@@ -1,0 +1,161 @@
+/**
+ * Sending the protocol's low-level DynamoDB commands through a middleware chain resolved once per
+ * command class, instead of once per request.
+ *
+ * `client.send(command)` resolves the middleware stack for every request: it clones the client's
+ * stack, merges the command's own, sorts every step and composes the handler chain, which is most of
+ * the SDK's cost before the request's serialisation (measured in BENCHMARKS.md section 9: 30–45 µs per
+ * request on a cold path, three times per run). The SDK offers the same saving as a client option,
+ * `cacheMiddleware: true` (smithy `Client.send`: one handler per command class, reused while the send
+ * has no options). That option cannot be set on the library's Document client: lib-dynamodb's commands
+ * resolve to a handler bound to the command they were resolved for, so a cached one would send the
+ * first command's input for every later one. Here the cache covers only the low-level commands of
+ * `@aws-sdk/client-dynamodb` the protocol builds, whose handler reads each request's input from the
+ * command it is given (`args.input`), as `cacheMiddleware` relies on.
+ *
+ * What it keeps as `client.send` has it:
+ * - Every request goes through `client.send`, so whatever wraps `send` (OpenTelemetry's and other
+ *   tracers' instrumentation of the SDK, a recorder) sees it: only the command's `resolveMiddleware`
+ *   is answered from the cache.
+ * - Every middleware on the client's stack runs for every request (retries, conflict retry, tracing,
+ *   fault injection, metering). A change to the stack (`add`, `addRelativeTo`, `use`, `remove`,
+ *   `removeByTag`, setting `identifyOnResolve`) or a new stack object makes the next request resolve
+ *   again, where `cacheMiddleware` would keep the old chain.
+ * - A command given middleware of its own (its `middlewareStack` not empty when it is sent), and a send
+ *   with options (an `abortSignal`: lease renewals), resolve as `client.send` always does.
+ * - A configuration object replaced, or its `requestHandler` or `logger` replaced, resolves again. Other
+ *   configuration members changed in place after the client's first request are not seen by the chain
+ *   (the SDK reads most of them when the client is built); a stack method taken off the stack object
+ *   before the first send (`const { add } = client.middlewareStack`) changes the stack unseen.
+ *
+ * What it shares, as `cacheMiddleware` does: the handler context of one command class is one object for
+ * the requests sent through it, and the SDK's middlewares write per-request values there (the resolved
+ * endpoint, the signing region and service, the chosen auth scheme with its identity). For requests of
+ * one client to tables named by plain name, those values are the same for every request (one region,
+ * one endpoint, one credentials provider). A table named by ARN may resolve to another account's
+ * endpoint, so a request naming one (an ARN contains `:`; a table name cannot) is sent through
+ * `client.send`.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+/** A command as `Command.resolveMiddleware` sees it (the smithy `Command` class). */
+interface ResolvableCommand {
+  readonly middlewareStack: { identify(): string[] };
+  resolveMiddleware(stack: unknown, configuration: unknown, options: unknown): Handler;
+}
+
+type Handler = (command: unknown) => Promise<{ output: unknown }>;
+
+/** The stack methods that change what a resolved chain holds. */
+const MUTATORS = ['add', 'addRelativeTo', 'use', 'remove', 'removeByTag', 'identifyOnResolve'] as const;
+
+/** Key of a stack's change count (a symbol from the global registry: two library copies share it). */
+const GENERATION: unique symbol = Symbol.for('cronfence.middlewareStackGeneration');
+
+type CountedStack = Record<string, unknown> & { [GENERATION]?: number };
+
+/**
+ * Count the changes of `stack` from now on (idempotent): each mutating method is wrapped on this stack
+ * object to add one to its count, then do what it did.
+ * @returns the stack's current count
+ */
+function counted(stack: CountedStack): number {
+  if (stack[GENERATION] === undefined) {
+    stack[GENERATION] = 0;
+    for (const name of MUTATORS) {
+      const original = stack[name];
+      if (typeof original !== 'function') continue;
+      // `identifyOnResolve()` without an argument only reads the setting (the SDK reads it at every
+      // resolve): only a call that sets it counts.
+      const reads = name === 'identifyOnResolve';
+      stack[name] = function (this: unknown, ...args: unknown[]) {
+        if (!reads || args.length > 0) stack[GENERATION] = (stack[GENERATION] ?? 0) + 1;
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      };
+    }
+  }
+  return stack[GENERATION] as number;
+}
+
+interface Resolved {
+  readonly stack: unknown;
+  readonly configuration: unknown;
+  /** What a chain takes from the configuration when it is resolved (compared at every send). */
+  readonly requestHandler: unknown;
+  readonly logger: unknown;
+  readonly generation: number;
+  readonly handler: Handler;
+}
+
+/** The configuration's members a resolved chain holds on to. */
+type Configured = { readonly requestHandler?: unknown; readonly logger?: unknown };
+
+/** Key of the sender a command is sent by (own property of the command, see {@link resolveThroughCache}). */
+const SENDER: unique symbol = Symbol('cronfence.resolvedSender');
+
+type SentCommand = ResolvableCommand & { [SENDER]?: ResolvedSender };
+
+/**
+ * Sends low-level commands on one client, each command class through a handler resolved once (see the
+ * module comment for what is shared and when a command resolves as usual).
+ */
+export class ResolvedSender {
+  private readonly handlers = new Map<unknown, Resolved>();
+
+  constructor(private readonly client: DynamoDBClient) {}
+
+  /**
+   * `client.send(command, options)`, its middleware chain taken from this sender's cache when `options`
+   * has no abort signal and `tables` (the table names the command addresses) are all plain names.
+   * @throws whatever `client.send` throws (service errors, network, an aborted send)
+   */
+  send<O>(
+    command: object,
+    tables: readonly string[],
+    options?: { readonly abortSignal?: AbortSignal },
+  ): Promise<O> {
+    if (options?.abortSignal !== undefined || tables.some((t) => t.includes(':')))
+      return this.client.send(command as never, options) as Promise<O>;
+    const c = command as SentCommand;
+    c[SENDER] = this;
+    c.resolveMiddleware = resolveThroughCache;
+    return this.client.send(command as never) as Promise<O>;
+  }
+
+  /**
+   * The chain `client.send` asks `command` for: the cached one of its class, resolved again when the
+   * stack or configuration is another object or the stack changed; the command's own resolution when it
+   * was sent with options or carries middleware of its own.
+   */
+  resolve(command: SentCommand, stack: unknown, configuration: unknown, options: unknown): Handler {
+    const own = (Object.getPrototypeOf(command) as ResolvableCommand).resolveMiddleware;
+    if (options !== undefined || command.middlewareStack.identify().length > 0)
+      return own.call(command, stack, configuration, options);
+    const generation = counted(stack as CountedStack);
+    const { requestHandler, logger } = configuration as Configured;
+    const key = command.constructor;
+    const known = this.handlers.get(key);
+    if (
+      known !== undefined &&
+      known.stack === stack &&
+      known.configuration === configuration &&
+      known.requestHandler === requestHandler &&
+      known.logger === logger &&
+      known.generation === generation
+    )
+      return known.handler;
+    const handler = own.call(command, stack, configuration, undefined);
+    this.handlers.set(key, { stack, configuration, requestHandler, logger, generation, handler });
+    return handler;
+  }
+}
+
+/** A sent command's `resolveMiddleware` (one function for all): asks the command's sender. */
+function resolveThroughCache(
+  this: SentCommand,
+  stack: unknown,
+  configuration: unknown,
+  options: unknown,
+): Handler {
+  return (this[SENDER] as ResolvedSender).resolve(this, stack, configuration, options);
+}

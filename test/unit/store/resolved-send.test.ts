@@ -1,0 +1,206 @@
+/**
+ * The protocol's low-level commands go through a middleware chain resolved once per command class
+ * (lib/store/protocol/resolved-send.ts). Unit: a request handler that answers every request `{}`
+ * (HTTP 200, the body UpdateItem, PutItem and TransactWriteItems return without `ReturnValues`, per the
+ * DynamoDB API reference), no DynamoDB. Resolutions are counted on command subclasses.
+ */
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../../lib/store/client.js';
+import { ResolvedSender } from '../../../lib/store/protocol/resolved-send.js';
+
+const answerEmpty = {
+  handle: async () => ({
+    response: {
+      statusCode: 200,
+      reason: 'OK',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'content-length': '2' },
+      body: new TextEncoder().encode('{}'),
+    },
+  }),
+  updateHttpClientConfig: () => undefined,
+  httpHandlerConfigs: () => ({}),
+  destroy: () => undefined,
+};
+
+function client() {
+  return createDocumentClient({
+    endpoint: 'http://127.0.0.1:9',
+    credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+    requestHandler: answerEmpty as never,
+  });
+}
+
+/** An UpdateItem whose class counts how often a chain is resolved for it. */
+function countingCommand() {
+  const counter = { resolves: 0 };
+  class Counted extends UpdateItemCommand {
+    override resolveMiddleware(...args: Parameters<UpdateItemCommand['resolveMiddleware']>) {
+      counter.resolves++;
+      return super.resolveMiddleware(...args);
+    }
+  }
+  const make = (table = 'lib') =>
+    new Counted({
+      TableName: table,
+      Key: { pk: { S: 'JOB#a' }, sk: { S: 'LEASE' } },
+      UpdateExpression: 'SET #v = :v',
+      ExpressionAttributeNames: { '#v': 'v' },
+      ExpressionAttributeValues: { ':v': { N: '1' } },
+    });
+  return { counter, make };
+}
+
+/** A middleware counting the UpdateItem requests it sees. */
+function seeing(doc: ReturnType<typeof client>, name: string) {
+  const seen = { n: 0 };
+  doc.middlewareStack.add(
+    (next) => (args) => {
+      seen.n++;
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return seen;
+}
+
+describe('sending through a chain resolved once per command class', () => {
+  it('resolves the chain once for many sends, and every send passes every middleware', async () => {
+    const doc = client();
+    const seen = seeing(doc, 'countAll');
+    const sender = new ResolvedSender(doc as never);
+    const { counter, make } = countingCommand();
+    for (let i = 0; i < 5; i++) await sender.send(make(), ['lib']);
+    expect(counter.resolves).toBe(1);
+    expect(seen.n).toBe(5);
+  });
+
+  it('every send goes through client.send (what tracers wrap), only the chain comes from the cache', async () => {
+    const doc = client();
+    const sent: string[] = [];
+    const send = doc.send.bind(doc);
+    doc.send = ((command: { constructor: { name: string } }, ...rest: unknown[]) => {
+      sent.push(command.constructor.name);
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as typeof doc.send;
+    const sender = new ResolvedSender(doc as never);
+    const { counter, make } = countingCommand();
+    for (let i = 0; i < 3; i++) await sender.send(make(), ['lib']);
+    expect(sent).toEqual(['Counted', 'Counted', 'Counted']);
+    expect(counter.resolves).toBe(1);
+  });
+
+  it('a command carrying middleware of its own resolves its own chain, and that middleware runs', async () => {
+    const doc = client();
+    const sender = new ResolvedSender(doc as never);
+    const { counter, make } = countingCommand();
+    await sender.send(make(), ['lib']);
+    const own = make();
+    let ran = 0;
+    own.middlewareStack.add(
+      (next) => (args) => {
+        ran++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'commandOwn' },
+    );
+    await sender.send(own, ['lib']);
+    expect(ran).toBe(1);
+    expect(counter.resolves).toBe(2);
+    // The next plain command still takes the cached chain, without the other command's middleware.
+    await sender.send(make(), ['lib']);
+    expect(ran).toBe(1);
+    expect(counter.resolves).toBe(2);
+  });
+
+  it('a middleware added or removed after a send is seen by the next one', async () => {
+    const doc = client();
+    const sender = new ResolvedSender(doc as never);
+    const { counter, make } = countingCommand();
+    await sender.send(make(), ['lib']);
+    const later = seeing(doc, 'addedLater');
+    await sender.send(make(), ['lib']);
+    await sender.send(make(), ['lib']);
+    expect(later.n).toBe(2);
+    expect(counter.resolves).toBe(2);
+    doc.middlewareStack.remove('addedLater');
+    await sender.send(make(), ['lib']);
+    expect(later.n).toBe(2);
+    expect(counter.resolves).toBe(3);
+  });
+
+  it('a request handler replaced on the configuration resolves again and takes the requests', async () => {
+    const doc = client();
+    const sender = new ResolvedSender(doc as never);
+    const { counter, make } = countingCommand();
+    await sender.send(make(), ['lib']);
+    let handled = 0;
+    (doc.config as { requestHandler: unknown }).requestHandler = {
+      ...answerEmpty,
+      handle: async () => {
+        handled++;
+        return answerEmpty.handle();
+      },
+    };
+    await sender.send(make(), ['lib']);
+    expect(handled).toBe(1);
+    expect(counter.resolves).toBe(2);
+  });
+
+  it('reading identifyOnResolve keeps the chain; setting it resolves again', async () => {
+    const doc = client();
+    const sender = new ResolvedSender(doc as never);
+    const { counter, make } = countingCommand();
+    await sender.send(make(), ['lib']);
+    doc.middlewareStack.identifyOnResolve();
+    await sender.send(make(), ['lib']);
+    expect(counter.resolves).toBe(1);
+    doc.middlewareStack.identifyOnResolve(false);
+    await sender.send(make(), ['lib']);
+    expect(counter.resolves).toBe(2);
+  });
+
+  it('a send with an abort signal, or naming a table by ARN, goes through client.send', async () => {
+    const doc = client();
+    const seen = seeing(doc, 'countAll');
+    const sender = new ResolvedSender(doc as never);
+    const { counter, make } = countingCommand();
+    await sender.send(make(), ['lib']);
+    await sender.send(make(), ['lib'], { abortSignal: new AbortController().signal });
+    const arn = 'arn:aws:dynamodb:us-east-1:111122223333:table/orders';
+    await sender.send(make(arn), ['lib', arn]);
+    // One cached chain, plus one resolution per uncached send; every send passed the middleware.
+    expect(counter.resolves).toBe(3);
+    expect(seen.n).toBe(3);
+    // The cached chain is still used afterwards.
+    await sender.send(make(), ['lib']);
+    expect(counter.resolves).toBe(3);
+  });
+
+  it('each request carries its own input through the cached chain', async () => {
+    const doc = client();
+    const inputs: string[] = [];
+    doc.middlewareStack.add(
+      (next) => (args) => {
+        inputs.push(
+          (
+            (args.input as { ExpressionAttributeValues: Record<string, { N: string }> })
+              .ExpressionAttributeValues[':v'] as { N: string }
+          ).N,
+        );
+        return next(args);
+      },
+      { step: 'build', name: 'inputs' },
+    );
+    const sender = new ResolvedSender(doc as never);
+    const { make } = countingCommand();
+    await Promise.all(
+      [1, 2, 3].map((n) => {
+        const c = make();
+        (c.input.ExpressionAttributeValues as Record<string, { N: string }>)[':v'] = { N: String(n) };
+        return sender.send(c, ['lib']);
+      }),
+    );
+    expect(inputs.sort()).toEqual(['1', '2', '3']);
+  });
+});
