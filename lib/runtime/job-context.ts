@@ -141,6 +141,22 @@ export interface JobContextBinding {
   readonly effects?: JobEffects;
 }
 
+/** Key of the function a context's `signal` accessor asks (readable through a Proxy or `Object.create`). */
+const SIGNAL_OF: unique symbol = Symbol('cronfence.signalOf');
+
+/**
+ * `signal` of every context, defined on the instance (a spread or destructuring reads it) with one
+ * getter for all (every context keeps one shape): asks the binding for the signal when read, so the
+ * keeper makes its controller only then.
+ */
+const SIGNAL_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: { readonly [SIGNAL_OF]: () => AbortSignal }): AbortSignal {
+    return this[SIGNAL_OF]();
+  },
+};
+
 /**
  * The JobContext of a claimed run. Its seven methods are the instance's own functions, not the
  * prototype's: a body may take them apart (`run: async ({ fencedPut, slot }) => ...`), and a spread
@@ -168,6 +184,8 @@ class RunContext implements JobContext {
   #runner: RunEffects | undefined;
   readonly #b: JobContextBinding;
   readonly #leaseKey: string;
+  /** Where the `signal` accessor asks for the signal (a symbol: no key of the context's). */
+  readonly [SIGNAL_OF]: () => AbortSignal;
 
   /**
    * `body` raced against `ctx`'s run's abort (see {@link raceAbort}); a wrapper of a context (a Proxy,
@@ -190,11 +208,8 @@ class RunContext implements JobContext {
     if (b.shard !== undefined) this.shard = b.shard;
     // An own accessor (a spread and destructuring read it; a getter of the instance's own, so a
     // wrapper of the context reads it too): the keeper makes the signal when it is first read.
-    Object.defineProperty(this, 'signal', {
-      enumerable: true,
-      configurable: true,
-      get: () => b.signal(),
-    });
+    this[SIGNAL_OF] = b.signal;
+    Object.defineProperty(this, 'signal', SIGNAL_PROPERTY);
     const { run, deps } = b;
     const { clock } = deps;
     this.remainingTimeMs = () => run.remainingTimeMs();
