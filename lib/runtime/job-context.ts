@@ -206,8 +206,9 @@ class RunContext implements JobContext {
     this.runId = b.runId;
     this.fence = b.fence;
     if (b.shard !== undefined) this.shard = b.shard;
-    // An own accessor (a spread and destructuring read it; a getter of the instance's own, so a
-    // wrapper of the context reads it too): the keeper makes the signal when it is first read.
+    // An own accessor (a spread and destructuring read it), one getter for every context reading its
+    // source through a symbol (a Proxy or `Object.create` of the context reads it too): the keeper
+    // makes the signal when it is first read.
     this[SIGNAL_OF] = b.signal;
     Object.defineProperty(this, 'signal', SIGNAL_PROPERTY);
     const { run, deps } = b;
