@@ -20,21 +20,7 @@ import {
   renew,
 } from '../../../lib/store/protocol/operations.js';
 import { type Operation, perform, read } from '../../../lib/store/protocol/request.js';
-
-/** A request handler answering every request `{}` (HTTP 200) without a network. */
-const answerEmpty = {
-  handle: async () => ({
-    response: {
-      statusCode: 200,
-      reason: 'OK',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'content-length': '2' },
-      body: new TextEncoder().encode('{}'),
-    },
-  }),
-  updateHttpClientConfig: () => undefined,
-  httpHandlerConfigs: () => ({}),
-  destroy: () => undefined,
-};
+import { answerEmpty } from '../../helpers/answer-empty.js';
 
 /** A backend on a client that answers at once, and what its fault injector saw of each attempt. */
 function harness() {

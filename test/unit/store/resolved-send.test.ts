@@ -8,20 +8,7 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../../lib/store/client.js';
 import { ResolvedSender } from '../../../lib/store/protocol/resolved-send.js';
-
-const answerEmpty = {
-  handle: async () => ({
-    response: {
-      statusCode: 200,
-      reason: 'OK',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'content-length': '2' },
-      body: new TextEncoder().encode('{}'),
-    },
-  }),
-  updateHttpClientConfig: () => undefined,
-  httpHandlerConfigs: () => ({}),
-  destroy: () => undefined,
-};
+import { answerEmpty } from '../../helpers/answer-empty.js';
 
 function client() {
   return createDocumentClient({
