@@ -145,6 +145,16 @@ export function parseInvocationEvent(raw: unknown): InvocationEvent {
 /** Fields of the payload cronfence's schedules send (the CDK's ScheduledJob Input). */
 const SCHEDULED_FIELDS = new Set(['job', 'scheduledTime', 'scheduleArn', 'executionId', 'attemptNumber']);
 
+/** True for one or more ASCII digits and nothing else (`/^[0-9]+$/`). */
+function isDigits(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 const isText = (x: unknown, max: number): x is string =>
   typeof x === 'string' && x.length >= 1 && x.length <= max;
 
@@ -180,21 +190,21 @@ export function scheduledEvent(input: Record<string, unknown>): InvocationEvent 
   if (executionId !== undefined && !isText(executionId, 256)) return undefined;
   let attempt: number | undefined;
   if (attemptNumber !== undefined) {
-    if (
-      typeof attemptNumber === 'string' ? !/^[0-9]+$/.test(attemptNumber) : typeof attemptNumber !== 'number'
-    )
+    if (typeof attemptNumber === 'string' ? !isDigits(attemptNumber) : typeof attemptNumber !== 'number')
       return undefined;
     attempt = Number(attemptNumber);
     if (!Number.isInteger(attempt) || attempt < 1 || attempt > 186) return undefined;
   }
-  return {
+  // Optional fields assigned when present (every scheduled run parses one: no spread temporaries).
+  const event: { -readonly [K in keyof InvocationEvent]: InvocationEvent[K] } = {
     job,
     scheduledTimeMs,
     trigger: (attempt ?? 1) > 1 ? Trigger.Retry : Trigger.Schedule,
-    ...(scheduleArn !== undefined && { scheduleArn }),
-    ...(executionId !== undefined && { executionId }),
-    ...(attempt !== undefined && { attemptNumber: attempt }),
   };
+  if (scheduleArn !== undefined) event.scheduleArn = scheduleArn;
+  if (executionId !== undefined) event.executionId = executionId;
+  if (attempt !== undefined) event.attemptNumber = attempt;
+  return event;
 }
 
 /**

@@ -157,11 +157,6 @@ export function readableLeaseUntil(state: 'running' | 'released' | 'unrecorded',
 /** `prevOwner` / `prevSlot` of a lease item whose latest claim displaced nobody. */
 export const NO_HOLDER = '-';
 
-function displacedBy(old: LeaseItem): { displaced?: PreviousHolder } {
-  const d = displaced(old);
-  return d?.abandoned ? { displaced: d } : {};
-}
-
 /** The holder the latest claim displaced, as recorded on the item by that claim. */
 function displaced(item: LeaseItem): PreviousHolder | undefined {
   if (item.prevOwner === undefined || item.prevOwner === NO_HOLDER || item.prevSlot === undefined)
@@ -239,21 +234,28 @@ export type ClaimDecision =
  */
 export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: string } = {}): ClaimDecision {
   const oldFence = old?.fence ?? 0;
-  const previous: PreviousHolder | undefined =
-    old?.owner !== undefined && old.slot !== undefined
-      ? {
-          runId: old.owner,
-          slot: old.slot,
-          fence: oldFence,
-          leaseUntilMs: old.leaseUntilMs ?? 0,
-          ...(old.acquiredAtMs !== undefined && { acquiredAtMs: old.acquiredAtMs }),
-          ...(old.trigger !== undefined && { trigger: old.trigger }),
-          ...(old.requestedBy !== undefined && { requestedBy: old.requestedBy }),
-          abandoned: awaitsAbandonMark(old.holderState),
-          ...(awaitsAbandonMark(old.holderState) && displacedBy(old)),
-        }
-      : undefined;
-  return acquired(oldFence + 1, false, openHolders(old), previous, old, me.def);
+  return acquired(oldFence + 1, false, openHolders(old), previousHolder(old, oldFence), old, me.def);
+}
+
+/** The holder a claim's returned item names (the one the claim displaced), if any. */
+function previousHolder(old: LeaseItem | undefined, oldFence: number): PreviousHolder | undefined {
+  if (old?.owner === undefined || old.slot === undefined) return undefined;
+  // Optional members assigned when present (every claim decides one: no spread temporaries).
+  const previous: { -readonly [K in keyof PreviousHolder]: PreviousHolder[K] } = {
+    runId: old.owner,
+    slot: old.slot,
+    fence: oldFence,
+    leaseUntilMs: old.leaseUntilMs ?? 0,
+    abandoned: awaitsAbandonMark(old.holderState),
+  };
+  if (old.acquiredAtMs !== undefined) previous.acquiredAtMs = old.acquiredAtMs;
+  if (old.trigger !== undefined) previous.trigger = old.trigger;
+  if (old.requestedBy !== undefined) previous.requestedBy = old.requestedBy;
+  if (previous.abandoned) {
+    const d = displaced(old);
+    if (d?.abandoned) previous.displaced = d;
+  }
+  return previous;
 }
 
 /**
@@ -303,21 +305,25 @@ function acquired(
   const stored = storedDoneSlots(item, def);
   // A set holding a plain slot id (written before the compact keys) is read decoded at once.
   let ids: ReadonlySet<string> | undefined = stored === undefined ? doneSlotsFor(item, def) : undefined;
-  return {
+  // Optional members assigned when present (every claim decides one: no spread temporaries).
+  const decision: { -readonly [K in keyof AcquiredDecision]: AcquiredDecision[K] } = {
     kind: 'acquired',
     fence,
     ownWrite,
     open,
-    ...(previous && { previous }),
-    ...(item?.failedSlots !== undefined && { failedSlots: item.failedSlots }),
-    ...(typeof item?.restoredAtMs === 'number' && { restoredAtMs: item.restoredAtMs }),
     get doneSlots(): ReadonlySet<string> {
       if (readingStored && stored !== undefined) return stored;
       ids ??= new Set(stored);
       return ids;
     },
   };
+  if (previous) decision.previous = previous;
+  if (item?.failedSlots !== undefined) decision.failedSlots = item.failedSlots;
+  if (typeof item?.restoredAtMs === 'number') decision.restoredAtMs = item.restoredAtMs;
+  return decision;
 }
+
+type AcquiredDecision = Extract<ClaimDecision, { kind: 'acquired' }>;
 
 /**
  * The done set of an acquired claim as the run carries it to its release: the same slots as
@@ -418,7 +424,7 @@ const DONE_KEY = /^([0-9a-z]{6})(z?)$/;
  * `-`, so it never equals a key. Inverse: {@link slotIdOfDoneKey}.
  */
 export function doneKey(slotId: string): string {
-  return memo(doneKeys, slotId, encodeDoneKey);
+  return doneKeys.get(slotId);
 }
 
 function encodeDoneKey(slotId: string): string {
@@ -435,7 +441,7 @@ function encodeDoneKey(slotId: string): string {
 
 /** The slot id of a stored done key ({@link doneKey}'s inverse); any other string is an id as stored. */
 export function slotIdOfDoneKey(key: string): string {
-  return memo(slotIds, key, decodeDoneKey);
+  return slotIds.get(key);
 }
 
 function decodeDoneKey(key: string): string {
@@ -452,16 +458,37 @@ function decodeDoneKey(key: string): string {
  * {@link DONE_KEY_CACHE_SIZE} entries starts over (a process sees a few hundred slots a day).
  */
 const DONE_KEY_CACHE_SIZE = 4_096;
-const doneKeys = new Map<string, string>();
-const slotIds = new Map<string, string>();
-function memo(cache: Map<string, string>, input: string, compute: (s: string) => string): string {
-  const hit = cache.get(input);
-  if (hit !== undefined) return hit;
-  const out = compute(input);
-  if (cache.size >= DONE_KEY_CACHE_SIZE) cache.clear();
-  cache.set(input, out);
-  return out;
+
+/**
+ * A pure string function's recent results: the last one answered without a lookup (a run asks for its
+ * own slot's key several times in a row), the others from a map that starts over past
+ * {@link DONE_KEY_CACHE_SIZE} entries.
+ */
+class Memo {
+  private readonly cache = new Map<string, string>();
+  private lastInput = '';
+  private lastOutput: string;
+
+  constructor(private readonly compute: (s: string) => string) {
+    this.lastOutput = compute('');
+  }
+
+  get(input: string): string {
+    if (input === this.lastInput) return this.lastOutput;
+    let out = this.cache.get(input);
+    if (out === undefined) {
+      out = this.compute(input);
+      if (this.cache.size >= DONE_KEY_CACHE_SIZE) this.cache.clear();
+      this.cache.set(input, out);
+    }
+    this.lastInput = input;
+    this.lastOutput = out;
+    return out;
+  }
 }
+
+const doneKeys = new Memo(encodeDoneKey);
+const slotIds = new Memo(decodeDoneKey);
 
 /**
  * Most bytes the done set may take in the lease item (its stored keys; DynamoDB sizes a string set as
