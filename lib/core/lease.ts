@@ -452,34 +452,39 @@ function decodeDoneKey(key: string): string {
 }
 
 /**
- * Encoding and decoding are pure (each a date conversion), and a process meets the same few slots
- * again (its run's slot, a claim's, the sweeper's and the CLI's reads of a done set): the recent ones
- * are kept. Bounded: a cache past
- * {@link DONE_KEY_CACHE_SIZE} entries starts over (a process sees a few hundred slots a day).
+ * Decoding is pure (a date conversion), and a process meets the same few slots again (its run's slot,
+ * a claim's, the sweeper's and the CLI's reads of a done set): the recent ones are kept. Bounded: a
+ * cache past {@link DONE_KEY_CACHE_SIZE} entries starts over (a process sees a few hundred slots a day).
  */
 const DONE_KEY_CACHE_SIZE = 4_096;
 
 /**
- * A pure string function's recent results: the last one answered without a lookup (a run asks for its
- * own slot's key several times in a row), the others from a map that starts over past
- * {@link DONE_KEY_CACHE_SIZE} entries.
+ * A pure string function's last result, answered without computing again (a run asks for its own
+ * slot's key several times in a row), and (`keep`) its recent ones in a map.
  */
 class Memo {
-  private readonly cache = new Map<string, string>();
+  private readonly cache: Map<string, string> | undefined;
   private lastInput = '';
   private lastOutput: string;
 
-  constructor(private readonly compute: (s: string) => string) {
+  constructor(
+    private readonly compute: (s: string) => string,
+    keep: boolean,
+  ) {
+    this.cache = keep ? new Map() : undefined;
     this.lastOutput = compute('');
   }
 
   get(input: string): string {
     if (input === this.lastInput) return this.lastOutput;
-    let out = this.cache.get(input);
+    const cache = this.cache;
+    let out = cache?.get(input);
     if (out === undefined) {
       out = this.compute(input);
-      if (this.cache.size >= DONE_KEY_CACHE_SIZE) this.cache.clear();
-      this.cache.set(input, out);
+      if (cache !== undefined) {
+        if (cache.size >= DONE_KEY_CACHE_SIZE) cache.clear();
+        cache.set(input, out);
+      }
     }
     this.lastInput = input;
     this.lastOutput = out;
@@ -487,8 +492,9 @@ class Memo {
   }
 }
 
-const doneKeys = new Memo(encodeDoneKey);
-const slotIds = new Memo(decodeDoneKey);
+/** Encoding is arithmetic on the id's characters: only the last one is kept. */
+const doneKeys = new Memo(encodeDoneKey, false);
+const slotIds = new Memo(decodeDoneKey, true);
 
 /**
  * Most bytes the done set may take in the lease item (its stored keys; DynamoDB sizes a string set as

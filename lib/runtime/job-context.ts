@@ -101,6 +101,17 @@ export interface RunPort {
   emit(event: any): void;
 }
 
+/** A run's abort, as its lease keeper (LeaseKeeper) gives it. */
+export interface RunAbort {
+  /**
+   * The run's signal ({@link JobContext.signal}), read when the context's `signal` is first read: the
+   * lease keeper makes its controller then (see LeaseKeeper.signal).
+   */
+  readonly signal: AbortSignal;
+  /** `body` raced against the run's abort (LeaseKeeper.race): what the job handler awaits. */
+  race<T>(body: Promise<T>): Promise<T>;
+}
+
 /** What {@link createJobContext} binds a context to: one claimed run. */
 export interface JobContextBinding {
   readonly deps: RuntimeDeps;
@@ -115,16 +126,8 @@ export interface JobContextBinding {
    * {@link FenceContext.checkLease}). @default false
    */
   readonly checkLease?: boolean;
-  /**
-   * The run's signal ({@link JobContext.signal}), asked for when the context's `signal` is first read:
-   * the lease keeper makes its controller then (see LeaseKeeper.signal).
-   */
-  readonly signal: () => AbortSignal;
-  /**
-   * `body` raced against the run's abort (LeaseKeeper.race): what the job handler awaits. @default a
-   * listener on the signal
-   */
-  readonly race?: <T>(body: Promise<T>) => Promise<T>;
+  /** The run's abort: its lease keeper (LeaseKeeper). */
+  readonly abort: RunAbort;
   /** The run session the context's methods act through. */
   readonly run: RunPort;
   /** The run record's details, shared with the session (effects needing review are named there). */
@@ -141,8 +144,8 @@ export interface JobContextBinding {
   readonly effects?: JobEffects;
 }
 
-/** Key of the function a context's `signal` accessor asks (readable through a Proxy or `Object.create`). */
-const SIGNAL_OF: unique symbol = Symbol('cronfence.signalOf');
+/** Key of the abort a context's `signal` accessor reads (readable through a Proxy or `Object.create`). */
+const ABORT_OF: unique symbol = Symbol('cronfence.abortOf');
 
 /**
  * `signal` of every context, defined on the instance (a spread or destructuring reads it) with one
@@ -152,8 +155,8 @@ const SIGNAL_OF: unique symbol = Symbol('cronfence.signalOf');
 const SIGNAL_PROPERTY: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
-  get(this: { readonly [SIGNAL_OF]: () => AbortSignal }): AbortSignal {
-    return this[SIGNAL_OF]();
+  get(this: { readonly [ABORT_OF]: RunAbort }): AbortSignal {
+    return this[ABORT_OF].signal;
   },
 };
 
@@ -183,22 +186,19 @@ class RunContext implements JobContext {
   /** Built at the body's first `ctx.effect` call: a run without effects never pays for the runner. */
   #runner: RunEffects | undefined;
   readonly #b: JobContextBinding;
-  readonly #leaseKey: string;
-  /** Where the `signal` accessor asks for the signal (a symbol: no key of the context's). */
-  readonly [SIGNAL_OF]: () => AbortSignal;
+  /** The run's abort, where the `signal` accessor reads the signal (a symbol: no key of the context's). */
+  readonly [ABORT_OF]: RunAbort;
 
   /**
    * `body` raced against `ctx`'s run's abort (see {@link raceAbort}); a wrapper of a context (a Proxy,
    * `Object.create(ctx)`) races through its `signal`.
    */
   static race<T>(ctx: JobContext, body: Promise<T>): Promise<T> {
-    const race = #b in ctx ? ctx.#b.race : undefined;
-    return race ? race(body) : raceSignal(ctx.signal, body);
+    return #b in ctx ? ctx.#b.abort.race(body) : raceSignal(ctx.signal, body);
   }
 
   constructor(b: JobContextBinding) {
     this.#b = b;
-    this.#leaseKey = Keys.lease(b.job, b.shard).pk;
     this.job = b.job;
     this.slot = b.slot;
     this.businessDate = b.slot.businessDate;
@@ -209,7 +209,7 @@ class RunContext implements JobContext {
     // An own accessor (a spread and destructuring read it), one getter for every context reading its
     // source through a symbol (a Proxy or `Object.create` of the context reads it too): the keeper
     // makes the signal when it is first read.
-    this[SIGNAL_OF] = b.signal;
+    this[ABORT_OF] = b.abort;
     Object.defineProperty(this, 'signal', SIGNAL_PROPERTY);
     const { run, deps } = b;
     const { clock } = deps;
@@ -245,7 +245,7 @@ class RunContext implements JobContext {
   #fenceContext() {
     const b = this.#b;
     return {
-      leaseKey: this.#leaseKey,
+      leaseKey: Keys.lease(b.job, b.shard).pk,
       runId: b.runId,
       fence: b.fence,
       nowMs: b.deps.clock.now(),
@@ -258,7 +258,7 @@ class RunContext implements JobContext {
     const b = this.#b;
     if (b.run.assertHeld) b.run.assertHeld();
     else {
-      const signal = b.signal();
+      const signal = b.abort.signal;
       if (signal.aborted) throw signal.reason;
     }
   }
@@ -285,7 +285,7 @@ class RunContext implements JobContext {
       },
       // Right before the provider call: a run whose authority ended after its `sending` write never sends.
       beforeSend: () => this.#guard(),
-      wait: (ms) => waitOn(clock, ms, b.signal()),
+      wait: (ms) => waitOn(clock, ms, b.abort.signal),
       remainingTimeMs: () => b.run.remainingTimeMs(),
       onTransition: (t) => b.run.emit({ type: 'effect-transition', ...t } satisfies Partial<RuntimeEvent>),
     });

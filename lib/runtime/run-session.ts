@@ -31,7 +31,7 @@ import { mayRunAfterRecovery, withRecovered } from './after-previous-recovery.js
 import type { RuntimeDeps } from './deps.js';
 import { DeadlineError, LeaseHeldError, TerminatedError } from './errors.js';
 import { notify, type RuntimeEventBody } from './events.js';
-import { createJobContext, type JobContext, type RunPort } from './job-context.js';
+import { createJobContext, type JobContext, type JobContextBinding, type RunPort } from './job-context.js';
 import { effectsOf } from './job-effects.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type Arrival, arriveUnderHolder, replacedReason } from './overlap-arrival.js';
@@ -915,24 +915,25 @@ export class RunSession implements RunPort {
   /** The job context on `keeper`, with the won claim's fence and restore mark. */
   private context(keeper: LeaseKeeper): JobContext {
     // Built once the claim is decided (after `ctxFence` and `restoredAtMs` are set, never changed
-    // again): plain values, no accessors (an accessor in an object literal is ~1 µs per object in V8).
-    return createJobContext({
+    // again): plain values, no accessors (an accessor in an object literal is ~1 µs per object in V8),
+    // optional members assigned when present (no spread temporaries), no function made for it.
+    const binding: { -readonly [K in keyof JobContextBinding]: JobContextBinding[K] } = {
       deps: this.deps,
       job: this.jobKey,
       slot: this.slot,
       trigger: this.event.trigger,
-      ...(this.event.shard !== undefined && { shard: this.event.shard }),
       runId: this.runId,
       fence: this.ctxFence,
-      // A `replace` displaces a live holder: its writes to its own slot's rows must check the lease.
-      ...(this.overlap.policy === OverlapPolicy.Replace && { checkLease: true }),
-      signal: () => keeper.signal,
-      race: (body) => keeper.race(body),
+      abort: keeper,
       run: this,
       details: this.details,
-      ...(this.restoredAtMs !== undefined && { restoredAtMs: this.restoredAtMs }),
       effects: effectsOf(this.def),
-    });
+    };
+    if (this.event.shard !== undefined) binding.shard = this.event.shard;
+    // A `replace` displaces a live holder: its writes to its own slot's rows must check the lease.
+    if (this.overlap.policy === OverlapPolicy.Replace) binding.checkLease = true;
+    if (this.restoredAtMs !== undefined) binding.restoredAtMs = this.restoredAtMs;
+    return createJobContext(binding);
   }
 }
 

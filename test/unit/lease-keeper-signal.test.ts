@@ -142,8 +142,7 @@ describe('raceAbort on a job context', () => {
       trigger: 'schedule' as never,
       runId: 'r1',
       fence: 4,
-      signal: () => k.signal,
-      race: (body) => k.race(body),
+      abort: k,
       run: { remainingTimeMs: () => 600_000, pause: async () => undefined, emit: () => undefined },
       details: {},
     });

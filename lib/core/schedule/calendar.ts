@@ -61,11 +61,23 @@ export function minuteOfText(text: string): number {
   const mi = digitsAt(text, 14, 2);
   if (Number.isNaN(y + mo + d + h + mi)) return Number.NaN;
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59) return Number.NaN;
-  if (y >= 100) return Date.UTC(y, mo - 1, d, h, mi) / MINUTE_MS;
-  // Date.UTC reads a year below 100 as 19xx: set the year apart.
-  const date = new Date(0);
-  date.setUTCFullYear(y, mo - 1, d);
-  return date.getTime() / MINUTE_MS + h * 60 + mi;
+  return daysFromCivil(y, mo, d) * 1440 + h * 60 + mi;
+}
+
+/**
+ * Days from 1970-01-01 to a proleptic Gregorian date (negative before), by integer arithmetic: the
+ * count `Date.UTC(year, month - 1, day) / DAY_MS` gives for years 100 and later, and for every year
+ * 0–99 too (which `Date.UTC` reads as 19xx). Years counted in 400-year eras of 146 097 days, each
+ * year starting in March so the leap day ends it (H. Hinnant, "chrono-Compatible Low-Level Date
+ * Algorithms", `days_from_civil`).
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /** Naive milliseconds of a local date at `hour:minute` (wall time encoded as UTC). */
