@@ -253,16 +253,17 @@ export class RunSession implements RunPort {
    */
   private prepare(leaseMs: number): { readonly keeper: LeaseKeeper; readonly ctx: JobContext } {
     if (this.prepared) return this.prepared;
+    // The claim's fence and lease end are given to `start` (these are never used).
+    const ref: { job: string; shard?: number; runId: string; fence: number } = {
+      job: this.jobKey,
+      runId: this.runId,
+      fence: 0,
+    };
+    if (this.event.shard !== undefined) ref.shard = this.event.shard;
     const keeper = new LeaseKeeper({
       leases: this.deps.leases,
       clock: this.deps.clock,
-      ref: {
-        job: this.jobKey,
-        ...(this.event.shard !== undefined && { shard: this.event.shard }),
-        runId: this.runId,
-        // The claim's fence and lease end are given to `start` (these are never used).
-        fence: 0,
-      },
+      ref,
       leaseMs,
       renewFraction: this.def.lease.renewFraction,
       leaseUntilMs: 0,
