@@ -56,6 +56,9 @@ export {
  */
 export const FINISH_MARGIN_MS = 1_000;
 
+/** The done set of a run that has not claimed (shared: a done set is never changed in place). */
+const NO_SLOTS: ReadonlySet<string> = new Set();
+
 /** Claim attempts of one invocation when the same slot is held by a holder that may be dead. */
 const MAX_CLAIM_ROUNDS = 4;
 
@@ -73,7 +76,7 @@ export class RunSession implements RunPort {
   readonly slot: Slot;
   private readonly startedAtMs: number;
   private fence: number | undefined;
-  private doneSlots: ReadonlySet<string> = new Set();
+  private doneSlots: ReadonlySet<string> = NO_SLOTS;
   /** After-previous: the latest success of a taken-over holder whose release never landed (its slot id). */
   private recoveredSlot: string | undefined;
   /** The lease item's restore mark, when the library table was restored (effects are then guarded). */
@@ -90,8 +93,8 @@ export class RunSession implements RunPort {
   private finished = false;
   /** The summary of the record this run stored last: once stored, what the handler reports. */
   private stored: RunSummary | undefined;
-  /** Protected operations the body started and that have not settled yet. */
-  private readonly inflight = new Set<Promise<unknown>>();
+  /** Protected operations the body started and that have not settled yet (made at the first one). */
+  private inflight: Set<Promise<unknown>> | undefined;
   private readonly details: Record<string, unknown> = {};
   /** Definition id of this run's slot ids (zone, schedule, DST policy, shard count). */
   readonly defId: string;
@@ -674,8 +677,10 @@ export class RunSession implements RunPort {
    * waits for it (see {@link endAuthority}). @returns `op` itself.
    */
   track<T>(op: Promise<T>): Promise<T> {
-    this.inflight.add(op);
-    const done = () => this.inflight.delete(op);
+    this.inflight ??= new Set();
+    const inflight = this.inflight;
+    inflight.add(op);
+    const done = () => inflight.delete(op);
     op.then(done, done);
     return op;
   }
@@ -690,7 +695,7 @@ export class RunSession implements RunPort {
    */
   private async endAuthority(): Promise<void> {
     this.keeper?.finish();
-    if (this.inflight.size === 0) return;
+    if (this.inflight === undefined || this.inflight.size === 0) return;
     const boundMs = Math.max(0, this.lambda.getRemainingTimeInMillis() - FINISH_MARGIN_MS);
     let cancel: (() => void) | undefined;
     const bound = new Promise<void>((resolve) => {

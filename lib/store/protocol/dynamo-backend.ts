@@ -390,14 +390,20 @@ export class DynamoBackend implements ProtocolBackend {
 
   private async single(request: ProtocolRequest, options: SendOptions): Promise<RequestOutcome> {
     const input = singleInput(request);
+    const tables = [input.TableName as string];
+    const command = this.sender.command(
+      commandOf(request) === 'PutItem' ? PutItemCommand : UpdateItemCommand,
+      tagInput(input, request.tag),
+      tables,
+      options,
+    );
     try {
-      const tables = [input.TableName as string];
-      const out = await this.sender.sendInput<{ Attributes?: Record<string, AttributeValue> }>(
-        commandOf(request) === 'PutItem' ? PutItemCommand : UpdateItemCommand,
-        tagInput(input, request.tag),
+      const out = await this.sender.send<{ Attributes?: Record<string, AttributeValue> }>(
+        command,
         tables,
         options,
       );
+      this.sender.settled(command);
       const attributes = out.Attributes;
       if (attributes === undefined) return { applied: true };
       const names = request.returnedAttributes;
@@ -406,6 +412,7 @@ export class DynamoBackend implements ProtocolBackend {
         attributes: names ? nativeAttributes(attributes, names) : nativeItem(attributes),
       };
     } catch (err) {
+      this.sender.settled(command);
       if ((err as Error)?.name !== 'ConditionalCheckFailedException') throw err;
       return { applied: false, index: 0, item: returnedItem(err as { Item?: Record<string, unknown> }) };
     }
@@ -422,15 +429,19 @@ export class DynamoBackend implements ProtocolBackend {
     });
     // Transaction conflicts are retried with backoff by the client's one retry policy
     // (lib/store/client.ts addConflictRetry, CONFLICT_ATTEMPTS); what reaches here is final.
+    const tables = request.writes.map((w) => w.table);
+    const command = this.sender.command(
+      TransactWriteItemsCommand,
+      tagInput({ TransactItems }, request.tag),
+      tables,
+      options,
+    );
     try {
-      await this.sender.sendInput(
-        TransactWriteItemsCommand,
-        tagInput({ TransactItems }, request.tag),
-        request.writes.map((w) => w.table),
-        options,
-      );
+      await this.sender.send(command, tables, options);
+      this.sender.settled(command);
       return { applied: true };
     } catch (err) {
+      this.sender.settled(command);
       const reasons = (err as { CancellationReasons?: Reason[] }).CancellationReasons;
       if ((err as Error)?.name !== 'TransactionCanceledException' || !reasons) throw err;
       const index = reasons.findIndex((r) => r?.Code === 'ConditionalCheckFailed');

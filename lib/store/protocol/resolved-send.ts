@@ -28,6 +28,10 @@
  *   (the SDK reads most of them when the client is built); a stack method taken off the stack object
  *   before the first send (`const { add } = client.middlewareStack`) changes the stack unseen.
  *
+ * The command objects are reused too ({@link ResolvedSender.command}): a command made for a cached send
+ * is given the next input of its class once its send has settled, since making one builds a middleware
+ * stack of its own that a cached send never uses. Sends in flight at once each have their own command.
+ *
  * What it shares, as `cacheMiddleware` does: the handler context of one command class is one object for
  * the requests sent through it, and the SDK's middlewares write per-request values there (the resolved
  * endpoint, the signing region and service, the chosen auth scheme with its identity). For requests of
@@ -93,10 +97,18 @@ type Configured = { readonly requestHandler?: unknown; readonly logger?: unknown
 /** Key of the sender a command is sent by (own property of the command, see {@link resolveThroughCache}). */
 const SENDER: unique symbol = Symbol('cronfence.resolvedSender');
 
-/** Key marking a command this sender made and reuses ({@link ResolvedSender.sendInput}): never given middleware. */
+/** Key marking a command this sender made and reuses ({@link ResolvedSender.command}): never given middleware. */
 const REUSED: unique symbol = Symbol('cronfence.reusedCommand');
 
-type SentCommand = ResolvableCommand & { [SENDER]?: ResolvedSender; [REUSED]?: true; input: unknown };
+/** Key set on a reused command while it waits in the idle list (handing it back twice keeps it once). */
+const IDLE: unique symbol = Symbol('cronfence.idleCommand');
+
+type SentCommand = ResolvableCommand & {
+  [SENDER]?: ResolvedSender;
+  [REUSED]?: true;
+  [IDLE]?: boolean;
+  input: unknown;
+};
 
 /** A low-level command class of `@aws-sdk/client-dynamodb` (`new UpdateItemCommand(input)`). */
 export type CommandClass = new (input: never) => object;
@@ -110,7 +122,7 @@ const IDLE_PER_CLASS = 16;
  */
 export class ResolvedSender {
   private readonly handlers = new Map<unknown, Resolved>();
-  /** Commands made by {@link sendInput} whose send has settled, per class, ready for the next input. */
+  /** Commands made by {@link command} whose send has settled, per class, ready for the next input. */
   private readonly idle = new Map<CommandClass, SentCommand[]>();
 
   constructor(private readonly client: DynamoDBClient) {}
@@ -128,52 +140,51 @@ export class ResolvedSender {
     if (options?.abortSignal !== undefined || tables.some((t) => t.includes(':')))
       return this.client.send(command as never, options) as Promise<O>;
     const c = command as SentCommand;
-    c[SENDER] = this;
-    c.resolveMiddleware = resolveThroughCache;
+    if (c[REUSED] !== true) {
+      c[SENDER] = this;
+      c.resolveMiddleware = resolveThroughCache;
+    }
     return this.client.send(command as never) as Promise<O>;
   }
 
   /**
-   * {@link send} of `new Command(input)`, the command object reused: where the chain comes from the
-   * cache, a command of the class whose earlier send has settled is given `input` and sent again
-   * (constructing one builds a middleware stack of its own, ~10 µs on a cold path, that such a send never
-   * uses). Such a command never gets middleware of its own (the class's chain is resolved on another
-   * instance), and it is only reused once `client.send` has settled for it: every middleware reads the
-   * input it was sent with.
-   * @throws whatever `client.send` throws (service errors, network, an aborted send)
+   * `new Command(input)` for {@link send}, or, where {@link send} takes the chain from the cache, a
+   * command of the class this sender made for an earlier send that has settled, given `input`
+   * (constructing one builds a middleware stack of its own, ~10 µs on a cold path, that such a send
+   * never uses). Such a command never gets middleware of its own: its class's chain is resolved on
+   * another instance. Hand it back with {@link settled} once its send has settled (every middleware
+   * reads the input it was sent with until then); a command not handed back is simply not reused.
    */
-  sendInput<O>(
+  command(
     Command: CommandClass,
     input: object,
     tables: readonly string[],
     options?: { readonly abortSignal?: AbortSignal },
-  ): Promise<O> {
+  ): object {
     if (options?.abortSignal !== undefined || tables.some((t) => t.includes(':')))
-      return this.client.send(new Command(input as never) as never, options) as Promise<O>;
-    let c = this.idle.get(Command)?.pop();
-    if (c === undefined) {
-      c = new Command(input as never) as SentCommand;
-      c[SENDER] = this;
-      c[REUSED] = true;
-      c.resolveMiddleware = resolveThroughCache;
-    } else c.input = input;
-    const command = c;
-    return (this.client.send(command as never) as Promise<O>).then(
-      (out) => {
-        this.putIdle(Command, command);
-        return out;
-      },
-      (err: unknown) => {
-        this.putIdle(Command, command);
-        throw err;
-      },
-    );
+      return new Command(input as never);
+    const c = this.idle.get(Command)?.pop();
+    if (c !== undefined) {
+      c[IDLE] = false;
+      c.input = input;
+      return c;
+    }
+    const made = new Command(input as never) as SentCommand;
+    made[SENDER] = this;
+    made[REUSED] = true;
+    made.resolveMiddleware = resolveThroughCache;
+    return made;
   }
 
-  private putIdle(Command: CommandClass, command: SentCommand): void {
+  /** A command of {@link command} whose send has settled: kept for the next send of its class. */
+  settled(command: object): void {
+    const c = command as SentCommand;
+    if (c[REUSED] !== true || c[SENDER] !== this || c[IDLE] === true) return;
+    c[IDLE] = true;
+    const Command = c.constructor as CommandClass;
     const free = this.idle.get(Command);
-    if (free === undefined) this.idle.set(Command, [command]);
-    else if (free.length < IDLE_PER_CLASS) free.push(command);
+    if (free === undefined) this.idle.set(Command, [c]);
+    else if (free.length < IDLE_PER_CLASS) free.push(c);
   }
 
   /**

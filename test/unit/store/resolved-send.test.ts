@@ -191,3 +191,92 @@ describe('sending through a chain resolved once per command class', () => {
     expect(inputs.sort()).toEqual(['1', '2', '3']);
   });
 });
+
+describe('commands reused once their send has settled', () => {
+  /** The `:v` value every request carried, as the `build` step (after serialisation) saw it. */
+  function recordingInputs(doc: ReturnType<typeof client>) {
+    const inputs: string[] = [];
+    doc.middlewareStack.add(
+      (next) => (args) => {
+        const values = (args.input as { ExpressionAttributeValues: Record<string, { N: string }> })
+          .ExpressionAttributeValues;
+        inputs.push((values[':v'] as { N: string }).N);
+        return next(args);
+      },
+      { step: 'build', name: 'inputs' },
+    );
+    return inputs;
+  }
+  const input = (n: number) => ({
+    TableName: 'lib',
+    Key: { pk: { S: 'JOB#a' }, sk: { S: 'LEASE' } },
+    UpdateExpression: 'SET #v = :v',
+    ExpressionAttributeNames: { '#v': 'v' },
+    ExpressionAttributeValues: { ':v': { N: String(n) } },
+  });
+
+  it('a settled command is given the next input, sends it, and never gets middleware of its own', async () => {
+    const doc = client();
+    const inputs = recordingInputs(doc);
+    const sender = new ResolvedSender(doc as never);
+    const first = sender.command(UpdateItemCommand, input(1), ['lib']);
+    await sender.send(first, ['lib']);
+    sender.settled(first);
+    const second = sender.command(UpdateItemCommand, input(2), ['lib']);
+    expect(second).toBe(first);
+    await sender.send(second, ['lib']);
+    sender.settled(second);
+    expect(inputs).toEqual(['1', '2']);
+    expect((first as UpdateItemCommand).middlewareStack.identify()).toEqual([]);
+  });
+
+  it('sends in flight at once each get a command of their own, and each request keeps its input', async () => {
+    const doc = createDocumentClient({
+      endpoint: 'http://127.0.0.1:9',
+      credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+      // Answers after a turn of the event loop: the three sends overlap.
+      requestHandler: {
+        ...answerEmpty,
+        handle: () => new Promise((r) => setImmediate(() => r(answerEmpty.handle()))),
+      } as never,
+    });
+    const inputs = recordingInputs(doc);
+    const sender = new ResolvedSender(doc as never);
+    const commands = [1, 2, 3].map((n) => sender.command(UpdateItemCommand, input(n), ['lib']));
+    expect(new Set(commands).size).toBe(3);
+    await Promise.all(commands.map((c) => sender.send(c, ['lib']).finally(() => sender.settled(c))));
+    // Three idle now: three more at once reuse them, and their inputs still arrive as given.
+    const again = [4, 5, 6].map((n) => sender.command(UpdateItemCommand, input(n), ['lib']));
+    expect(new Set([...commands, ...again]).size).toBe(3);
+    await Promise.all(again.map((c) => sender.send(c, ['lib'])));
+    expect(inputs.sort()).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+
+  it('a command handed back twice is kept once: the next two sends get two commands', async () => {
+    const doc = client();
+    const sender = new ResolvedSender(doc as never);
+    const c = sender.command(UpdateItemCommand, input(1), ['lib']);
+    await sender.send(c, ['lib']);
+    sender.settled(c);
+    sender.settled(c);
+    const a = sender.command(UpdateItemCommand, input(2), ['lib']);
+    const b = sender.command(UpdateItemCommand, input(3), ['lib']);
+    expect(a).toBe(c);
+    expect(b).not.toBe(c);
+  });
+
+  it('a send with an abort signal, or naming a table by ARN, gets a new command every time', async () => {
+    const doc = client();
+    const sender = new ResolvedSender(doc as never);
+    const abortSignal = new AbortController().signal;
+    const a = sender.command(UpdateItemCommand, input(1), ['lib'], { abortSignal });
+    await sender.send(a, ['lib'], { abortSignal });
+    sender.settled(a);
+    const arn = 'arn:aws:dynamodb:us-east-1:111122223333:table/orders';
+    const b = sender.command(UpdateItemCommand, { ...input(2), TableName: arn }, [arn]);
+    await sender.send(b, [arn]);
+    sender.settled(b);
+    const c = sender.command(UpdateItemCommand, input(3), ['lib'], { abortSignal });
+    expect(new Set([a, b, c]).size).toBe(3);
+  });
+});
