@@ -30,7 +30,9 @@
  *
  * The command objects are reused too ({@link ResolvedSender.command}): a command made for a cached send
  * is given the next input of its class once its send has settled, since making one builds a middleware
- * stack of its own that a cached send never uses. Sends in flight at once each have their own command.
+ * stack of its own that a cached send never uses. Sends in flight at once each have their own command;
+ * a command something gave middleware of its own (a wrapper of `send` adding to the command's stack)
+ * resolves as `client.send` does and is not reused.
  *
  * What it shares, as `cacheMiddleware` does: the handler context of one command class is one object for
  * the requests sent through it, and the SDK's middlewares write per-request values there (the resolved
@@ -151,9 +153,11 @@ export class ResolvedSender {
    * `new Command(input)` for {@link send}, or, where {@link send} takes the chain from the cache, a
    * command of the class this sender made for an earlier send that has settled, given `input`
    * (constructing one builds a middleware stack of its own, ~10 µs on a cold path, that such a send
-   * never uses). Such a command never gets middleware of its own: its class's chain is resolved on
-   * another instance. Hand it back with {@link settled} once its send has settled (every middleware
-   * reads the input it was sent with until then); a command not handed back is simply not reused.
+   * never uses). Its class's chain is resolved on another instance, so its own stack stays empty; one
+   * given middleware of its own (by something wrapping `client.send`) resolves its own chain, as
+   * `client.send` does, and is not reused. Hand it back with {@link settled} once its send has settled
+   * (every middleware reads the input it was sent with until then); a command not handed back is
+   * simply not reused. Whatever keeps a sent command past its send sees the next request's input on it.
    */
   command(
     Command: CommandClass,
@@ -173,13 +177,16 @@ export class ResolvedSender {
     made[SENDER] = this;
     made[REUSED] = true;
     made.resolveMiddleware = resolveThroughCache;
+    // Its stack's changes are counted: a command given middleware of its own (by whatever wraps
+    // `client.send`) resolves its own chain, as `client.send` does, and is not reused.
+    counted(made.middlewareStack as unknown as CountedStack);
     return made;
   }
 
   /** A command of {@link command} whose send has settled: kept for the next send of its class. */
   settled(command: object): void {
     const c = command as SentCommand;
-    if (c[REUSED] !== true || c[SENDER] !== this || c[IDLE] === true) return;
+    if (c[REUSED] !== true || c[SENDER] !== this || c[IDLE] === true || hasOwnMiddleware(c)) return;
     c[IDLE] = true;
     const Command = c.constructor as CommandClass;
     const free = this.idle.get(Command);
@@ -196,7 +203,10 @@ export class ResolvedSender {
   resolve(command: SentCommand, stack: unknown, configuration: unknown, options: unknown): Handler {
     const own = (Object.getPrototypeOf(command) as ResolvableCommand).resolveMiddleware;
     const reused = command[REUSED] === true;
-    if (options !== undefined || (!reused && command.middlewareStack.identify().length > 0))
+    if (
+      options !== undefined ||
+      (reused ? hasOwnMiddleware(command) : command.middlewareStack.identify().length > 0)
+    )
       return own.call(command, stack, configuration, options);
     const generation = counted(stack as CountedStack);
     const { requestHandler, logger } = configuration as Configured;
@@ -216,6 +226,11 @@ export class ResolvedSender {
     this.handlers.set(key, { stack, configuration, requestHandler, logger, generation, handler });
     return handler;
   }
+}
+
+/** True once a reused command's own stack was changed (its changes are counted from when it was made). */
+function hasOwnMiddleware(command: SentCommand): boolean {
+  return (command.middlewareStack as unknown as CountedStack)[GENERATION] !== 0;
 }
 
 /** A sent command's `resolveMiddleware` (one function for all): asks the command's sender. */

@@ -7,6 +7,8 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../../lib/store/client.js';
+import { DynamoBackend } from '../../../lib/store/protocol/dynamo-backend.js';
+import { notExists } from '../../../lib/store/protocol/expression.js';
 import { ResolvedSender } from '../../../lib/store/protocol/resolved-send.js';
 import { answerEmpty } from '../../helpers/answer-empty.js';
 
@@ -242,14 +244,19 @@ describe('commands reused once their send has settled', () => {
     });
     const inputs = recordingInputs(doc);
     const sender = new ResolvedSender(doc as never);
+    // One command idle: of three taken at once, one is that one and two are new.
+    const idle = sender.command(UpdateItemCommand, input(0), ['lib']);
+    await sender.send(idle, ['lib']);
+    sender.settled(idle);
     const commands = [1, 2, 3].map((n) => sender.command(UpdateItemCommand, input(n), ['lib']));
+    expect(commands[0]).toBe(idle);
     expect(new Set(commands).size).toBe(3);
     await Promise.all(commands.map((c) => sender.send(c, ['lib']).finally(() => sender.settled(c))));
     // Three idle now: three more at once reuse them, and their inputs still arrive as given.
     const again = [4, 5, 6].map((n) => sender.command(UpdateItemCommand, input(n), ['lib']));
     expect(new Set([...commands, ...again]).size).toBe(3);
     await Promise.all(again.map((c) => sender.send(c, ['lib'])));
-    expect(inputs.sort()).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(inputs.sort()).toEqual(['0', '1', '2', '3', '4', '5', '6']);
   });
 
   it('a command handed back twice is kept once: the next two sends get two commands', async () => {
@@ -278,5 +285,82 @@ describe('commands reused once their send has settled', () => {
     sender.settled(b);
     const c = sender.command(UpdateItemCommand, input(3), ['lib'], { abortSignal });
     expect(new Set([a, b, c]).size).toBe(3);
+  });
+
+  it('a command given middleware of its own by a wrapper of send runs it, as client.send would, and is not reused', async () => {
+    const doc = client();
+    const sender = new ResolvedSender(doc as never);
+    const send = doc.send.bind(doc);
+    let ran = 0;
+    const kept: string[] = [];
+    // A tracer-like wrapper: adds a named middleware to every command it is given.
+    doc.send = ((command: UpdateItemCommand, ...rest: unknown[]) => {
+      command.middlewareStack.add(
+        (next) => (args) => {
+          ran++;
+          kept.push(
+            (
+              (args.input as { ExpressionAttributeValues: Record<string, { N: string }> })
+                .ExpressionAttributeValues[':v'] as { N: string }
+            ).N,
+          );
+          return next(args);
+        },
+        { step: 'build', name: 'tracer' },
+      );
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as typeof doc.send;
+    const made: object[] = [];
+    for (const n of [1, 2, 3]) {
+      const c = sender.command(UpdateItemCommand, input(n), ['lib']);
+      made.push(c);
+      await sender.send(c, ['lib']);
+      sender.settled(c);
+    }
+    expect(ran).toBe(3);
+    expect(kept).toEqual(['1', '2', '3']);
+    expect(new Set(made).size).toBe(3);
+  });
+});
+
+describe('the DynamoDB backend hands a command back only once its send has settled', () => {
+  it('writes in flight at once each send their own values', async () => {
+    const doc = createDocumentClient({
+      endpoint: 'http://127.0.0.1:9',
+      credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+      // Answers after a turn of the event loop: the writes overlap.
+      requestHandler: {
+        ...answerEmpty,
+        handle: () => new Promise((r) => setImmediate(() => r(answerEmpty.handle()))),
+      } as never,
+    });
+    const sent: string[] = [];
+    doc.middlewareStack.add(
+      (next) => (args) => {
+        const values = (args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> })
+          .ExpressionAttributeValues;
+        sent.push(String(values?.[':v0']?.S));
+        return next(args);
+      },
+      { step: 'build', name: 'sentValues' },
+    );
+    const backend = new DynamoBackend(doc);
+    const write = (v: string) =>
+      backend.send({
+        tag: { op: 'test', name: 'test', table: 'lib', key: { pk: 'JOB#a', sk: 'LEASE' } } as never,
+        label: `write ${v}`,
+        writes: [
+          {
+            kind: 'update',
+            table: 'lib',
+            key: { pk: 'JOB#a', sk: 'LEASE' },
+            condition: notExists('v'),
+            update: { set: { v } },
+          },
+        ],
+      });
+    for (let round = 0; round < 3; round++)
+      await Promise.all(['a', 'b', 'c'].map((v) => write(`${v}${round}`)));
+    expect(sent.sort()).toEqual(['a0', 'a1', 'a2', 'b0', 'b1', 'b2', 'c0', 'c1', 'c2']);
   });
 });
