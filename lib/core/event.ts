@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { InvalidEventError } from './input-errors.js';
+import type { Mutable } from './mutable.js';
 import { Trigger } from './outcomes.js';
 import { digitsAt, minuteOfText } from './schedule/calendar.js';
 
@@ -196,7 +197,7 @@ export function scheduledEvent(input: Record<string, unknown>): InvocationEvent 
     if (!Number.isInteger(attempt) || attempt < 1 || attempt > 186) return undefined;
   }
   // Optional fields assigned when present (every scheduled run parses one: no spread temporaries).
-  const event: { -readonly [K in keyof InvocationEvent]: InvocationEvent[K] } = {
+  const event: Mutable<InvocationEvent> = {
     job,
     scheduledTimeMs,
     trigger: (attempt ?? 1) > 1 ? Trigger.Retry : Trigger.Schedule,

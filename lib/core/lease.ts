@@ -3,6 +3,7 @@
  * bounded set of recently succeeded slots. The stores turn these into requests; nothing here does I/O.
  */
 
+import type { Mutable } from './mutable.js';
 import { type FailedOccurrence, type PauseFields, type PauseState, pauseInForce } from './pause.js';
 import { minuteOfText } from './schedule/calendar.js';
 
@@ -241,7 +242,7 @@ export function decideClaimSucceeded(old: LeaseItem | undefined, me: { def?: str
 function previousHolder(old: LeaseItem | undefined, oldFence: number): PreviousHolder | undefined {
   if (old?.owner === undefined || old.slot === undefined) return undefined;
   // Optional members assigned when present (every claim decides one: no spread temporaries).
-  const previous: { -readonly [K in keyof PreviousHolder]: PreviousHolder[K] } = {
+  const previous: Mutable<PreviousHolder> = {
     runId: old.owner,
     slot: old.slot,
     fence: oldFence,
@@ -306,7 +307,7 @@ function acquired(
   // A set holding a plain slot id (written before the compact keys) is read decoded at once.
   let ids: ReadonlySet<string> | undefined = stored === undefined ? doneSlotsFor(item, def) : undefined;
   // Optional members assigned when present (every claim decides one: no spread temporaries).
-  const decision: { -readonly [K in keyof AcquiredDecision]: AcquiredDecision[K] } = {
+  const decision: Mutable<AcquiredDecision> = {
     kind: 'acquired',
     fence,
     ownWrite,

@@ -50,6 +50,8 @@ export {
   type RunSummary,
 } from './run-summary.js';
 
+import type { Mutable } from '../core/mutable.js';
+
 /**
  * Lambda time kept back when the run's record waits for the body's operations under way, ms: enough
  * for the release and the record themselves.
@@ -308,7 +310,7 @@ export class RunSession implements RunPort {
   private claimRequest(nowMs: number, untilMs: number): ClaimRequest {
     // Optional members are assigned when present, not spread in: every claim builds one (spreads of
     // conditional literals cost a temporary object each on a cold path).
-    const req: { -readonly [K in keyof ClaimRequest]: ClaimRequest[K] } = {
+    const req: Mutable<ClaimRequest> = {
       job: this.jobKey,
       runId: this.runId,
       slotId: this.slot.id,
@@ -923,7 +925,7 @@ export class RunSession implements RunPort {
     // Built once the claim is decided (after `ctxFence` and `restoredAtMs` are set, never changed
     // again): plain values, no accessors (an accessor in an object literal is ~1 µs per object in V8),
     // optional members assigned when present (no spread temporaries), no function made for it.
-    const binding: { -readonly [K in keyof JobContextBinding]: JobContextBinding[K] } = {
+    const binding: Mutable<JobContextBinding> = {
       deps: this.deps,
       job: this.jobKey,
       slot: this.slot,

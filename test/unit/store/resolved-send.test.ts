@@ -12,12 +12,38 @@ import { notExists } from '../../../lib/store/protocol/expression.js';
 import { ResolvedSender } from '../../../lib/store/protocol/resolved-send.js';
 import { answerEmpty } from '../../helpers/answer-empty.js';
 
-function client() {
+/** Answers as {@link answerEmpty} does, after a turn of the event loop: sends started together overlap. */
+const answerNextTurn = {
+  ...answerEmpty,
+  handle: () => new Promise((r) => setImmediate(() => r(answerEmpty.handle()))),
+};
+
+function client(requestHandler: object = answerEmpty) {
   return createDocumentClient({
     endpoint: 'http://127.0.0.1:9',
     credentials: { accessKeyId: 'k', secretAccessKey: 's' },
-    requestHandler: answerEmpty as never,
+    requestHandler: requestHandler as never,
   });
+}
+
+/** The expression value `name` of a middleware's `args.input` (its `N` or `S`). */
+function expressionValue(args: { input: unknown }, name: string): string {
+  const values = (args.input as { ExpressionAttributeValues?: Record<string, { N?: string; S?: string }> })
+    .ExpressionAttributeValues;
+  return String(values?.[name]?.N ?? values?.[name]?.S);
+}
+
+/** The expression value `name` every request carried, as the `build` step (after serialisation) saw it. */
+function recordingValues(doc: ReturnType<typeof client>, name = ':v'): string[] {
+  const values: string[] = [];
+  doc.middlewareStack.add(
+    (next) => (args) => {
+      values.push(expressionValue(args, name));
+      return next(args);
+    },
+    { step: 'build', name: 'recordValues' },
+  );
+  return values;
 }
 
 /** An UpdateItem whose class counts how often a chain is resolved for it. */
@@ -168,19 +194,7 @@ describe('sending through a chain resolved once per command class', () => {
 
   it('each request carries its own input through the cached chain', async () => {
     const doc = client();
-    const inputs: string[] = [];
-    doc.middlewareStack.add(
-      (next) => (args) => {
-        inputs.push(
-          (
-            (args.input as { ExpressionAttributeValues: Record<string, { N: string }> })
-              .ExpressionAttributeValues[':v'] as { N: string }
-          ).N,
-        );
-        return next(args);
-      },
-      { step: 'build', name: 'inputs' },
-    );
+    const inputs = recordingValues(doc);
     const sender = new ResolvedSender(doc as never);
     const { make } = countingCommand();
     await Promise.all(
@@ -195,20 +209,6 @@ describe('sending through a chain resolved once per command class', () => {
 });
 
 describe('commands reused once their send has settled', () => {
-  /** The `:v` value every request carried, as the `build` step (after serialisation) saw it. */
-  function recordingInputs(doc: ReturnType<typeof client>) {
-    const inputs: string[] = [];
-    doc.middlewareStack.add(
-      (next) => (args) => {
-        const values = (args.input as { ExpressionAttributeValues: Record<string, { N: string }> })
-          .ExpressionAttributeValues;
-        inputs.push((values[':v'] as { N: string }).N);
-        return next(args);
-      },
-      { step: 'build', name: 'inputs' },
-    );
-    return inputs;
-  }
   const input = (n: number) => ({
     TableName: 'lib',
     Key: { pk: { S: 'JOB#a' }, sk: { S: 'LEASE' } },
@@ -219,7 +219,7 @@ describe('commands reused once their send has settled', () => {
 
   it('a settled command is given the next input, sends it, and never gets middleware of its own', async () => {
     const doc = client();
-    const inputs = recordingInputs(doc);
+    const inputs = recordingValues(doc);
     const sender = new ResolvedSender(doc as never);
     const first = sender.command(UpdateItemCommand, input(1), ['lib']);
     await sender.send(first, ['lib']);
@@ -233,16 +233,8 @@ describe('commands reused once their send has settled', () => {
   });
 
   it('sends in flight at once each get a command of their own, and each request keeps its input', async () => {
-    const doc = createDocumentClient({
-      endpoint: 'http://127.0.0.1:9',
-      credentials: { accessKeyId: 'k', secretAccessKey: 's' },
-      // Answers after a turn of the event loop: the three sends overlap.
-      requestHandler: {
-        ...answerEmpty,
-        handle: () => new Promise((r) => setImmediate(() => r(answerEmpty.handle()))),
-      } as never,
-    });
-    const inputs = recordingInputs(doc);
+    const doc = client(answerNextTurn);
+    const inputs = recordingValues(doc);
     const sender = new ResolvedSender(doc as never);
     // One command idle: of three taken at once, one is that one and two are new.
     const idle = sender.command(UpdateItemCommand, input(0), ['lib']);
@@ -298,12 +290,7 @@ describe('commands reused once their send has settled', () => {
       command.middlewareStack.add(
         (next) => (args) => {
           ran++;
-          kept.push(
-            (
-              (args.input as { ExpressionAttributeValues: Record<string, { N: string }> })
-                .ExpressionAttributeValues[':v'] as { N: string }
-            ).N,
-          );
+          kept.push(expressionValue(args, ':v'));
           return next(args);
         },
         { step: 'build', name: 'tracer' },
@@ -325,25 +312,8 @@ describe('commands reused once their send has settled', () => {
 
 describe('the DynamoDB backend hands a command back only once its send has settled', () => {
   it('writes in flight at once each send their own values', async () => {
-    const doc = createDocumentClient({
-      endpoint: 'http://127.0.0.1:9',
-      credentials: { accessKeyId: 'k', secretAccessKey: 's' },
-      // Answers after a turn of the event loop: the writes overlap.
-      requestHandler: {
-        ...answerEmpty,
-        handle: () => new Promise((r) => setImmediate(() => r(answerEmpty.handle()))),
-      } as never,
-    });
-    const sent: string[] = [];
-    doc.middlewareStack.add(
-      (next) => (args) => {
-        const values = (args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> })
-          .ExpressionAttributeValues;
-        sent.push(String(values?.[':v0']?.S));
-        return next(args);
-      },
-      { step: 'build', name: 'sentValues' },
-    );
+    const doc = client(answerNextTurn);
+    const sent = recordingValues(doc, ':v0');
     const backend = new DynamoBackend(doc);
     const write = (v: string) =>
       backend.send({
