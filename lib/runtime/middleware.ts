@@ -109,7 +109,8 @@ export function cronfenceMiddleware(
         );
       }
       const session = new RunSession(definition, options.expression, options.deps(), event, request.context);
-      state(request).session = session;
+      const own = state(request);
+      own.session = session;
       const begun = await session.begin();
       if (begun.kind === 'skipped') {
         options.onSummary?.(begun.summary);
@@ -119,7 +120,7 @@ export function cronfenceMiddleware(
       request.context.cronfence = begun.ctx;
       // Check-ins (opt-in): only a run that claimed sends; never awaited before the body.
       if (definition.checkIn)
-        state(request).checkIns = new CheckInSender(definition.checkIn, {
+        own.checkIns = new CheckInSender(definition.checkIn, {
           job: definition.name,
           slot: begun.ctx.slot.id,
           runId: begun.ctx.runId,

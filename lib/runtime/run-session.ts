@@ -226,12 +226,14 @@ export class RunSession implements RunPort {
     this.doneSlots = claimDoneSlots(decision);
     this.failedSlots = decision.failedSlots;
     this.restoredAtMs = decision.restoredAtMs;
-    this.emit({
-      type: 'claim-won',
-      leaseUntilMs: untilMs,
-      ownWrite: decision.ownWrite,
-      ...(decision.previous && { previousRunId: decision.previous.runId }),
-    });
+    // Events are built only when something listens (`emit` would drop this one unread).
+    if (this.deps.observe)
+      this.emit({
+        type: 'claim-won',
+        leaseUntilMs: untilMs,
+        ownWrite: decision.ownWrite,
+        ...(decision.previous && { previousRunId: decision.previous.runId }),
+      });
     // The common claim finds no one to mark and no done check to make: no await on that path (each is
     // a microtask hop between the claim's response and the body).
     const { toMark, alive } = this.holdersToMark(decision, nowMs);
@@ -355,7 +357,15 @@ export class RunSession implements RunPort {
     let nowMs = this.deps.clock.now();
     let untilMs = leaseUntil(nowMs, leaseMs, remaining);
     for (let round = 1; ; round++) {
-      const decision = await this.claim(nowMs, untilMs);
+      let decision: ClaimDecision;
+      try {
+        decision = await this.deps.leases.claim(this.claimRequest(nowMs, untilMs));
+      } catch (err) {
+        // As `claim`, without a promise of its own around the request (one microtask hop less on
+        // every run's path from the claim's response to the body).
+        if (err instanceof StoreError) await this.claimFailed(err);
+        throw err;
+      }
       if (decision.kind !== 'held' || !decision.sameSlot) return { decision, nowMs, untilMs };
       const action = sameSlotHeldAction({
         nowMs,
@@ -911,7 +921,7 @@ export class RunSession implements RunPort {
       def: this.defId,
       ...(e.shard !== undefined && { shards: e.shards ?? this.def.shards }),
     };
-    this.emit({ type: 'recording', outcome, ...(reason && { reason }) });
+    if (this.deps.observe) this.emit({ type: 'recording', outcome, ...(reason && { reason }) });
     await this.deps.runs.put(rec, this.def.runRetentionDays);
     this.finished = true;
     const summary = this.summary(outcome, reason, extra.error, extra.holderSeen);

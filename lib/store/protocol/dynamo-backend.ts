@@ -346,8 +346,10 @@ export class DynamoBackend implements ProtocolBackend {
     this.sender = new ResolvedSender(this.low);
   }
 
-  async send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
+  send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
     // `commandOf` does not read a parameterised request's `writes` (they would build its declaration).
+    // Not `async`: it hands on the promise of the write it sends (an async function returning a promise
+    // adds microtask hops between the response and its reader).
     return commandOf(request) === 'TransactWriteItems'
       ? this.transact(request, options)
       : this.single(request, options);
