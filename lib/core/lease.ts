@@ -122,7 +122,9 @@ export interface OpenHolder extends StoredOpenHolder {
 
 /** The item's open claims with their fences (oldest first). */
 export function openHolders(item: LeaseItem | undefined): OpenHolder[] {
-  const list = item?.open ?? [];
+  const list = item?.open;
+  // Every run's claim usually finds none (its predecessor released): no mapping made for an empty list.
+  if (list === undefined || list.length === 0) return [];
   const top = item?.fence ?? 0;
   return list.map((h, i) => ({
     runId: String(h.runId),

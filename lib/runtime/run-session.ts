@@ -34,7 +34,7 @@ import { notify, type RuntimeEventBody } from './events.js';
 import { createJobContext, type JobContext, type JobContextBinding, type RunPort } from './job-context.js';
 import { effectsOf } from './job-effects.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { type Arrival, arriveUnderHolder, replacedReason } from './overlap-arrival.js';
+import { arriveUnderHolder, replacedReason } from './overlap-arrival.js';
 import {
   errorSummary,
   type LambdaLikeContext,
@@ -60,6 +60,13 @@ export const FINISH_MARGIN_MS = 1_000;
 
 /** The done set of a run that has not claimed (shared: a done set is never changed in place). */
 const NO_SLOTS: ReadonlySet<string> = new Set();
+
+/** A claim that finds no earlier holder to mark (every run's usual claim; shared, never changed). */
+const NONE_TO_MARK: { readonly toMark: ReturnType<typeof holdersToMark>; readonly alive: number } =
+  Object.freeze({
+    toMark: Object.freeze([]) as unknown as ReturnType<typeof holdersToMark>,
+    alive: 0,
+  });
 
 /** Claim attempts of one invocation when the same slot is held by a holder that may be dead. */
 const MAX_CLAIM_ROUNDS = 4;
@@ -213,13 +220,13 @@ export class RunSession implements RunPort {
     // keeper and context built in an immediate) delayed the claim's response by more than it cost.
     const first = await this.claimUnlessHolderMayBeDead(leaseMs, remaining);
     const { nowMs, untilMs } = first;
+    let decision = first.decision;
     // Only a claim refused by a holder of another slot has an overlap policy to apply (no await else).
-    const arrival: Arrival =
-      first.decision.kind === 'held' && !first.decision.sameSlot
-        ? await arriveUnderHolder(this.arrivalPort(), first.decision, nowMs, untilMs)
-        : { kind: 'decision', decision: first.decision };
-    if (arrival.kind === 'recorded') return { kind: 'skipped', summary: arrival.summary };
-    const decision = arrival.decision;
+    if (decision.kind === 'held' && !decision.sameSlot) {
+      const arrival = await arriveUnderHolder(this.arrivalPort(), decision, nowMs, untilMs);
+      if (arrival.kind === 'recorded') return { kind: 'skipped', summary: arrival.summary };
+      decision = arrival.decision;
+    }
     if (decision.kind !== 'acquired') return { kind: 'skipped', summary: await this.skip(decision) };
     this.fence = decision.fence;
     this.ctxFence = decision.fence;
@@ -498,7 +505,7 @@ export class RunSession implements RunPort {
     nowMs: number,
   ): { toMark: ReturnType<typeof holdersToMark>; alive: number } {
     if (decision.open.length === 0 && !decision.previous?.abandoned && !decision.previous?.displaced)
-      return { toMark: [], alive: 0 };
+      return NONE_TO_MARK;
     const alive = decision.open.filter((h) => h.leaseUntilMs >= nowMs).length;
     const ended = decision.open.filter((h) => h.leaseUntilMs < nowMs);
     return { toMark: holdersToMark([...ended, ...displacedOf(decision)], this.runId), alive };
