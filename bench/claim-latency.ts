@@ -9,8 +9,9 @@
  * compare like with like (the replay's own series also holds its command's construction).
  *
  * The replay is the run's request on the same client and socket (one keep-alive socket carries both),
- * against a twin item (its size does not move the replay: BENCHMARKS section 9), sent with a plain
- * `client.send`: the target's baseline. A second replay sends it as the runtime sends its writes,
+ * against a twin item as large as the run's (seeded once the run's done set is full: a smaller done set
+ * made the replay 1–2% faster, BENCHMARKS section 9), sent with a plain `client.send`: the target's
+ * baseline. A second replay sends it as the runtime sends its writes,
  * through the middleware chain resolved once per command class (lib/store/protocol/resolved-send.ts),
  * so the library's own code can be told from what that way of sending saves (no target).
  * What precedes a timed request moves it by a few per cent (with a fixed rotation, moving the twin's
