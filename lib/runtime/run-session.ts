@@ -341,14 +341,16 @@ export class RunSession implements RunPort {
   }
 
   /** Claim the lease (docs/design.md step 1). A StoreError is recorded (best effort) and rethrown. */
-  private claim(nowMs: number, untilMs: number): Promise<ClaimDecision> {
-    return this.deps.leases.claim(this.claimRequest(nowMs, untilMs)).catch(async (err: unknown) => {
+  private async claim(nowMs: number, untilMs: number): Promise<ClaimDecision> {
+    try {
+      return await this.deps.leases.claim(this.claimRequest(nowMs, untilMs));
+    } catch (err) {
       // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
       // best effort, after releasing what the claim may have applied; the error still propagates so
       // Lambda retries the invocation.
       if (err instanceof StoreError) await this.claimFailed(err);
       throw err;
-    });
+    }
   }
 
   /**
@@ -368,8 +370,8 @@ export class RunSession implements RunPort {
       try {
         decision = await this.deps.leases.claim(this.claimRequest(nowMs, untilMs));
       } catch (err) {
-        // As `claim`, without a promise of its own around the request (one microtask hop less on
-        // every run's path from the claim's response to the body).
+        // As `claim` (a StoreError is recorded, then rethrown), without the promise of a call of its own
+        // around the request: one microtask hop less on every run's path from the response to the body.
         if (err instanceof StoreError) await this.claimFailed(err);
         throw err;
       }

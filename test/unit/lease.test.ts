@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  claimDoneSlots,
   DONE_SET_MAX_BYTES,
   decideClaimFailed,
   decideClaimSucceeded,
@@ -22,6 +23,39 @@ describe('lease decisions', () => {
       ownWrite: false,
       open: [],
     });
+  });
+
+  it('is a plain object whose done set reads alike through a copy, a Proxy or an Object.create of it', () => {
+    const item: LeaseItem = {
+      owner: 'r1',
+      fence: 4,
+      slot: '2026-03-28T16:00',
+      holderState: 'released',
+      leaseUntilMs: 0,
+      doneSlots: new Set([doneKey('2026-03-28T16:00'), doneKey('2026-03-28T15:00')]),
+    };
+    const d = decideClaimSucceeded(item);
+    if (d.kind !== 'acquired') throw new Error(`expected acquired, got ${d.kind}`);
+    const done = new Set(['2026-03-28T16:00', '2026-03-28T15:00']);
+    expect(Object.getPrototypeOf(d)).toBe(Object.prototype);
+    expect(d).toStrictEqual({
+      kind: 'acquired',
+      fence: 5,
+      ownWrite: false,
+      open: [],
+      doneSlots: done,
+      previous: { runId: 'r1', slot: '2026-03-28T16:00', fence: 4, leaseUntilMs: 0, abandoned: false },
+    });
+    expect(Object.keys(d)).toEqual(['kind', 'fence', 'ownWrite', 'open', 'doneSlots', 'previous']);
+    const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(d)) as typeof d;
+    for (const view of [{ ...d }, new Proxy(d, {}), Object.create(d) as typeof d, copy])
+      expect(view.doneSlots).toEqual(done);
+    // The run's own read keeps the stored keys (nothing decoded); every other read gets slot ids.
+    expect([...(claimDoneSlots(d) as unknown as { stored: Set<string> }).stored].sort()).toEqual([
+      doneKey('2026-03-28T15:00'),
+      doneKey('2026-03-28T16:00'),
+    ]);
+    expect(d.doneSlots).toBeInstanceOf(Set);
   });
 
   it('marks a previous holder that never released as abandoned', () => {

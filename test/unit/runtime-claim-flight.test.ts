@@ -1,7 +1,7 @@
 /**
  * A run whose claim is in flight or answered at once (unit: in-memory store, a clock that counts its
  * armed timers): a timer is armed, a stop listener added and an event emitted only for a won claim; a
- * refused claim leaves none behind.
+ * refused claim leaves none behind; a claim the store fails is recorded however the store fails it.
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { schedulerPayload } from '../../harness/local/scheduler-emulator.js';
 import { MemoryDb } from '../../harness/memory/index.js';
 import { parseInvocationEvent } from '../../lib/core/event.js';
 import type { Clock } from '../../lib/core/ports.js';
+import { StoreError } from '../../lib/errors.js';
 import { defineJob } from '../../lib/runtime/define-job.js';
 import type { RuntimeEvent } from '../../lib/runtime/events.js';
 import { RunSession } from '../../lib/runtime/run-session.js';
@@ -45,7 +46,13 @@ const turn = () => new Promise<void>((r) => setImmediate(r));
  * claim is answered two event-loop turns after it was sent (as a network round trip is), so what the
  * session builds in the meantime is built before the answer; else at once.
  */
-function session(db: MemoryDb, slotMs: number, requestId: string, inFlight = false) {
+function session(
+  db: MemoryDb,
+  slotMs: number,
+  requestId: string,
+  inFlight = false,
+  claimInstead?: (req: unknown) => Promise<never>,
+) {
   const clock = countingClock(slotMs + 5_000);
   const stop = new AbortController();
   const events: RuntimeEvent[] = [];
@@ -56,8 +63,9 @@ function session(db: MemoryDb, slotMs: number, requestId: string, inFlight = fal
     await turn();
     return leases.claim(req);
   };
-  const deps = inFlight
-    ? { ...memory, leases: Object.assign(Object.create(leases) as typeof leases, { claim: claimLater }) }
+  const claim = claimInstead ?? (inFlight ? claimLater : undefined);
+  const deps = claim
+    ? { ...memory, leases: Object.assign(Object.create(leases) as typeof leases, { claim }) }
     : memory;
   const lambda = {
     awsRequestId: requestId,
@@ -123,6 +131,31 @@ describe('the keeper and context built during the claim', () => {
       // The holder's own keeper is untouched by the refused claim.
       expect(holder.clock.armed()).toBe(2);
       await holder.s.succeed();
+    },
+  );
+});
+
+describe('a claim the store refuses', () => {
+  it.each([
+    ['throwing at once', true],
+    ['rejecting later', false],
+  ])(
+    'is recorded failed / store-error and its StoreError rethrown, whether the lease store is %s',
+    async (_c, atOnce) => {
+      const db = new MemoryDb(() => SLOT_MS + 5_000);
+      const refused = new StoreError('UpdateItem (claim lease)', new Error('throttled'));
+      const claim = atOnce
+        ? (): Promise<never> => {
+            throw refused;
+          }
+        : async (): Promise<never> => {
+            await turn();
+            throw refused;
+          };
+      const a = session(db, SLOT_MS, 'req-a', false, claim);
+      await expect(a.s.begin()).rejects.toBe(refused);
+      expect(a.s.unclaimedFailure).toMatchObject({ outcome: 'failed', reason: 'store-error' });
+      expect(a.clock.armed()).toBe(0);
     },
   );
 });

@@ -347,12 +347,16 @@ export class DynamoBackend implements ProtocolBackend {
   }
 
   send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
-    // `commandOf` does not read a parameterised request's `writes` (they would build its declaration).
     // Not `async`: it hands on the promise of the write it sends (an async function returning a promise
-    // adds microtask hops between the response and its reader).
-    return commandOf(request) === 'TransactWriteItems'
-      ? this.transact(request, options)
-      : this.single(request, options);
+    // adds microtask hops between the response and its reader). A malformed request still rejects.
+    try {
+      // `commandOf` does not read a parameterised request's `writes` (they would build its declaration).
+      return commandOf(request) === 'TransactWriteItems'
+        ? this.transact(request, options)
+        : this.single(request, options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   async get(table: string, key: Item): Promise<Item | undefined> {

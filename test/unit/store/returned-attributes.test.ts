@@ -1,7 +1,8 @@
 /**
  * What the DynamoDB backend hands back of an accepted request's returned item (unit: a request
  * handler that answers at once with a lease item, no DynamoDB): the attributes the request says its
- * operation reads (a release: its buffered slots), else the whole item, unmarshalled.
+ * operation reads (a release: its buffered slots), else the whole item, unmarshalled. And what it hands
+ * back for a request it cannot send: a rejected promise.
  */
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { doneKey } from '../../../lib/core/lease.js';
 import { createDocumentClient } from '../../../lib/store/client.js';
 import { DynamoBackend } from '../../../lib/store/protocol/dynamo-backend.js';
 import { claim, release } from '../../../lib/store/protocol/operations.js';
-import { perform } from '../../../lib/store/protocol/request.js';
+import { type ProtocolRequest, perform } from '../../../lib/store/protocol/request.js';
 
 const leaseItem = {
   pk: 'JOB#daily-report',
@@ -64,5 +65,16 @@ describe('the item an accepted request returns', () => {
       claim.request({ ...ref, slotId: '2026-03-01T05:00', leaseUntilMs: 61_000 }),
     );
     expect(outcome).toEqual({ applied: true, attributes: leaseItem });
+  });
+});
+
+describe('a request the backend cannot send', () => {
+  it('rejects the promise send returns: it throws nothing at the caller', async () => {
+    const malformed = { label: 'malformed', tag: { name: 'malformed' } } as unknown as ProtocolRequest;
+    let sent: Promise<unknown> | undefined;
+    expect(() => {
+      sent = backend().send(malformed);
+    }).not.toThrow();
+    await expect(sent).rejects.toBeInstanceOf(TypeError);
   });
 });
