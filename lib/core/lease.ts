@@ -306,10 +306,10 @@ function acquired(
   def: string | undefined,
 ): ClaimDecision {
   const stored = storedDoneSlots(item, def);
-  // A plain object, as every decision is. Its `doneSlots` is one accessor shared by every decision,
-  // reading the done set from a non-enumerable symbol-keyed member: a getter in the literal would be a
-  // closure and an accessor made per claim (~1 µs each in V8, against ~0.3 µs for the two definitions).
-  // Its `doneSlots` is defined below, before the decision leaves this function.
+  // A plain object, as every decision is. Its `doneSlots` (defined below) is one accessor shared by
+  // every decision, reading the done set from a non-enumerable symbol-keyed member: a getter in the
+  // literal would be a closure and an accessor made per claim (0.7–2.0 µs in V8, against 0.4–0.7 µs for
+  // the two definitions).
   const decision = { kind: 'acquired', fence, ownWrite, open } as Omit<
     AcquiredDecision,
     'doneSlots'

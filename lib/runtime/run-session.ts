@@ -345,12 +345,19 @@ export class RunSession implements RunPort {
     try {
       return await this.deps.leases.claim(this.claimRequest(nowMs, untilMs));
     } catch (err) {
-      // Every decision lands in a run record: a claim DynamoDB refused (throttled, unreachable) too,
-      // best effort, after releasing what the claim may have applied; the error still propagates so
-      // Lambda retries the invocation.
-      if (err instanceof StoreError) await this.claimFailed(err);
-      throw err;
+      return this.claimThrew(err);
     }
+  }
+
+  /**
+   * A claim request threw `err`. Every decision lands in a run record: a claim DynamoDB refused
+   * (throttled, unreachable) too, best effort, after releasing what the claim may have applied; the
+   * error still propagates so Lambda retries the invocation.
+   * @throws err, always
+   */
+  private async claimThrew(err: unknown): Promise<never> {
+    if (err instanceof StoreError) await this.claimFailed(err);
+    throw err;
   }
 
   /**
@@ -370,10 +377,9 @@ export class RunSession implements RunPort {
       try {
         decision = await this.deps.leases.claim(this.claimRequest(nowMs, untilMs));
       } catch (err) {
-        // As `claim` (a StoreError is recorded, then rethrown), without the promise of a call of its own
-        // around the request: one microtask hop less on every run's path from the response to the body.
-        if (err instanceof StoreError) await this.claimFailed(err);
-        throw err;
+        // As `claim`, without the promise of a call of its own around the request: one microtask hop
+        // less on every run's path from the response to the body.
+        return this.claimThrew(err);
       }
       if (decision.kind !== 'held' || !decision.sameSlot) return { decision, nowMs, untilMs };
       const action = sameSlotHeldAction({
