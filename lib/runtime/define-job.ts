@@ -1,6 +1,7 @@
 /**
  * `defineJob`: a job's schedule, zone and lease, validated once, plus its body — turned into a
- * middy-wrapped Lambda handler that carries its {@link JobDefinition} as `handler.job`.
+ * Lambda handler wrapped in cronfence's middy middleware (a middy chain once `.use()` adds middlewares)
+ * that carries its {@link JobDefinition} as `handler.job`.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -19,6 +20,7 @@ import type { JobOptions } from './job-options.js';
 import { type CronfenceLambdaContext, cronfenceMiddleware } from './middleware.js';
 import { runBufferedAfter } from './overlap-start.js';
 import type { RunSummary } from './run-session.js';
+import { applySingleMiddleware } from './single-middleware.js';
 
 export type { JobOptions } from './job-options.js';
 
@@ -153,44 +155,43 @@ export function defineJob(options: JobOptions): JobHandler {
       await raceAbort(ctx, body);
       return undefined as unknown as RunSummary; // `after` replaces it with the run summary
     };
+    const middleware = cronfenceMiddleware({
+      definition,
+      expression,
+      deps,
+      dispatch: () => (deps() as FanOutDeps).dispatchShards ?? options.dispatch,
+      ...(onSummary && { onSummary }),
+    });
+    // With no middleware of its own, the job runs cronfence's middleware as middy would apply it alone,
+    // without middy's per-invocation work (single-middleware.ts). The first `.use()` makes it a middy
+    // chain: cronfence's middleware first, the user's after it.
     // middy's early timeout is off: the run session enforces the deadline itself (DeadlineError with the
     // lease margin, recorded and released). middy's would race it and leave one timer per invocation
     // that only a settled run clears (a killed run's kept a process alive for the job's whole timeout)
     // and warn `TimeoutNegativeWarning` for a context already past its deadline.
-    const handler = middy(base, { timeoutEarlyInMillis: 0 }).use(
-      cronfenceMiddleware({
-        definition,
-        expression,
-        deps,
-        dispatch: () => (deps() as FanOutDeps).dispatchShards ?? options.dispatch,
-        ...(onSummary && { onSummary }),
-      }),
-    );
+    const chain = (middlewares: readonly JobMiddleware[]) =>
+      middlewares.length === 0
+        ? applySingleMiddleware(middleware, base)
+        : middy(base, { timeoutEarlyInMillis: 0 })
+            .use(middleware)
+            .use([...middlewares]);
     let added = [...inherited];
-    handler.use(added);
-    const middyUse = handler.use; // replaced below on the same object by one that returns the JobHandler
+    let handler = chain(added);
+    const invoke = (event: unknown, context: Context | CronfenceLambdaContext): Promise<RunSummary> =>
+      handler(event, context as CronfenceLambdaContext);
     // Overlap `buffer-*`: the release path runs the buffered slots its releases name (overlap-start.ts);
     // a sharded job's buffered shard slots are left to the sweeper (it starts the shard, not a fan-out).
     const entry =
       definition.overlap?.maxBuffered === undefined || definition.shards > 1
-        ? handler
-        : Object.assign(
-            async (event: unknown, context: Context | CronfenceLambdaContext): Promise<RunSummary> => {
-              const summary = (await handler(event, context as never)) as RunSummary;
-              const remaining = () =>
-                typeof (context as Context).getRemainingTimeInMillis === 'function'
-                  ? (context as Context).getRemainingTimeInMillis()
-                  : 0;
-              return runBufferedAfter(
-                summary,
-                (e) => handler(e, context as never) as Promise<RunSummary>,
-                remaining,
-                definition,
-                expression,
-              );
-            },
-            { use: handler.use },
-          );
+        ? invoke
+        : async (event: unknown, context: Context | CronfenceLambdaContext): Promise<RunSummary> => {
+            const summary = await invoke(event, context);
+            const remaining = () =>
+              typeof (context as Context).getRemainingTimeInMillis === 'function'
+                ? (context as Context).getRemainingTimeInMillis()
+                : 0;
+            return runBufferedAfter(summary, (e) => invoke(e, context), remaining, definition, expression);
+          };
     const job: JobHandler = Object.assign(entry as unknown as JobHandler, {
       job: definition,
       expression,
@@ -198,8 +199,10 @@ export function defineJob(options: JobOptions): JobHandler {
       withDeps: (d: () => RuntimeDeps, s?: (s: RunSummary) => void) => build(d, s, added),
       use: (m: JobMiddleware | readonly JobMiddleware[]) => {
         const more = Array.isArray(m) ? [...m] : [m as JobMiddleware];
-        middyUse(more);
+        if (more.length === 0) return job;
+        const next = chain([...added, ...more]); // middy refuses a malformed middleware here, at once
         added = [...added, ...more];
+        handler = next;
         return job;
       },
     });

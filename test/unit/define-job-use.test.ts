@@ -50,3 +50,45 @@ describe('defineJob(...).use()', () => {
     expect(seen).toEqual([`before fence=1 internal=${INTERNAL_KEY}`, 'run', 'after response=undefined']);
   });
 });
+
+describe('defineJob(...) without middlewares of its own', () => {
+  it('runs cronfence alone until .use() adds one, then runs the chain; a malformed one changes nothing', async () => {
+    const seen: string[] = [];
+    const handler = defineJob({
+      name: 'later',
+      schedule: 'cron(30 1 * * ? *)',
+      lease: { durationSeconds: 60 },
+      timeoutSeconds: 120,
+      run: async (ctx) => {
+        seen.push(`run fence=${ctx.fence}`);
+      },
+    });
+    let now = () => T0;
+    const backend = await memoryBackend(() => now());
+    const stage = new Stage(T0, (p) => backend.depsFor(p));
+    now = () => stage.time.nowMs;
+    const deliver = (label: string, slotMs: number) =>
+      stage.deliver(
+        { worker: stage.worker(label), handler, job: 'later', scheduledTimeMs: slotMs, label },
+        0,
+      );
+    const first = deliver('A', SLOT);
+    await stage.run();
+    expect((await first).summary).toMatchObject({ outcome: 'succeeded', fence: 1 });
+
+    expect(() => handler.use({} as JobMiddleware)).toThrow(
+      'Middleware must be an object containing at least one key among "before", "after", "onError"',
+    );
+    expect(handler.use([])).toBe(handler);
+    const same = handler.use({
+      before: async (request) => {
+        seen.push(`before fence=${request.context.cronfence?.fence}`);
+      },
+    });
+    expect(same).toBe(handler);
+    const second = deliver('B', SLOT - 86_400_000);
+    await stage.run();
+    expect((await second).summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
+    expect(seen).toEqual(['run fence=1', 'before fence=2', 'run fence=2']);
+  });
+});
