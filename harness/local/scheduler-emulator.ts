@@ -1,6 +1,6 @@
 /**
  * An emulator of EventBridge Scheduler's delivery to Lambda, for `npm start`, tests and drills: it
- * invokes real middy-wrapped handlers in-process with the exact payload a cronfence schedule's Input
+ * invokes the real job handlers in-process with the exact payload a cronfence schedule's Input
  * template produces and a Lambda-like context, including the duplicates the real stack produces
  * (Lambda's at-least-once async delivery: concurrent copies with the same request id; Scheduler
  * retries: later copies with attempt number + 1).
