@@ -1,6 +1,6 @@
 /**
  * Where a trivial run's Node CPU goes: N runs of a job with an empty body on DynamoDB Local (the same
- * handler path as bench/peer.ts: Scheduler payload, Lambda context, defineJob's middy handler), sampled
+ * handler path as bench/peer.ts: Scheduler payload, Lambda context, defineJob's handler), sampled
  * by V8's CPU profiler (node:inspector, the profiler `node --cpu-prof` starts) around the timed runs
  * only, then summarised as text: top functions by self time and by total time, and the share of the
  * samples under cronfence's own files vs the AWS SDK, middy and Node's internals.

@@ -9,6 +9,7 @@ import { CronfenceError } from '../core/error-model.js';
 import { InvalidJobDefinitionError } from '../core/input-errors.js';
 import type { JobDefinition } from '../core/job-definition.js';
 import { parseJobDefinition } from '../core/job-definition-schema.js';
+import type { Mutable } from '../core/mutable.js';
 import type { ScheduleExpression } from '../core/schedule/expression.js';
 import { declaredUses, declareUses, type JobAccess, parseJobAccess } from '../store/job-access.js';
 import { accessGuard } from './access-guard.js';
@@ -24,7 +25,10 @@ import { applySingleMiddleware } from './single-middleware.js';
 
 export type { JobOptions } from './job-options.js';
 
-/** A Lambda handler made by {@link defineJob}. */
+/**
+ * A Lambda handler made by {@link defineJob}: a function, not a middy handler object (it has no
+ * `before`, `after`, `onError` or `handler` of middy's); middlewares are added with {@link JobHandler.use}.
+ */
 export type JobHandler = ((
   event: unknown,
   context: Context | CronfenceLambdaContext,
@@ -42,7 +46,13 @@ export type JobHandler = ((
   withDeps(deps: () => RuntimeDeps, onSummary?: (s: RunSummary) => void): JobHandler;
   /**
    * Add middy middlewares (e.g. Powertools' logger or tracer) after cronfence's own: their `before`
-   * runs once the lease is claimed, their `after` / `onError` before the run is recorded.
+   * runs once the lease is claimed, their `after` / `onError` before the run is recorded. They apply
+   * from the next invocation (one in flight keeps the chain it started with); a middleware's functions
+   * are taken when it is added. A middleware that ends the chain early — a value returned (or
+   * `request.earlyResponse` set) by its `before`, or a response left by its `onError` — stops it before
+   * cronfence's own `after` / `onError`, as middy does: that run is not recorded and its lease is held
+   * until it expires.
+   * @throws Error (middy's) for a middleware with none of `before`, `after`, `onError`; nothing is added
    * @returns the same handler
    * @example export const handler = defineJob({ ... }).use(injectLambdaContext(logger));
    */
@@ -99,6 +109,21 @@ function validateNamingJob(options: JobOptions): ReturnType<typeof validateJob> 
     }
     throw err;
   }
+}
+
+/**
+ * The functions of `m` as they are when it is added, as middy takes them at its `use`: a middleware
+ * object changed later does not change the chain (each `.use()` builds it anew from these). Anything
+ * but an object is passed on as it is, for middy to refuse.
+ */
+function capturedMiddleware(m: JobMiddleware): JobMiddleware {
+  if (typeof m !== 'object' || m === null) return m;
+  const { before, after, onError } = m;
+  const captured: Mutable<JobMiddleware> = {};
+  if (before) captured.before = before;
+  if (after) captured.after = after;
+  if (onError) captured.onError = onError;
+  return captured;
 }
 
 /**
@@ -162,13 +187,15 @@ export function defineJob(options: JobOptions): JobHandler {
       dispatch: () => (deps() as FanOutDeps).dispatchShards ?? options.dispatch,
       ...(onSummary && { onSummary }),
     });
-    // With no middleware of its own, the job runs cronfence's middleware as middy would apply it alone,
-    // without middy's per-invocation work (single-middleware.ts). The first `.use()` makes it a middy
-    // chain: cronfence's middleware first, the user's after it.
-    // middy's early timeout is off: the run session enforces the deadline itself (DeadlineError with the
-    // lease margin, recorded and released). middy's would race it and leave one timer per invocation
-    // that only a settled run clears (a killed run's kept a process alive for the job's whole timeout)
-    // and warn `TimeoutNegativeWarning` for a context already past its deadline.
+    // With no middleware of its own, the job applies cronfence's middleware as middy would apply it
+    // alone, without middy's per-invocation work (single-middleware.ts). Each `.use()` builds the
+    // handler anew, a middy chain of cronfence's middleware and then the job's own in the order added
+    // (middy refuses a malformed one there, before anything changes); an invocation already in flight
+    // keeps the handler it started with, so a middleware added meanwhile never runs its `after`
+    // without its `before`. middy's early timeout is off: the run session enforces the deadline itself
+    // (DeadlineError with the lease margin, recorded and released). middy's would race it and leave one
+    // timer per invocation that only a settled run clears (a killed run's kept a process alive for the
+    // job's whole timeout) and warn `TimeoutNegativeWarning` for a context already past its deadline.
     const chain = (middlewares: readonly JobMiddleware[]) =>
       middlewares.length === 0
         ? applySingleMiddleware(middleware, base)
@@ -198,9 +225,9 @@ export function defineJob(options: JobOptions): JobHandler {
       uses,
       withDeps: (d: () => RuntimeDeps, s?: (s: RunSummary) => void) => build(d, s, added),
       use: (m: JobMiddleware | readonly JobMiddleware[]) => {
-        const more = Array.isArray(m) ? [...m] : [m as JobMiddleware];
+        const more = (Array.isArray(m) ? m : [m]).map(capturedMiddleware);
         if (more.length === 0) return job;
-        const next = chain([...added, ...more]); // middy refuses a malformed middleware here, at once
+        const next = chain([...added, ...more]);
         added = [...added, ...more];
         handler = next;
         return job;

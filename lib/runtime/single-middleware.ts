@@ -5,7 +5,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 
-/** A handler as middy calls it, minus the AbortSignal argument (the handlers given here ignore it). */
+/** A handler as middy calls it, without middy's third argument (`{ signal }`: the handlers given here take none). */
 export type BaseHandler<TEvent, TResult, TContext> = (event: TEvent, context: TContext) => Promise<TResult>;
 
 /**
@@ -16,12 +16,13 @@ export type BaseHandler<TEvent, TResult, TContext> = (event: TEvent, context: TC
  * value it returns replaces the response); an error thrown anywhere resets the response, sets
  * `request.error` and runs `onError`, after which `request.error` is rethrown unless `onError` left a
  * response; an error `onError` throws itself propagates with the first one as its `cause` (and middy's
- * `originalError`).
+ * `originalError`). As middy, a middleware's result is awaited only when it is a native Promise.
  *
- * What it leaves out of middy's work, none of which a lone middleware can observe: the AbortController
- * middy makes per invocation for the handler's third argument, its plugin hooks (all unset here), its
- * early-timeout race (off) and two async frames around the request. Measured on the claim path in
- * BENCHMARKS.md section 9 ("A job without middlewares of its own runs without middy").
+ * What it leaves out of middy's work: the AbortController middy makes per invocation for the handler's
+ * third argument, its plugin hooks (all unset here), its early-timeout race (off) and two async frames
+ * around the request. The function it returns is not a middy handler: it has no `use`, `before`,
+ * `after`, `onError` or `handler` of its own. Measured on the claim path in BENCHMARKS.md section 9
+ * ("A job without middlewares of its own runs without middy").
  * @returns an async handler `(event, context) => response`; it rejects with what middy would reject.
  */
 export function applySingleMiddleware<TEvent, TResult, TContext extends Context>(
@@ -29,10 +30,7 @@ export function applySingleMiddleware<TEvent, TResult, TContext extends Context>
   base: BaseHandler<TEvent, TResult, TContext>,
 ): (event?: TEvent, context?: TContext) => Promise<TResult> {
   const { before, after, onError } = middleware;
-  const early = (
-    request: Request<TEvent, TResult, Error, TContext>,
-    res: TResult | undefined,
-  ): boolean => {
+  const early = (request: Request<TEvent, TResult, Error, TContext>, res: TResult | undefined): boolean => {
     if (res !== undefined) request.earlyResponse = res;
     if (!('earlyResponse' in request)) return false;
     request.response = request.earlyResponse;
@@ -47,16 +45,27 @@ export function applySingleMiddleware<TEvent, TResult, TContext extends Context>
       internal: Object.create(null),
     };
     try {
-      if (!before || !early(request, (await before(request)) as TResult | undefined)) {
+      // A middleware's result is awaited only when it is a native Promise, as middy does.
+      let res: unknown = before?.(request);
+      if (res instanceof Promise) res = await res;
+      if (!before || !early(request, res as TResult | undefined)) {
         request.response = await base(request.event, request.context);
-        if (after) early(request, (await after(request)) as TResult | undefined);
+        if (after) {
+          res = after(request);
+          if (res instanceof Promise) res = await res;
+          early(request, res as TResult | undefined);
+        }
       }
     } catch (err) {
       request.response = undefined;
       delete request.earlyResponse;
       request.error = err as Error;
       try {
-        if (onError) early(request, (await onError(request)) as TResult | undefined);
+        if (onError) {
+          let res: unknown = onError(request);
+          if (res instanceof Promise) res = await res;
+          early(request, res as TResult | undefined);
+        }
       } catch (thrown) {
         if (thrown !== request.error && typeof thrown === 'object' && thrown !== null) {
           (thrown as { originalError?: unknown }).originalError = request.error;

@@ -91,4 +91,71 @@ describe('defineJob(...) without middlewares of its own', () => {
     expect((await second).summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
     expect(seen).toEqual(['run fence=1', 'before fence=2', 'run fence=2']);
   });
+
+  it('keeps an invocation in flight on the chain it started with, and takes a middleware as it was added', async () => {
+    const seen: string[] = [];
+    let held = false;
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = () => {
+        held = false;
+        resolve();
+      };
+    });
+    let started = () => {};
+    const bodyStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const handler = defineJob({
+      name: 'inflight',
+      schedule: 'cron(30 1 * * ? *)',
+      lease: { durationSeconds: 60 },
+      timeoutSeconds: 120,
+      run: async (ctx) => {
+        seen.push(`run fence=${ctx.fence}`);
+        if (ctx.fence === 1) {
+          held = true;
+          started();
+          await gate;
+        }
+      },
+    });
+    let now = () => T0;
+    const backend = await memoryBackend(() => now());
+    const stage = new Stage(T0, (p) => backend.depsFor(p));
+    now = () => stage.time.nowMs;
+    // Virtual time waits while the first body is held (no renewal or deadline fires meanwhile).
+    stage.alsoBusy.push(() => held);
+    const deliver = (label: string, slotMs: number) =>
+      stage.deliver(
+        { worker: stage.worker(label), handler, job: 'inflight', scheduledTimeMs: slotMs, label },
+        0,
+      );
+    const first = deliver('A', SLOT);
+    const staged = stage.run();
+    await bodyStarted;
+    const audit: JobMiddleware = {
+      after: async () => {
+        seen.push('after as added');
+      },
+    };
+    handler.use(audit);
+    audit.after = async () => {
+      seen.push('after as changed later');
+    };
+    handler.use({
+      before: async () => {
+        seen.push('second before');
+      },
+    });
+    open();
+    await staged;
+    expect((await first).summary).toMatchObject({ outcome: 'succeeded', fence: 1 });
+    expect(seen).toEqual(['run fence=1']);
+
+    const second = deliver('B', SLOT - 86_400_000);
+    await stage.run();
+    expect((await second).summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
+    expect(seen).toEqual(['run fence=1', 'second before', 'run fence=2', 'after as added']);
+  });
 });

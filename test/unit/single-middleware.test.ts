@@ -3,7 +3,8 @@
  * .use(middleware)` does (@middy/core itself is the oracle, run side by side): the same calls in the
  * same order, the same request each middleware sees, the same response or the same rejection (its
  * message, `cause` and `originalError`), for every combination fast-check draws of what `before`,
- * the handler, `after` and `onError` do.
+ * the handler, `after` and `onError` do (a thenable that is not a Promise included: middy takes it as
+ * the middleware's value, unawaited).
  */
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -19,7 +20,9 @@ type Step =
   | 'early-undefined'
   | 'throws'
   | 'sync-returns'
-  | 'sync-throws';
+  | 'sync-throws'
+  | 'thenable'
+  | 'rejecting-thenable';
 type OnErrorStep =
   | Step
   | 'sets-response'
@@ -63,6 +66,13 @@ function build(plan: Plan) {
         return Promise.resolve(undefined);
       case 'throws':
         return Promise.reject(new Error(`${where}-error`));
+      case 'thenable':
+        // Not a native Promise: middy takes it as the middleware's value, unawaited.
+        return { then: (resolve: (v: unknown) => void) => resolve(`${where}-thenable`) };
+      case 'rejecting-thenable':
+        return {
+          then: (_: unknown, reject: (e: unknown) => void) => reject(new Error(`${where}-thenable-error`)),
+        };
       case 'early-then-throws':
         r.earlyResponse = `${where}-early`;
         return Promise.reject(new Error(`${where}-error`));
@@ -134,6 +144,8 @@ const steps: Step[] = [
   'sync-returns',
   'sync-throws',
   'early-then-throws',
+  'thenable',
+  'rejecting-thenable',
 ];
 const plans = fc.record<Plan>({
   before: fc.constantFrom(...steps),
