@@ -49,9 +49,10 @@ export type JobHandler = ((
    * runs once the lease is claimed, their `after` / `onError` before the run is recorded. They apply
    * from the next invocation (one in flight keeps the chain it started with); a middleware's functions
    * are taken when it is added. A middleware that ends the chain early — a value returned (or
-   * `request.earlyResponse` set) by its `before`, or a response left by its `onError` — stops it before
-   * cronfence's own `after` / `onError`, as middy does: that run is not recorded and its lease is held
-   * until it expires.
+   * `request.earlyResponse` set) by its `before`, `after` or `onError`, or an error its `onError`
+   * throws — stops it before cronfence's own `after` / `onError`, as middy does: that run is not
+   * recorded and its lease is not released (the lease keeper renews it while the environment runs, up
+   * to the invocation's deadline; then it expires).
    * @throws Error (middy's) for a middleware with none of `before`, `after`, `onError`; nothing is added
    * @returns the same handler
    * @example export const handler = defineJob({ ... }).use(injectLambdaContext(logger));

@@ -158,4 +158,55 @@ describe('defineJob(...) without middlewares of its own', () => {
     expect((await second).summary).toMatchObject({ outcome: 'succeeded', fence: 2 });
     expect(seen).toEqual(['run fence=1', 'second before', 'run fence=2', 'after as added']);
   });
+
+  // What JobHandler.use documents: middy ends the chain at a middleware that returns a value (or throws
+  // from onError), so cronfence's own after / onError never runs for that invocation: no record, and the
+  // lease is not released (its keeper renews it while the process runs, up to the deadline).
+  it.each([
+    ['its before returns a value', { before: async () => 'EARLY' }, false, 'resolved EARLY'],
+    ['its after returns a value', { after: async () => 'LATE' }, false, 'resolved LATE'],
+    ['its onError returns a value', { onError: async () => 'SWALLOWED' }, true, 'resolved SWALLOWED'],
+    [
+      'its onError throws',
+      {
+        onError: async () => {
+          throw new Error('from onError');
+        },
+      },
+      true,
+      'rejected from onError',
+    ],
+  ] as [string, JobMiddleware, boolean, string][])(
+    'leaves the run unrecorded and the lease held when a job middleware ends the chain: %s',
+    async (_case, own, bodyThrows, settled) => {
+      const handler = defineJob({
+        name: 'ended',
+        schedule: 'cron(30 1 * * ? *)',
+        lease: { durationSeconds: 60 },
+        timeoutSeconds: 120,
+        run: async () => {
+          if (bodyThrows) throw new Error('body');
+        },
+      }).use(own);
+      let now = () => T0;
+      const backend = await memoryBackend(() => now());
+      const stage = new Stage(T0, (p) => backend.depsFor(p));
+      now = () => stage.time.nowMs;
+      const worker = stage.worker('A');
+      const r = stage.deliver({ worker, handler, job: 'ended', scheduledTimeMs: SLOT, label: 'A' }, 0);
+      await stage.run();
+      const { summary, error } = (await r) as { summary?: unknown; error?: unknown };
+      expect(
+        error === undefined ? `resolved ${String(summary)}` : `rejected ${(error as Error).message}`,
+      ).toBe(settled);
+      expect(await backend.runRecords('ended')).toEqual([]);
+      const lease = (await worker.deps.leases.get({ job: 'ended' })) as {
+        fence?: number;
+        leaseUntilMs?: number;
+      };
+      expect(lease.fence).toBe(1);
+      // Not released: the lease keeper, never stopped, renewed it up to the invocation's deadline.
+      expect(lease.leaseUntilMs).toBe(T0 + 121_000);
+    },
+  );
 });
