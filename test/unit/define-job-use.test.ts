@@ -6,11 +6,43 @@
 import { describe, expect, it } from 'vitest';
 import { memoryBackend } from '../../harness/drills/explorer/backends.js';
 import { Stage } from '../../harness/drills/stage.js';
-import { defineJob, type JobMiddleware } from '../../lib/runtime/define-job.js';
+import {
+  defineJob,
+  type JobHandler,
+  type JobMiddleware,
+  type JobOptions,
+} from '../../lib/runtime/define-job.js';
 import { INTERNAL_KEY } from '../../lib/runtime/middleware.js';
 
 const T0 = Date.parse('2026-03-28T01:30:05Z');
 const SLOT = Date.parse('2026-03-28T01:30:00Z');
+
+/** A daily job at 01:30 UTC with a 60 s lease and a 120 s timeout, `run` its body. */
+const dailyJob = (name: string, run: JobOptions['run']): JobHandler =>
+  defineJob({
+    name,
+    schedule: 'cron(30 1 * * ? *)',
+    lease: { durationSeconds: 60 },
+    timeoutSeconds: 120,
+    run,
+  });
+
+/**
+ * A stage at T0 on an in-memory store read at the stage's virtual time, and `deliver`: `handler`'s
+ * job at `slotMs`, by a new worker named `label`, at once.
+ */
+async function staged(handler: JobHandler) {
+  let now = () => T0;
+  const backend = await memoryBackend(() => now());
+  const stage = new Stage(T0, (p) => backend.depsFor(p));
+  now = () => stage.time.nowMs;
+  const deliver = (label: string, slotMs: number) =>
+    stage.deliver(
+      { worker: stage.worker(label), handler, job: handler.job.name, scheduledTimeMs: slotMs, label },
+      0,
+    );
+  return { backend, stage, deliver };
+}
 
 describe('defineJob(...).use()', () => {
   it('runs a user middleware between the claim and the run record, on withDeps copies too', async () => {
@@ -26,23 +58,11 @@ describe('defineJob(...).use()', () => {
         seen.push(`after response=${String(request.response)}`);
       },
     };
-    const handler = defineJob({
-      name: 'used',
-      schedule: 'cron(30 1 * * ? *)',
-      lease: { durationSeconds: 60 },
-      timeoutSeconds: 120,
-      run: async () => {
-        seen.push('run');
-      },
+    const handler = dailyJob('used', async () => {
+      seen.push('run');
     }).use(audit);
-    let now = () => T0;
-    const backend = await memoryBackend(() => now());
-    const stage = new Stage(T0, (p) => backend.depsFor(p));
-    now = () => stage.time.nowMs;
-    const r = stage.deliver(
-      { worker: stage.worker('A'), handler, job: 'used', scheduledTimeMs: SLOT, label: 'A' },
-      0,
-    );
+    const { stage, deliver } = await staged(handler);
+    const r = deliver('A', SLOT);
     await stage.run();
     const { summary } = await r;
     expect(summary).toMatchObject({ outcome: 'succeeded', fence: 1 });
@@ -54,24 +74,10 @@ describe('defineJob(...).use()', () => {
 describe('defineJob(...) without middlewares of its own', () => {
   it('runs cronfence alone until .use() adds one, then runs the chain; a malformed one changes nothing', async () => {
     const seen: string[] = [];
-    const handler = defineJob({
-      name: 'later',
-      schedule: 'cron(30 1 * * ? *)',
-      lease: { durationSeconds: 60 },
-      timeoutSeconds: 120,
-      run: async (ctx) => {
-        seen.push(`run fence=${ctx.fence}`);
-      },
+    const handler = dailyJob('later', async (ctx) => {
+      seen.push(`run fence=${ctx.fence}`);
     });
-    let now = () => T0;
-    const backend = await memoryBackend(() => now());
-    const stage = new Stage(T0, (p) => backend.depsFor(p));
-    now = () => stage.time.nowMs;
-    const deliver = (label: string, slotMs: number) =>
-      stage.deliver(
-        { worker: stage.worker(label), handler, job: 'later', scheduledTimeMs: slotMs, label },
-        0,
-      );
+    const { stage, deliver } = await staged(handler);
     const first = deliver('A', SLOT);
     await stage.run();
     expect((await first).summary).toMatchObject({ outcome: 'succeeded', fence: 1 });
@@ -106,33 +112,19 @@ describe('defineJob(...) without middlewares of its own', () => {
     const bodyStarted = new Promise<void>((resolve) => {
       started = resolve;
     });
-    const handler = defineJob({
-      name: 'inflight',
-      schedule: 'cron(30 1 * * ? *)',
-      lease: { durationSeconds: 60 },
-      timeoutSeconds: 120,
-      run: async (ctx) => {
-        seen.push(`run fence=${ctx.fence}`);
-        if (ctx.fence === 1) {
-          held = true;
-          started();
-          await gate;
-        }
-      },
+    const handler = dailyJob('inflight', async (ctx) => {
+      seen.push(`run fence=${ctx.fence}`);
+      if (ctx.fence === 1) {
+        held = true;
+        started();
+        await gate;
+      }
     });
-    let now = () => T0;
-    const backend = await memoryBackend(() => now());
-    const stage = new Stage(T0, (p) => backend.depsFor(p));
-    now = () => stage.time.nowMs;
+    const { stage, deliver } = await staged(handler);
     // Virtual time waits while the first body is held (no renewal or deadline fires meanwhile).
     stage.alsoBusy.push(() => held);
-    const deliver = (label: string, slotMs: number) =>
-      stage.deliver(
-        { worker: stage.worker(label), handler, job: 'inflight', scheduledTimeMs: slotMs, label },
-        0,
-      );
     const first = deliver('A', SLOT);
-    const staged = stage.run();
+    const running = stage.run();
     await bodyStarted;
     const audit: JobMiddleware = {
       after: async () => {
@@ -149,7 +141,7 @@ describe('defineJob(...) without middlewares of its own', () => {
       },
     });
     open();
-    await staged;
+    await running;
     expect((await first).summary).toMatchObject({ outcome: 'succeeded', fence: 1 });
     expect(seen).toEqual(['run fence=1']);
 
@@ -179,28 +171,18 @@ describe('defineJob(...) without middlewares of its own', () => {
   ] as [string, JobMiddleware, boolean, string][])(
     'leaves the run unrecorded and the lease held when a job middleware ends the chain: %s',
     async (_case, own, bodyThrows, settled) => {
-      const handler = defineJob({
-        name: 'ended',
-        schedule: 'cron(30 1 * * ? *)',
-        lease: { durationSeconds: 60 },
-        timeoutSeconds: 120,
-        run: async () => {
-          if (bodyThrows) throw new Error('body');
-        },
+      const handler = dailyJob('ended', async () => {
+        if (bodyThrows) throw new Error('body');
       }).use(own);
-      let now = () => T0;
-      const backend = await memoryBackend(() => now());
-      const stage = new Stage(T0, (p) => backend.depsFor(p));
-      now = () => stage.time.nowMs;
-      const worker = stage.worker('A');
-      const r = stage.deliver({ worker, handler, job: 'ended', scheduledTimeMs: SLOT, label: 'A' }, 0);
+      const { backend, stage, deliver } = await staged(handler);
+      const r = deliver('A', SLOT);
       await stage.run();
       const { summary, error } = (await r) as { summary?: unknown; error?: unknown };
       expect(
         error === undefined ? `resolved ${String(summary)}` : `rejected ${(error as Error).message}`,
       ).toBe(settled);
       expect(await backend.runRecords('ended')).toEqual([]);
-      const lease = (await worker.deps.leases.get({ job: 'ended' })) as {
+      const lease = (await stage.worker('reader').deps.leases.get({ job: 'ended' })) as {
         fence?: number;
         leaseUntilMs?: number;
       };

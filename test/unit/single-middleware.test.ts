@@ -163,6 +163,17 @@ const plans = fc.record<Plan>({
   context: fc.constantFrom<'object' | 'undefined'>('object', 'undefined'),
 });
 
+/** A plan that does nothing unusual (a handler returning a value, given an event and a context), with `p` over it. */
+const planWith = (p: Partial<Plan>): Plan => ({
+  before: 'nothing',
+  base: 'returns',
+  after: 'nothing',
+  onError: 'nothing',
+  event: 'object',
+  context: 'object',
+  ...p,
+});
+
 describe('applySingleMiddleware', () => {
   it('settles every drawn plan as middy does, with the same calls seeing the same request', async () => {
     await fc.assert(
@@ -175,14 +186,7 @@ describe('applySingleMiddleware', () => {
   });
 
   it('rethrows the handler error with the run kept when onError leaves no response', async () => {
-    const out = await both({
-      before: 'nothing',
-      base: 'throws',
-      after: 'nothing',
-      onError: 'nothing',
-      event: 'object',
-      context: 'object',
-    });
+    const out = await both(planWith({ base: 'throws' }));
     expect(out.alone).toEqual([
       'before event={"job":"j"} context={"awsRequestId":"r"} response=undefined error=undefined early=false internal=null',
       'base event={"job":"j"} context={"awsRequestId":"r"}',
@@ -193,14 +197,9 @@ describe('applySingleMiddleware', () => {
   });
 
   it('gives an undefined event and context as {} (what middy hands a handler invoked without them)', async () => {
-    const out = await both({
-      before: 'returns',
-      base: 'returns',
-      after: 'nothing',
-      onError: 'absent',
-      event: 'undefined',
-      context: 'undefined',
-    });
+    const out = await both(
+      planWith({ before: 'returns', onError: 'absent', event: 'undefined', context: 'undefined' }),
+    );
     expect(out.alone).toEqual([
       'before event={} context={} response=undefined error=undefined early=false internal=null',
       'resolved before-value',
@@ -209,14 +208,7 @@ describe('applySingleMiddleware', () => {
   });
 
   it('attaches the first error as cause and originalError of an error onError throws', async () => {
-    const out = await both({
-      before: 'nothing',
-      base: 'returns',
-      after: 'throws',
-      onError: 'throws',
-      event: 'object',
-      context: 'object',
-    });
+    const out = await both(planWith({ after: 'throws', onError: 'throws' }));
     expect(out.alone.at(-1)).toBe('rejected onError-error cause=after-error original=after-error');
     expect(out.alone).toEqual(out.middy);
   });
