@@ -3,6 +3,7 @@
  * bounded set of recently succeeded slots. The stores turn these into requests; nothing here does I/O.
  */
 
+import { base36 } from './digits.js';
 import type { Mutable } from './mutable.js';
 import { type FailedOccurrence, type PauseFields, type PauseState, pauseInForce } from './pause.js';
 import { minuteOfText } from './schedule/calendar.js';
@@ -306,21 +307,25 @@ function acquired(
   def: string | undefined,
 ): ClaimDecision {
   const stored = storedDoneSlots(item, def);
-  // A plain object, as every decision is. Its `doneSlots` (defined below) is one accessor shared by
-  // every decision, reading the done set from a non-enumerable symbol-keyed member: a getter in the
-  // literal would be a closure and an accessor made per claim (0.7–2.0 µs in V8, against 0.4–0.7 µs for
-  // the two definitions).
-  const decision = { kind: 'acquired', fence, ownWrite, open } as Omit<
-    AcquiredDecision,
-    'doneSlots'
-  > as Mutable<AcquiredDecision>;
   const state: DoneSlotsState = {
     stored,
     // A set holding a plain slot id (written before the compact keys) is read decoded at once.
     ids: stored === undefined ? doneSlotsFor(item, def) : undefined,
   };
-  Object.defineProperty(decision, DONE_SLOTS_STATE, { value: state });
-  Object.defineProperty(decision, 'doneSlots', DONE_SLOTS_PROPERTY);
+  // A plain object, as every decision is, its `doneSlots` an own enumerable getter of `state`: a spread,
+  // a Proxy, an `Object.create` or a descriptor copy of the decision reads the done set too. The getter
+  // is a closure made per claim; on the claim path that costs less than two `Object.defineProperty`
+  // calls (one shared accessor and a symbol-keyed state), which go through V8's C++ (BENCHMARKS.md
+  // section 9, "Digits written in JavaScript").
+  const decision: Mutable<AcquiredDecision> = {
+    kind: 'acquired',
+    fence,
+    ownWrite,
+    open,
+    get doneSlots() {
+      return doneSlotsOf(state);
+    },
+  };
   // Optional members assigned when present (every claim decides one: no spread temporaries).
   if (previous) decision.previous = previous;
   if (item?.failedSlots !== undefined) decision.failedSlots = item.failedSlots;
@@ -336,24 +341,12 @@ interface DoneSlotsState {
   ids: ReadonlySet<string> | undefined;
 }
 
-/** Key of an acquired decision's {@link DoneSlotsState} (non-enumerable: no spread, `toEqual` or JSON sees it). */
-const DONE_SLOTS_STATE: unique symbol = Symbol('cronfence.doneSlotsState');
-
-/**
- * The `doneSlots` accessor of every acquired decision: the stored form inside {@link claimDoneSlots},
- * else the slot ids. Reads its state through `this`, so a Proxy, an `Object.create` or a descriptor copy
- * of a decision reads it too.
- */
-const DONE_SLOTS_PROPERTY: PropertyDescriptor = {
-  enumerable: true,
-  configurable: true,
-  get(this: { readonly [DONE_SLOTS_STATE]: DoneSlotsState }): ReadonlySet<string> {
-    const state = this[DONE_SLOTS_STATE];
-    if (readingStored && state.stored !== undefined) return state.stored;
-    state.ids ??= new Set(state.stored);
-    return state.ids;
-  },
-};
+/** What an acquired decision's `doneSlots` reads: the stored form inside {@link claimDoneSlots}, else the slot ids. */
+function doneSlotsOf(state: DoneSlotsState): ReadonlySet<string> {
+  if (readingStored && state.stored !== undefined) return state.stored;
+  state.ids ??= new Set(state.stored);
+  return state.ids;
+}
 
 /**
  * The done set of an acquired claim as the run carries it to its release: the same slots as
@@ -464,7 +457,7 @@ function encodeDoneKey(slotId: string): string {
   // Only a real calendar minute has a key (no `2026-02-30T25:61`): else the id is kept as it is.
   const minutes = minuteOfText(slotId);
   if (!(minutes >= 0)) return slotId;
-  const digits = minutes.toString(36);
+  const digits = base36(minutes);
   if (digits.length > DONE_KEY_WIDTH) return slotId;
   return digits.padStart(DONE_KEY_WIDTH, '0') + (utc ? 'z' : '');
 }

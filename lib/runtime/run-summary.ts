@@ -3,6 +3,7 @@
  * fields the runtime reads.
  */
 import { randomFillSync } from 'node:crypto';
+import { base36 } from '../core/digits.js';
 import { boundText } from '../core/item-bounds.js';
 import type { Outcome, Reason, Trigger } from '../core/outcomes.js';
 import type { HolderSeen } from '../core/ports.js';
@@ -64,7 +65,7 @@ function drawRandomHex(): string {
 export function newRunId(nowMs: number): string {
   const random = nextRandomHex ?? drawRandomHex();
   nextRandomHex = undefined;
-  return `${nowMs.toString(36).padStart(9, '0')}-${random}`;
+  return `${base36(nowMs).padStart(9, '0')}-${random}`;
 }
 
 /**

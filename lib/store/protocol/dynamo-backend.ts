@@ -23,6 +23,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { convertToAttr, convertToNative } from '@aws-sdk/util-dynamodb';
+import { decimal } from '../../core/digits.js';
 import { type Condition, compileExpressions, VALUE_PLACEHOLDERS } from './expression.js';
 import { ProtocolOp, type RequestTag } from './ops.js';
 import {
@@ -114,7 +115,8 @@ const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: false
 /**
  * `convertToAttr(v, MARSHALL)` of `@aws-sdk/util-dynamodb`, with its result for what protocol writes
  * are mostly made of written directly: a string is `S`; a boolean `BOOL`; a finite number within the
- * safe integer range `N` as its `toString()` (as `convertToNumberAttr` does); an array `L` of its
+ * safe integer range `N` as its `toString()` (as `convertToNumberAttr` does; written by {@link decimal},
+ * which gives the same digits without a call into V8's C++ for a timestamp); an array `L` of its
  * elements and a plain object (`constructor === Object`) `M` of its enumerable properties, undefined
  * and function values left out (as `removeUndefinedValues` leaves them out); a non-empty `Set` of
  * strings only `SS` of them in its order (the done set). Every other value (other sets, null, numbers
@@ -129,7 +131,7 @@ function toAttr(v: unknown): AttributeValue {
     v <= Number.MAX_SAFE_INTEGER &&
     v >= Number.MIN_SAFE_INTEGER
   )
-    return { N: v.toString() };
+    return { N: decimal(v) };
   if (Array.isArray(v)) {
     const L: AttributeValue[] = [];
     for (const x of v) if (x !== undefined && typeof x !== 'function') L.push(toAttr(x));

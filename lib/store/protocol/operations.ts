@@ -154,22 +154,56 @@ function claimDeclaration(req: ClaimRequest & { readonly table: string }): Proto
   return claimRequest(req, 'claim lease', withOverlap(base, req));
 }
 
+/** The claim shape made last, and what it was made from: a process's claims repeat their job's shape. */
+let lastClaimShape:
+  | {
+      readonly table: string;
+      readonly job: string;
+      readonly shard: number | undefined;
+      readonly flags: number;
+      readonly shape: string;
+    }
+  | undefined;
+
 /**
  * What a claim's expressions, key and table depend on besides their values ({@link claim}'s
- * {@link RequestParameters.shape}).
+ * {@link RequestParameters.shape}): `claim`, the table, the job, the shard and one character per
+ * option (`-` when off). The last one made is given again for a claim with the same options: the
+ * backend looks shapes up by this string, and a string already looked up has its hash.
  */
 function claimShape(req: ClaimRequest & { readonly table: string }): string {
   const o = req.overlap;
   const flags =
-    (req.force === true ? 'f' : '-') +
-    (req.def !== undefined ? 'd' : '-') +
-    (doneKey(req.slotId) === req.slotId ? 's' : '-') +
-    (req.trigger !== undefined ? 't' : '-') +
-    (req.requestedBy !== undefined ? 'r' : '-') +
-    (req.shards !== undefined && req.shards > 1 ? 'n' : '-') +
-    (o?.buffer === 'own-turn' ? 'o' : o?.buffer === 'none-waiting' ? 'w' : '-') +
-    (o?.previousSlotId !== undefined ? (o.fromFirstSlot === true ? 'P' : 'p') : o?.firstSlot ? 'F' : '-');
-  return `claim\n${req.table}\n${req.job}\n${req.shard ?? ''}\n${flags}`;
+    (req.force === true ? 1 : 0) |
+    (req.def !== undefined ? 2 : 0) |
+    (doneKey(req.slotId) === req.slotId ? 4 : 0) |
+    (req.trigger !== undefined ? 8 : 0) |
+    (req.requestedBy !== undefined ? 16 : 0) |
+    (req.shards !== undefined && req.shards > 1 ? 32 : 0) |
+    (o?.buffer === 'own-turn' ? 64 : o?.buffer === 'none-waiting' ? 128 : 0) |
+    (o?.previousSlotId !== undefined ? (o.fromFirstSlot === true ? 256 : 512) : o?.firstSlot ? 1024 : 0);
+  const last = lastClaimShape;
+  if (
+    last !== undefined &&
+    last.flags === flags &&
+    last.table === req.table &&
+    last.job === req.job &&
+    last.shard === req.shard
+  )
+    return last.shape;
+  const on = (bit: number, letter: string) => (flags & bit ? letter : '-');
+  const options =
+    on(1, 'f') +
+    on(2, 'd') +
+    on(4, 's') +
+    on(8, 't') +
+    on(16, 'r') +
+    on(32, 'n') +
+    (flags & 64 ? 'o' : on(128, 'w')) +
+    (flags & 256 ? 'P' : flags & 512 ? 'p' : on(1024, 'F'));
+  const shape = `claim\n${req.table}\n${req.job}\n${req.shard ?? ''}\n${options}`;
+  lastClaimShape = { table: req.table, job: req.job, shard: req.shard, flags, shape };
+  return shape;
 }
 
 /**
