@@ -137,13 +137,15 @@ export class LeaseKeeper {
 
   /**
    * Start keeping the lease: the renewal timer and the watchdog are armed in a `process.nextTick`
-   * callback, which runs once the turn's microtasks have run: after the body's synchronous part and
-   * every step of it that waits on no I/O or timer (a body that ends within them, as a trivial one does,
-   * stops the keeper before any timer is armed). A tick rather than an immediate: `setImmediate` costs
-   * ~4 µs more on the claim path (BENCHMARKS.md section 9, "Digits written in JavaScript"). Both timers
-   * are timed from now, not from when they are armed: the first
-   * renewal is due one renew period after `start`, the watchdog at the lease lapse or the deadline
-   * margin, whatever the body's synchronous part took. {@link assertHeld} checks the lease and the
+   * callback queued now, which Node runs once the microtasks queued before it have run: after the
+   * body's synchronous part and every step of it that waits only on promises (a body that ends within
+   * them, as a trivial one does, stops the keeper before any timer is armed). A body step that waits on
+   * a tick of its own (stream and emitter code does) runs after it: its timers are armed by then. A tick
+   * rather than an immediate: `setImmediate` cost ~4 µs more on the claim path (BENCHMARKS.md section 9,
+   * "Digits written in JavaScript"); a test faking timers (vitest fakes `setImmediate`, not
+   * `process.nextTick`) sees them armed without advancing its fake timers. Both timers are timed from
+   * now, not from when they are armed: the first renewal is due one renew period after `start`, the
+   * watchdog at the lease lapse or the deadline margin, whatever the body's synchronous part took. {@link assertHeld} checks the lease and the
    * deadline without them meanwhile. A keeper built before its claim was decided (no timer, no listener
    * until then) is started with what the claim returned: its fence and the lease end it set, epoch ms,
    * which replace the options' `ref.fence` and `leaseUntilMs`.

@@ -1,8 +1,8 @@
 /**
- * When the lease keeper arms its timers (unit, a clock that records the timers armed on it): in an
- * immediate after `start`, timed from `start` — the first renewal one renew period after it and the
- * watchdog at the lease lapse less the skew budget, however long the body's synchronous part held the
- * thread — and not at all for a run that finished in the same event-loop turn.
+ * When the lease keeper arms its timers (unit, a clock that records the timers armed on it): in a
+ * `process.nextTick` callback after `start`, timed from `start` — the first renewal one renew period
+ * after it and the watchdog at the lease lapse less the skew budget, however long the body's synchronous
+ * part held the thread — and not at all for a run that finished before that callback.
  */
 import { describe, expect, it } from 'vitest';
 import type { Clock, LeaseStore } from '../../lib/core/ports.js';
@@ -42,7 +42,7 @@ function keeper(clock: Clock) {
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
 describe('the lease keeper arms its timers once the body has started', () => {
-  it('arms the watchdog and the renewal in the next turn, timed from start: 20 s and 59 s', async () => {
+  it('arms the watchdog and the renewal after start returns, timed from start: 20 s and 59 s', async () => {
     const c = recordingClock();
     const k = keeper(c.clock);
     k.start({ fence: 4, leaseUntilMs: START_MS + LEASE_MS });
@@ -52,7 +52,7 @@ describe('the lease keeper arms its timers once the body has started', () => {
     k.stop();
   });
 
-  it('times them from start when the body held the thread 15 s before the turn: 5 s and 44 s', async () => {
+  it('times them from start when the body held the thread 15 s before they are armed: 5 s and 44 s', async () => {
     const c = recordingClock();
     const k = keeper(c.clock);
     k.start({ fence: 4, leaseUntilMs: START_MS + LEASE_MS });
@@ -62,7 +62,7 @@ describe('the lease keeper arms its timers once the body has started', () => {
     k.stop();
   });
 
-  it('arms nothing for a run that finished in the same turn', async () => {
+  it('arms nothing for a run that finished before they are armed', async () => {
     const c = recordingClock();
     const k = keeper(c.clock);
     k.start({ fence: 4, leaseUntilMs: START_MS + LEASE_MS });
