@@ -23,9 +23,9 @@
  * replay after 0.3 ms of busy loop is ~4% slower), which the breakdown shows as round trip, not as
  * runtime.
  * Runs: 3,000 measured rounds by default. A p99 is then the 30th-largest of a series, not the 10th: over
- * 1,000 rounds the same request timed against itself (the run's round trip ÷ the replay's) moved from
- * 0.87 to 1.29 at p99 between runs of the same code, as much as the target allows; over 3,000 its spread
- * is a third of that (BENCHMARKS.md section 9, "Digits written in JavaScript").
+ * 1,000 rounds the same request timed against itself (the run's round trip ÷ the replay's) ranged
+ * 0.81–1.29 at p99 between runs, several times the 5% a target allows; over 3,000 it stayed within
+ * 0.91–1.08 in twelve runs, idle and loaded (BENCHMARKS.md section 9, "Digits written in JavaScript").
  * Run: npx tsx bench/claim-latency.ts [runs=3000]
  */
 import {
