@@ -145,10 +145,11 @@ export class LeaseKeeper {
    * "Digits written in JavaScript"); a test faking timers (vitest fakes `setImmediate`, not
    * `process.nextTick`) sees them armed without advancing its fake timers. Both timers are timed from
    * now, not from when they are armed: the first renewal is due one renew period after `start`, the
-   * watchdog at the lease lapse or the deadline margin, whatever the body's synchronous part took. {@link assertHeld} checks the lease and the
-   * deadline without them meanwhile. A keeper built before its claim was decided (no timer, no listener
-   * until then) is started with what the claim returned: its fence and the lease end it set, epoch ms,
-   * which replace the options' `ref.fence` and `leaseUntilMs`.
+   * watchdog at the lease lapse or the deadline margin, whatever the body's synchronous part took.
+   * {@link assertHeld} checks the lease and the deadline without them meanwhile. A keeper built before
+   * its claim was decided (no timer, no listener until then) is started with what the claim returned:
+   * its fence and the lease end it set, epoch ms, which replace the options' `ref.fence` and
+   * `leaseUntilMs`.
    */
   start(claimed?: { readonly fence: number; readonly leaseUntilMs: number }): void {
     if (claimed) {

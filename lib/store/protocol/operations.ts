@@ -160,7 +160,7 @@ let lastClaimShape:
       readonly table: string;
       readonly job: string;
       readonly shard: number | undefined;
-      readonly flags: number;
+      readonly options: string;
       readonly shape: string;
     }
   | undefined;
@@ -173,36 +173,26 @@ let lastClaimShape:
  */
 function claimShape(req: ClaimRequest & { readonly table: string }): string {
   const o = req.overlap;
-  const flags =
-    (req.force === true ? 1 : 0) |
-    (req.def !== undefined ? 2 : 0) |
-    (doneKey(req.slotId) === req.slotId ? 4 : 0) |
-    (req.trigger !== undefined ? 8 : 0) |
-    (req.requestedBy !== undefined ? 16 : 0) |
-    (req.shards !== undefined && req.shards > 1 ? 32 : 0) |
-    (o?.buffer === 'own-turn' ? 64 : o?.buffer === 'none-waiting' ? 128 : 0) |
-    (o?.previousSlotId !== undefined ? (o.fromFirstSlot === true ? 256 : 512) : o?.firstSlot ? 1024 : 0);
+  const options =
+    (req.force === true ? 'f' : '-') +
+    (req.def !== undefined ? 'd' : '-') +
+    (doneKey(req.slotId) === req.slotId ? 's' : '-') +
+    (req.trigger !== undefined ? 't' : '-') +
+    (req.requestedBy !== undefined ? 'r' : '-') +
+    (req.shards !== undefined && req.shards > 1 ? 'n' : '-') +
+    (o?.buffer === 'own-turn' ? 'o' : o?.buffer === 'none-waiting' ? 'w' : '-') +
+    (o?.previousSlotId !== undefined ? (o.fromFirstSlot === true ? 'P' : 'p') : o?.firstSlot ? 'F' : '-');
   const last = lastClaimShape;
   if (
     last !== undefined &&
-    last.flags === flags &&
+    last.options === options &&
     last.table === req.table &&
     last.job === req.job &&
     last.shard === req.shard
   )
     return last.shape;
-  const on = (bit: number, letter: string) => (flags & bit ? letter : '-');
-  const options =
-    on(1, 'f') +
-    on(2, 'd') +
-    on(4, 's') +
-    on(8, 't') +
-    on(16, 'r') +
-    on(32, 'n') +
-    (flags & 64 ? 'o' : on(128, 'w')) +
-    (flags & 256 ? 'P' : flags & 512 ? 'p' : on(1024, 'F'));
   const shape = `claim\n${req.table}\n${req.job}\n${req.shard ?? ''}\n${options}`;
-  lastClaimShape = { table: req.table, job: req.job, shard: req.shard, flags, shape };
+  lastClaimShape = { table: req.table, job: req.job, shard: req.shard, options, shape };
   return shape;
 }
 
