@@ -42,15 +42,19 @@ function countingClock(nowMs: number): Clock & { armed: () => number } {
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
 /**
- * One invocation's session for `slotMs` on its own clock, stop signal and event list. `inFlight`: its
- * claim is answered two event-loop turns after it was sent (as a network round trip is), so what the
- * session builds in the meantime is built before the answer; else at once.
+ * How a session's claim is answered: at once (`false`); two event-loop turns after it was sent, as a
+ * network round trip is (`true`); or so, with the claim's `onSent` called after the first turn, as the
+ * DynamoDB store calls it once the request is written (`'sent'`: the keeper and context are then built
+ * before the answer).
  */
+type Flight = boolean | 'sent';
+
+/** One invocation's session for `slotMs` on its own clock, stop signal and event list. */
 function session(
   db: MemoryDb,
   slotMs: number,
   requestId: string,
-  inFlight = false,
+  inFlight: Flight = false,
   claimInstead?: (req: unknown) => Promise<never>,
 ) {
   const clock = countingClock(slotMs + 5_000);
@@ -60,6 +64,7 @@ function session(
   const leases = memory.leases;
   const claimLater = async (req: Parameters<typeof leases.claim>[0]) => {
     await turn();
+    if (inFlight === 'sent') req.onSent?.();
     await turn();
     return leases.claim(req);
   };
@@ -83,9 +88,10 @@ function session(
 }
 
 describe('the keeper and context built during the claim', () => {
-  it.each([
+  it.each<[string, Flight]>([
     ['answered at once', false],
     ['answered after two event-loop turns', true],
+    ['built while the claim is on the wire, answered after two turns', 'sent'],
   ])(
     'are started and shown only for a won claim (%s): two timers, one stop listener, its fence',
     async (_c, inFlight) => {
@@ -106,11 +112,13 @@ describe('the keeper and context built during the claim', () => {
     },
   );
 
-  it.each([
+  it.each<[string, number, string, Flight]>([
     ['the same slot, held by a live holder', 0, 'lease-held', false],
     ['the next slot while the holder runs', 60_000, 'overlap', false],
     ['the same slot, answered after two turns', 0, 'lease-held', true],
     ['the next slot, answered after two turns', 60_000, 'overlap', true],
+    ['the same slot, built while on the wire', 0, 'lease-held', 'sent'],
+    ['the next slot, built while on the wire', 60_000, 'overlap', 'sent'],
   ])(
     'leave nothing armed, listened to or emitted for a refused claim: %s',
     async (_c, laterMs, reason, inFlight) => {
