@@ -106,15 +106,6 @@ export interface ClaimRequest extends LeaseRef {
   readonly shards?: number;
   /** Overlap-policy guards on the claim (lib/store/protocol/overlap-operations.ts). @default none (`skip`) */
   readonly overlap?: ClaimOverlap;
-  /**
-   * Called once the claim request has been written to the network and its response is awaited (on the
-   * DynamoDB store: right after its bytes are handed to the socket, in a `process.nextTick`), at most
-   * once per claim, never awaited: the run builds there what a won claim needs, in a wait it would
-   * otherwise spend idle. A store that cannot tell (the in-memory one) never calls it. It must not
-   * throw (an error it throws is dropped). Not part of the request: nothing of it is written.
-   * @default none
-   */
-  readonly onSent?: () => void;
 }
 
 /** The claim's part of an overlap policy (lib/core/overlap.ts), as conditions on the lease item. */

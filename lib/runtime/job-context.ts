@@ -4,7 +4,6 @@
  */
 
 import type { EffectProvider, EffectResult } from '../core/effects.js';
-import type { Mutable } from '../core/mutable.js';
 import type { Trigger } from '../core/outcomes.js';
 import type { Clock } from '../core/ports.js';
 import type { Slot } from '../core/schedule/slot.js';
@@ -121,7 +120,6 @@ export interface JobContextBinding {
   readonly trigger: Trigger;
   readonly shard?: number;
   readonly runId: string;
-  /** The won claim's fence; a placeholder for a context built while the claim is in flight, until {@link bindClaim}. */
   readonly fence: number;
   /**
    * Business writes also check the lease in the same transaction (overlap `replace`:
@@ -197,15 +195,6 @@ class RunContext implements JobContext {
    */
   static race<T>(ctx: JobContext, body: Promise<T>): Promise<T> {
     return #b in ctx ? ctx.#b.abort.race(body) : raceSignal(ctx.signal, body);
-  }
-
-  /** See {@link bindClaim}. */
-  static bindClaim(ctx: JobContext, fence: number, restoredAtMs: number | undefined): void {
-    if (!(#b in ctx)) throw new TypeError('bindClaim: not a context made by createJobContext');
-    const b = ctx.#b as Mutable<JobContextBinding>;
-    b.fence = fence;
-    (ctx as Mutable<RunContext>).fence = fence;
-    if (restoredAtMs !== undefined) b.restoredAtMs = restoredAtMs;
   }
 
   constructor(b: JobContextBinding) {
@@ -307,17 +296,6 @@ class RunContext implements JobContext {
 /** Build the JobContext of a claimed run: every writer carries the run's fence and lease. */
 export function createJobContext(b: JobContextBinding): JobContext {
   return new RunContext(b);
-}
-
-/**
- * Give a context of {@link createJobContext} built while its run's claim was in flight (its binding's
- * `fence` then a placeholder) the won claim's fence (`ctx.fence` and every write's) and the lease item's
- * restore mark (`restoredAtMs`, when it has one). For the run session, before the body is handed the
- * context: the binding is changed in place.
- * @throws TypeError for a context {@link createJobContext} did not make
- */
-export function bindClaim(ctx: JobContext, fence: number, restoredAtMs: number | undefined): void {
-  RunContext.bindClaim(ctx, fence, restoredAtMs);
 }
 
 /**

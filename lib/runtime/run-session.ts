@@ -31,13 +31,7 @@ import { mayRunAfterRecovery, withRecovered } from './after-previous-recovery.js
 import type { RuntimeDeps } from './deps.js';
 import { DeadlineError, LeaseHeldError, TerminatedError } from './errors.js';
 import { notify, type RuntimeEventBody } from './events.js';
-import {
-  bindClaim,
-  createJobContext,
-  type JobContext,
-  type JobContextBinding,
-  type RunPort,
-} from './job-context.js';
+import { createJobContext, type JobContext, type JobContextBinding, type RunPort } from './job-context.js';
 import { effectsOf } from './job-effects.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { arriveUnderHolder, replacedReason } from './overlap-arrival.js';
@@ -261,7 +255,6 @@ export class RunSession implements RunPort {
       if (late) return { kind: 'skipped', summary: late };
     }
     const { keeper, ctx } = this.prepare(leaseMs);
-    bindClaim(ctx, decision.fence, decision.restoredAtMs);
     this.keeper = keeper;
     this.startKeeper(keeper, decision.fence, untilMs);
     if (this.deps.pausePoint) await this.pause('after-claim');
@@ -271,9 +264,6 @@ export class RunSession implements RunPort {
   /**
    * Build the lease keeper (not started) and the job context, once, for a won claim: objects only. No
    * timer is armed, no listener added and nothing emitted or written until {@link startKeeper} runs.
-   * Built while the claim is on the wire (its `onSent`), else after its response; either way before the
-   * claim is decided: the claim's fence and lease end are given to `start`, and to the context by
-   * `bindClaim`.
    */
   private prepare(leaseMs: number): { readonly keeper: LeaseKeeper; readonly ctx: JobContext } {
     if (this.prepared) return this.prepared;
@@ -326,7 +316,7 @@ export class RunSession implements RunPort {
   }
 
   /** The claim request of this run (docs/design.md step 1). */
-  private claimRequest(nowMs: number, untilMs: number): Mutable<ClaimRequest> {
+  private claimRequest(nowMs: number, untilMs: number): ClaimRequest {
     // Optional members are assigned when present, not spread in: every claim builds one (spreads of
     // conditional literals cost a temporary object each on a cold path).
     const req: Mutable<ClaimRequest> = {
@@ -384,12 +374,8 @@ export class RunSession implements RunPort {
     let untilMs = leaseUntil(nowMs, leaseMs, remaining);
     for (let round = 1; ; round++) {
       let decision: ClaimDecision;
-      const req: Mutable<ClaimRequest> = this.claimRequest(nowMs, untilMs);
-      // While the request is on the wire the process waits idle: the keeper and context a won claim
-      // needs are built there (objects only; built after the response when the store cannot tell).
-      if (this.prepared === undefined) req.onSent = () => this.prepare(leaseMs);
       try {
-        decision = await this.deps.leases.claim(req);
+        decision = await this.deps.leases.claim(this.claimRequest(nowMs, untilMs));
       } catch (err) {
         // As `claim`, without the promise of a call of its own around the request: one microtask hop
         // less on every run's path from the response to the body.
@@ -961,16 +947,16 @@ export class RunSession implements RunPort {
 
   /** The job context on `keeper`, with the won claim's fence and restore mark. */
   private context(keeper: LeaseKeeper): JobContext {
-    // Built before the claim is decided: its fence (0 here) and the lease item's restore mark are given
-    // by `bindClaim` once it is won. Plain values, no accessors (an accessor in an object literal is
-    // ~1 µs per object in V8), optional members assigned when present (no spread temporaries).
+    // Built once the claim is decided (after `ctxFence` and `restoredAtMs` are set, never changed
+    // again): plain values, no accessors (an accessor in an object literal is ~1 µs per object in V8),
+    // optional members assigned when present (no spread temporaries), no function made for it.
     const binding: Mutable<JobContextBinding> = {
       deps: this.deps,
       job: this.jobKey,
       slot: this.slot,
       trigger: this.event.trigger,
       runId: this.runId,
-      fence: 0,
+      fence: this.ctxFence,
       abort: keeper,
       run: this,
       details: this.details,
@@ -979,6 +965,7 @@ export class RunSession implements RunPort {
     if (this.event.shard !== undefined) binding.shard = this.event.shard;
     // A `replace` displaces a live holder: its writes to its own slot's rows must check the lease.
     if (this.overlap.policy === OverlapPolicy.Replace) binding.checkLease = true;
+    if (this.restoredAtMs !== undefined) binding.restoredAtMs = this.restoredAtMs;
     return createJobContext(binding);
   }
 }

@@ -29,12 +29,7 @@ export class TableLeaseStore implements LeaseStore, OverlapLeaseStore {
 
   async claim(req: ClaimRequest): Promise<ClaimDecision> {
     try {
-      return await perform(
-        this.backend,
-        claim,
-        { ...req, table: this.tableName },
-        req.onSent === undefined ? undefined : { onSent: req.onSent },
-      );
+      return await perform(this.backend, claim, { ...req, table: this.tableName });
     } catch (err) {
       if (!(err instanceof StoreError) || !isTransactionConflict(err.cause)) throw err;
       // Still conflicting after the client's conflict retries: decide from a consistent read (the item

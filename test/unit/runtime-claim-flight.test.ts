@@ -42,19 +42,15 @@ function countingClock(nowMs: number): Clock & { armed: () => number } {
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
 /**
- * How a session's claim is answered: at once (`false`); two event-loop turns after it was sent, as a
- * network round trip is (`true`); or so, with the claim's `onSent` called after the first turn, as the
- * DynamoDB store calls it once the request is written (`'sent'`: the keeper and context are then built
- * before the answer).
+ * One invocation's session for `slotMs` on its own clock, stop signal and event list. `inFlight`: its
+ * claim is answered two event-loop turns after it was sent (as a network round trip is), so what the
+ * session builds in the meantime is built before the answer; else at once.
  */
-type Flight = boolean | 'sent';
-
-/** One invocation's session for `slotMs` on its own clock, stop signal and event list. */
 function session(
   db: MemoryDb,
   slotMs: number,
   requestId: string,
-  inFlight: Flight = false,
+  inFlight = false,
   claimInstead?: (req: unknown) => Promise<never>,
 ) {
   const clock = countingClock(slotMs + 5_000);
@@ -64,7 +60,6 @@ function session(
   const leases = memory.leases;
   const claimLater = async (req: Parameters<typeof leases.claim>[0]) => {
     await turn();
-    if (inFlight === 'sent') req.onSent?.();
     await turn();
     return leases.claim(req);
   };
@@ -88,10 +83,9 @@ function session(
 }
 
 describe('the keeper and context built during the claim', () => {
-  it.each<[string, Flight]>([
+  it.each([
     ['answered at once', false],
     ['answered after two event-loop turns', true],
-    ['built while the claim is on the wire, answered after two turns', 'sent'],
   ])(
     'are started and shown only for a won claim (%s): two timers, one stop listener, its fence',
     async (_c, inFlight) => {
@@ -112,13 +106,11 @@ describe('the keeper and context built during the claim', () => {
     },
   );
 
-  it.each<[string, number, string, Flight]>([
+  it.each([
     ['the same slot, held by a live holder', 0, 'lease-held', false],
     ['the next slot while the holder runs', 60_000, 'overlap', false],
     ['the same slot, answered after two turns', 0, 'lease-held', true],
     ['the next slot, answered after two turns', 60_000, 'overlap', true],
-    ['the same slot, built while on the wire', 0, 'lease-held', 'sent'],
-    ['the next slot, built while on the wire', 60_000, 'overlap', 'sent'],
   ])(
     'leave nothing armed, listened to or emitted for a refused claim: %s',
     async (_c, laterMs, reason, inFlight) => {

@@ -86,45 +86,6 @@ export function requestTagOf(input: unknown, context?: object): RequestTag | und
   return tag ?? (context as Record<string, RequestTag | undefined> | undefined)?.[REQUEST_TAG];
 }
 
-/**
- * The key under which a write's input carries its {@link SendOptions.onSent} hook until
- * {@link SENT_MIDDLEWARE} calls it (a symbol: no member of the request the SDK serialises).
- */
-const SENT_KEY: unique symbol = Symbol('cronfence.onSent');
-
-/** A hook that must not throw, called with what it throws dropped (it runs where nothing awaits it). */
-function callSafely(hook: () => void): void {
-  try {
-    hook();
-  } catch {
-    // Dropped: the hook only prepares ahead; whatever it prepares is built again after the response.
-  }
-}
-
-/**
- * The client middleware that calls a write's {@link SendOptions.onSent}: the innermost one (step
- * `deserialize`, priority `low`), whose `next` is the client's request handler. The SDK's
- * `NodeHttpHandler` creates the request and ends it with its body before it returns its promise, and
- * Node's HTTP client writes it to the socket in a `process.nextTick` queued there (the keep-alive
- * socket is assigned in the request's constructor; a new socket writes once connected): a tick queued
- * after `next` returns runs after that write, and before any response can be read (that needs a turn of
- * the event loop). Called once, on the first attempt (the hook is taken off the input), never on a
- * request something deeper in the stack answered without a handler call or threw at once for.
- */
-const SENT_MIDDLEWARE = {
-  // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
-  middleware: (next: any) => (args: any) => {
-    const input = args.input as { [SENT_KEY]?: () => void } | undefined;
-    const hook = input?.[SENT_KEY];
-    if (hook === undefined) return next(args);
-    (input as { [SENT_KEY]?: () => void })[SENT_KEY] = undefined;
-    const response = next(args);
-    process.nextTick(callSafely, hook);
-    return response;
-  },
-  options: { step: 'deserialize', priority: 'low', name: 'cronfenceRequestSent', override: true } as const,
-};
-
 type Reason = { Code?: string; Item?: Record<string, unknown> };
 
 /**
@@ -385,9 +346,6 @@ export class DynamoBackend implements ProtocolBackend {
   constructor(private readonly doc: DynamoDBDocumentClient) {
     this.low = doc as unknown as DynamoDBClient;
     this.sender = new ResolvedSender(this.low);
-    // One per client (`override`: every backend on the client adds the same one).
-    // biome-ignore lint/suspicious/noExplicitAny: SDK middleware generics are not worth spelling out here
-    (doc.middlewareStack as any).add(SENT_MIDDLEWARE.middleware, SENT_MIDDLEWARE.options);
   }
 
   send(request: ProtocolRequest, options: SendOptions = {}): Promise<RequestOutcome> {
@@ -440,7 +398,6 @@ export class DynamoBackend implements ProtocolBackend {
 
   private async single(request: ProtocolRequest, options: SendOptions): Promise<RequestOutcome> {
     const input = singleInput(request);
-    if (options.onSent !== undefined) (input as { [SENT_KEY]?: () => void })[SENT_KEY] = options.onSent;
     const tables = [input.TableName as string];
     const command = this.sender.command(
       commandOf(request) === 'PutItem' ? PutItemCommand : UpdateItemCommand,

@@ -158,11 +158,6 @@ export type RequestOutcome =
 export interface SendOptions {
   /** Cancels the request and any retry of it not yet sent (the AWS SDK's `abortSignal`). @default none */
   readonly abortSignal?: AbortSignal;
-  /**
-   * Called once the request's first attempt has been written to the network, before its response (a
-   * backend that cannot tell never calls it); see `ClaimRequest.onSent` (lib/core/ports.ts). @default none
-   */
-  readonly onSent?: () => void;
 }
 
 export interface ProtocolBackend {
